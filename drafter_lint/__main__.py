@@ -1,0 +1,3 @@
+from drafter_lint.cli import main
+
+main()

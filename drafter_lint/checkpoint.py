@@ -1,0 +1,228 @@
+"""Read a checkpoint folder: config.json with positions, safetensors headers, tokenizer facts.
+
+Nothing here judges the drafter. What cannot be read is kept as a `ReadProblem` for the
+file rules to report; only a folder that does not exist raises. No tensor data is read,
+and no file outside the folder (or, for a Hugging Face cache snapshot, outside its repo)
+is opened.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from drafter_lint import jsondoc
+from drafter_lint.safetensors_header import Header, HeaderError, TensorInfo, read_header
+from drafter_lint.tokenizer import TokenizerError, TokenizerFacts, read_tokenizer
+
+CONFIG = "config.json"
+INDEX = "model.safetensors.index.json"
+MAX_CONFIG_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class ReadProblem:
+    """Something unreadable; `rule` is the code of the file rule that reports it."""
+
+    rule: str
+    file: str
+    pointer: str
+    message: str
+    position: tuple[int, int] | None = None
+
+
+@dataclass
+class Checkpoint:
+    root: Path
+    display: str
+    files: frozenset[str] = frozenset()
+    config_doc: jsondoc.JsonDocument | None = None
+    config: dict | None = None
+    index_doc: jsondoc.JsonDocument | None = None
+    headers: dict[str, Header] = field(default_factory=dict)
+    weights: dict[str, TensorInfo] | None = None
+    tokenizer: TokenizerFacts | None = None
+    problems: list[ReadProblem] = field(default_factory=list)
+
+    @property
+    def documents(self) -> dict[str, jsondoc.JsonDocument]:
+        """Parsed JSON files by name, for resolving pointers to positions."""
+        docs = {CONFIG: self.config_doc, INDEX: self.index_doc}
+        return {name: doc for name, doc in docs.items() if doc is not None}
+
+
+class CheckpointNotFound(OSError):
+    pass
+
+
+def find_root(path: Path) -> Path:
+    """The checkpoint folder for `path`: the nearest folder at or above it with config.json."""
+    if not path.exists():
+        raise CheckpointNotFound(f"{path}: no such file or folder")
+    start = path if path.is_dir() else path.parent
+    for folder in [start, *start.parents]:
+        if (folder / CONFIG).exists():
+            return folder
+    return start
+
+
+def read_checkpoint(root: Path, display: str | None = None) -> Checkpoint:
+    if not root.is_dir():
+        raise CheckpointNotFound(f"{root}: not a folder")
+    ckpt = Checkpoint(root=root, display=display or str(root))
+    try:
+        ckpt.files = frozenset(os.listdir(root))
+    except OSError as exc:
+        raise CheckpointNotFound(f"{root}: cannot list folder: {exc.strerror}") from None
+    _read_config(ckpt)
+    _read_weights(ckpt)
+    try:
+        ckpt.tokenizer = read_tokenizer(root)
+    except TokenizerError as exc:
+        ckpt.problems.append(ReadProblem("DL006", str(exc).split(":")[0], "", str(exc)))
+    return ckpt
+
+
+def read_json_file(path: Path) -> jsondoc.JsonDocument:
+    """Parse one JSON file with positions; raises OSError, UnicodeError or JsonSyntaxError."""
+    with open(path, "rb") as handle:
+        raw = handle.read(MAX_CONFIG_BYTES + 1)
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise OSError(0, f"larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB")
+    return jsondoc.parse(raw.decode("utf-8"))
+
+
+def _read_config(ckpt: Checkpoint) -> None:
+    path = ckpt.root / CONFIG
+    if CONFIG not in ckpt.files:
+        ckpt.problems.append(ReadProblem("DL001", CONFIG, "", "config.json is missing; every "
+                                         "runtime loads the drafter from it"))
+        return
+    if not _contained(ckpt.root, CONFIG):
+        ckpt.problems.append(ReadProblem("DL001", CONFIG, "", "config.json is a link that "
+                                         "leaves the checkpoint folder; not opened"))
+        return
+    try:
+        doc = read_json_file(path)
+    except jsondoc.JsonSyntaxError as exc:
+        ckpt.problems.append(ReadProblem("DL001", CONFIG, "", f"config.json is not valid "
+                                         f"JSON: {exc.reason}", (exc.line, exc.column)))
+        return
+    except UnicodeDecodeError as exc:
+        ckpt.problems.append(ReadProblem("DL001", CONFIG, "", f"config.json is not UTF-8 "
+                                         f"(byte {exc.start})"))
+        return
+    except OSError as exc:
+        ckpt.problems.append(ReadProblem("DL001", CONFIG, "", f"config.json cannot be read: "
+                                         f"{exc.strerror or exc}"))
+        return
+    ckpt.config_doc = doc
+    if isinstance(doc.value, dict):
+        ckpt.config = doc.value
+    else:
+        ckpt.problems.append(ReadProblem("DL002", CONFIG, "", f"config.json holds a "
+                                         f"{_kind(doc.value)}, not an object"))
+
+
+def _read_weights(ckpt: Checkpoint) -> None:
+    if INDEX in ckpt.files:
+        shards = _read_index(ckpt)
+        if shards is None:
+            return
+    else:
+        shards = sorted(name for name in ckpt.files if name.endswith(".safetensors"))
+    if not shards:
+        return
+    weights: dict[str, TensorInfo] = {}
+    for shard in shards:
+        if not _contained(ckpt.root, shard):
+            ckpt.problems.append(ReadProblem(
+                "DL004", INDEX, jsondoc.pointer("weight_map"),
+                f"shard {shard!r} resolves outside the checkpoint folder; not opened"))
+            continue
+        if not (ckpt.root / shard).exists():
+            ckpt.problems.append(ReadProblem("DL004", shard, "", f"{shard} is listed in "
+                                             f"{INDEX} but does not exist"))
+            continue
+        try:
+            header = read_header(ckpt.root / shard, shard)
+        except HeaderError as exc:
+            ckpt.problems.append(ReadProblem("DL004", shard, "", f"{shard}: {exc}"))
+            continue
+        ckpt.headers[shard] = header
+        for name, tensor in header.tensors.items():
+            if name in weights:
+                ckpt.problems.append(ReadProblem(
+                    "DL005", shard, jsondoc.pointer(name),
+                    f"tensor {name} is stored in both {weights[name].file} and {shard}; "
+                    f"which copy loads depends on the loader"))
+            weights[name] = tensor
+    ckpt.weights = weights
+    _check_index_map(ckpt)
+
+
+def _read_index(ckpt: Checkpoint) -> list[str] | None:
+    try:
+        doc = read_json_file(ckpt.root / INDEX) if _contained(ckpt.root, INDEX) else None
+    except jsondoc.JsonSyntaxError as exc:
+        ckpt.problems.append(ReadProblem("DL004", INDEX, "", f"{INDEX} is not valid JSON: "
+                                         f"{exc.reason}", (exc.line, exc.column)))
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        ckpt.problems.append(ReadProblem("DL004", INDEX, "", f"{INDEX} cannot be read: "
+                                         f"{getattr(exc, 'strerror', None) or exc}"))
+        return None
+    if doc is None:
+        ckpt.problems.append(ReadProblem("DL004", INDEX, "", f"{INDEX} is a link that leaves "
+                                         f"the checkpoint folder; not opened"))
+        return None
+    weight_map = doc.value.get("weight_map") if isinstance(doc.value, dict) else None
+    if not isinstance(weight_map, dict) or not all(
+            isinstance(v, str) for v in weight_map.values()):
+        ckpt.problems.append(ReadProblem("DL004", INDEX, "/weight_map", f"{INDEX} has no "
+                                         f"weight_map object of tensor name -> shard file"))
+        return None
+    ckpt.index_doc = doc
+    return sorted(set(weight_map.values()))
+
+
+def _check_index_map(ckpt: Checkpoint) -> None:
+    """The index must list each tensor in the shard that holds it, and nothing else."""
+    if ckpt.index_doc is None or ckpt.weights is None:
+        return
+    weight_map = ckpt.index_doc.value["weight_map"]
+    for name, shard in weight_map.items():
+        if shard not in ckpt.headers:
+            continue  # already reported
+        held = ckpt.weights.get(name)
+        if held is None or held.file != shard:
+            where = f"it is in {held.file}" if held else "no shard holds it"
+            ckpt.problems.append(ReadProblem(
+                "DL005", INDEX, jsondoc.pointer("weight_map", name),
+                f"{INDEX} maps {name} to {shard}, but {where}; loaders following the index "
+                f"will fail to find it"))
+    for name, tensor in ckpt.weights.items():
+        if name not in weight_map:
+            ckpt.problems.append(ReadProblem(
+                "DL005", tensor.file, jsondoc.pointer(name),
+                f"tensor {name} is in {tensor.file} but not in {INDEX}; loaders following "
+                f"the index never load it"))
+
+
+def _contained(root: Path, name: str) -> bool:
+    """Whether `name` stays inside `root` (or the HF cache repo holding the snapshot)."""
+    if not name or os.path.isabs(name) or ".." in Path(name).parts or "\\" in name:
+        return False
+    real_root = os.path.realpath(root)
+    allowed = [real_root]
+    parent = os.path.dirname(real_root)
+    if os.path.basename(parent) == "snapshots":      # huggingface_hub cache layout
+        allowed.append(os.path.join(os.path.dirname(parent), "blobs"))
+    real = os.path.realpath(root / name)
+    return any(real == a or real.startswith(a + os.sep) for a in allowed)
+
+
+def _kind(value: object) -> str:
+    return {list: "array", str: "string", bool: "boolean", type(None): "null",
+            int: "number", float: "number"}.get(type(value), type(value).__name__)

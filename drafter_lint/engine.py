@@ -1,0 +1,56 @@
+"""Run the rules on one checkpoint: family, needs, selection, skipped checks."""
+
+from __future__ import annotations
+
+from drafter_lint.checkpoint import Checkpoint
+from drafter_lint.facts import Facts
+from drafter_lint.family import detect
+from drafter_lint.findings import Result, Skipped
+from drafter_lint.registry import NEEDS, Rule
+from drafter_lint.target import Target
+
+
+def selected(code: str, select: tuple[str, ...], ignore: tuple[str, ...]) -> bool:
+    """`select`/`ignore` hold codes or prefixes (`DF1`, `DF`); ignore wins."""
+    if select and not any(code.startswith(s) for s in select):
+        return False
+    return not any(code.startswith(i) for i in ignore)
+
+
+def _missing_need(rule: Rule, facts: Facts) -> str | None:
+    for need in rule.needs:
+        if need == "config" and facts.checkpoint.config is None:
+            return NEEDS[need]
+        if need == "weights" and facts.weights is None:
+            return NEEDS[need]
+        if need == "target" and facts.target is None:
+            return NEEDS[need]
+        if need == "target_tokenizer" and (facts.target is None or facts.target.tokenizer is None):
+            return NEEDS["target"] if facts.target is None else NEEDS[need]
+    return None
+
+
+def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
+         select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Result:
+    from drafter_lint.structure import load_schema
+
+    family = detect(checkpoint.config, checkpoint.weights)
+    facts = Facts(checkpoint, target, family,
+                  load_schema(family) if family != "unknown" else None)
+    result = Result(path=checkpoint.display, family=family,
+                    target=target.display if target else None)
+    for code, rule in sorted(rules.items()):
+        if not selected(code, select, ignore):
+            continue
+        if rule.family not in ("any", family):
+            result.skipped.append(Skipped(code, f"family is {family}, not {rule.family}"))
+            continue
+        reason = _missing_need(rule, facts)
+        if reason:
+            result.skipped.append(Skipped(code, reason))
+            continue
+        for finding in rule.check(facts):
+            finding.rule, finding.name = rule.code, rule.name
+            finding.severity = finding.severity or rule.severity
+            result.findings.append(finding)
+    return result

@@ -1,0 +1,53 @@
+"""What rules see: the checkpoint and target as read, with typed look-ups. No I/O here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from drafter_lint import jsondoc
+from drafter_lint.checkpoint import Checkpoint
+from drafter_lint.safetensors_header import TensorInfo
+from drafter_lint.target import Target
+
+MISSING = object()
+
+
+@dataclass
+class Facts:
+    checkpoint: Checkpoint
+    target: Target | None = None
+    family: str = "unknown"
+    schema: dict | None = None
+
+    @property
+    def config(self) -> dict:
+        return self.checkpoint.config or {}
+
+    @property
+    def weights(self) -> dict[str, TensorInfo] | None:
+        return self.checkpoint.weights
+
+    def get(self, pointer: str, default=MISSING):
+        """The config value at `pointer`, or `default` when absent."""
+        try:
+            return jsondoc.resolve(self.config, pointer)
+        except KeyError:
+            return default
+
+    def has(self, pointer: str) -> bool:
+        return self.get(pointer) is not MISSING
+
+    def int(self, pointer: str) -> int | None:
+        """The value at `pointer` if it is a JSON integer (not a bool, not 2.0), else None."""
+        value = self.get(pointer, None)
+        return value if type(value) is int else None
+
+    def int_list(self, pointer: str) -> list[int] | None:
+        value = self.get(pointer, None)
+        if isinstance(value, list) and all(type(v) is int for v in value):
+            return value
+        return None
+
+    def shape(self, tensor: str) -> tuple[int, ...] | None:
+        info = (self.weights or {}).get(tensor)
+        return info.shape if info else None

@@ -1,0 +1,66 @@
+"""Rule metadata. A rule is one generator function; its docstring is its `explain` page."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from drafter_lint.findings import Finding, Severity
+
+# Facts a rule can need; when one is missing the rule is reported as skipped.
+NEEDS = {
+    "config": "config.json could not be read as a JSON object",
+    "weights": "no safetensors weights in the checkpoint",
+    "target": "no target given (--target)",
+    "target_tokenizer": "no tokenizer.json or tokenizer_config.json in the target",
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    family: str          # "any" for file-level rules
+    needs: tuple[str, ...]
+    fix: str             # "none" | "safe" | "unsafe" | "sometimes"
+    summary: str
+    doc: str
+    check: Callable[..., Iterable[Finding]]
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "name": self.name, "severity": self.severity.value,
+                "family": self.family, "needs": list(self.needs), "fix": self.fix,
+                "summary": self.summary}
+
+
+def rule(code: str, name: str, severity: str, family: str,
+         needs: tuple[str, ...] = ("config",), fix: str = "none"):
+    """Declare a rule; the decorated function yields Findings from a Facts object."""
+    for need in needs:
+        if need not in NEEDS:
+            raise ValueError(f"{code}: unknown need {need!r}")
+
+    def wrap(function):
+        doc = inspect.cleandoc(function.__doc__ or "")
+        if not doc:
+            raise ValueError(f"{code}: a rule needs a docstring")
+        function.rule = Rule(code, name, Severity(severity), family, needs, fix,
+                             doc.splitlines()[0], doc, function)
+        return function
+
+    return wrap
+
+
+def collect(*functions) -> dict[str, Rule]:
+    """Code -> Rule for the given rule functions; codes and names must be unique."""
+    rules: dict[str, Rule] = {}
+    names: set[str] = set()
+    for function in functions:
+        r = function.rule
+        if r.code in rules or r.name in names:
+            raise ValueError(f"duplicate rule {r.code} {r.name}")
+        rules[r.code] = r
+        names.add(r.name)
+    return rules

@@ -1,0 +1,28 @@
+"""Turn results into output. Positions are resolved here, once, from each file's index."""
+
+from __future__ import annotations
+
+from drafter_lint import jsondoc
+from drafter_lint.findings import Result, Severity
+
+
+def locate(result: Result, documents: dict[str, jsondoc.JsonDocument]) -> None:
+    """Fill line/column of findings in parsed JSON files (missing keys: nearest parent)."""
+    for finding in result.findings:
+        doc = documents.get(finding.file)
+        if finding.line is None and doc is not None:
+            finding.line, finding.column = doc.position(finding.pointer)
+    result.findings.sort(key=lambda f: (f.file != "config.json", f.file, f.line or 0,
+                                        f.column or 0, f.rule, f.pointer))
+
+
+def summary(results: list[Result]) -> dict[str, int]:
+    counts = {s.value: 0 for s in Severity}
+    for result in results:
+        for finding in result.findings:
+            counts[finding.severity.value] += 1
+    return counts
+
+
+def failing(results: list[Result], fail_on: Severity) -> bool:
+    return any(f.severity.rank >= fail_on.rank for r in results for f in r.findings)

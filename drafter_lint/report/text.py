@@ -1,0 +1,43 @@
+"""`--format text`: `path/file:line:col: CODE severity message`, like ruff."""
+
+from __future__ import annotations
+
+import os
+
+from drafter_lint.findings import Result
+from drafter_lint.report import summary
+
+COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
+
+
+def render(results: list[Result], colour: bool) -> str:
+    import click
+
+    def style(text: str, **kw) -> str:
+        return click.style(text, **kw) if colour else text
+
+    lines = []
+    for result in results:
+        for f in result.findings:
+            where = os.path.join(result.path, f.file)
+            if f.line is not None:
+                where += f":{f.line}:{f.column}"
+            lines.append(f"{style(where, bold=True)}: {style(f.rule, bold=True)} "
+                         f"{style(f.severity.value, fg=COLOURS[f.severity.value])} {f.message}")
+        reasons: dict[str, list[str]] = {}
+        for s in result.skipped:
+            reasons.setdefault(s.reason, []).append(s.rule)
+        for reason, codes in reasons.items():
+            lines.append(style(f"{result.path}: skipped {len(codes)} "
+                               f"check{'s' if len(codes) > 1 else ''}: {reason} "
+                               f"({', '.join(codes)})", dim=True))
+    counts = summary(results)
+    total = sum(counts.values())
+    folders = f"{len(results)} checkpoint{'s' if len(results) != 1 else ''}"
+    if total:
+        parts = [f"{n} {sev}{'s' if n != 1 and sev != 'info' else ''}"
+                 for sev, n in counts.items() if n]
+        lines.append(style(f"Found {', '.join(parts)} in {folders}.", bold=True))
+    else:
+        lines.append(style(f"All checks passed ({folders}).", fg="green"))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,72 @@
+"""Read the target model a drafter serves: depth, width, vocab, layer kinds, tokenizer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from drafter_lint import jsondoc
+from drafter_lint.checkpoint import CONFIG, read_json_file
+from drafter_lint.tokenizer import TokenizerError, TokenizerFacts, read_tokenizer
+
+
+class TargetError(ValueError):
+    """The target cannot be used; the message is one line."""
+
+
+@dataclass
+class Target:
+    display: str
+    config: dict                   # the text model's config (text_config unwrapped)
+    text_config_key: str | None    # "text_config" when unwrapped
+    model_type: str | None
+    num_hidden_layers: int | None
+    hidden_size: int | None
+    vocab_size: int | None
+    layer_types: list[str] | None
+    tokenizer: TokenizerFacts | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _int(config: dict, key: str) -> int | None:
+    value = config.get(key)
+    return value if type(value) is int else None
+
+
+def read_target(path: Path, display: str | None = None) -> Target:
+    """A target from a folder holding config.json (or from the config.json file itself)."""
+    folder = path.parent if path.is_file() else path
+    config_path = path if path.is_file() else path / CONFIG
+    if not config_path.is_file():
+        raise TargetError(f"target {display or path}: no config.json there")
+    try:
+        doc = read_json_file(config_path)
+    except jsondoc.JsonSyntaxError as exc:
+        raise TargetError(f"target {config_path}: not valid JSON: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TargetError(f"target {config_path}: cannot read: "
+                          f"{getattr(exc, 'strerror', None) or exc}") from None
+    if not isinstance(doc.value, dict):
+        raise TargetError(f"target {config_path}: not a JSON object")
+    outer = doc.value
+    config, key = outer, None
+    if isinstance(outer.get("text_config"), dict):
+        config, key = outer["text_config"], "text_config"
+    layer_types = config.get("layer_types")
+    if not (isinstance(layer_types, list) and all(isinstance(t, str) for t in layer_types)):
+        layer_types = None
+    target = Target(
+        display=display or str(path),
+        config=config,
+        text_config_key=key,
+        model_type=config.get("model_type") or outer.get("model_type"),
+        num_hidden_layers=_int(config, "num_hidden_layers"),
+        hidden_size=_int(config, "hidden_size"),
+        vocab_size=_int(config, "vocab_size") or _int(outer, "vocab_size"),
+        layer_types=layer_types,
+    )
+    try:
+        target.tokenizer = read_tokenizer(folder)
+    except TokenizerError as exc:
+        target.notes.append(f"target tokenizer unreadable ({exc}); tokenizer checks skipped")
+    return target

@@ -1,0 +1,73 @@
+"""Tokenizer facts from `tokenizer.json` / `tokenizer_config.json`: which ids are text."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class TokenizerFacts:
+    """`ordinary`: id -> token of the model's own vocabulary; `added`: id -> (token, special)."""
+
+    ordinary: dict[int, str] = field(default_factory=dict)
+    added: dict[int, tuple[str, bool]] = field(default_factory=dict)
+    source: str = ""
+
+    def size(self) -> int:
+        ids = list(self.ordinary) + list(self.added)
+        return max(ids) + 1 if ids else 0
+
+    def is_text_token(self, token_id: int) -> bool:
+        """True when `token_id` is a plain vocabulary token (not an added/special one)."""
+        return token_id in self.ordinary and token_id not in self.added
+
+
+class TokenizerError(ValueError):
+    pass
+
+
+def read_tokenizer(folder: Path) -> TokenizerFacts | None:
+    """Facts from the tokenizer files in `folder`, or None when it has none."""
+    tokenizer_json = folder / "tokenizer.json"
+    config_json = folder / "tokenizer_config.json"
+    if not tokenizer_json.is_file() and not config_json.is_file():
+        return None
+    facts = TokenizerFacts()
+    sources = []
+    if tokenizer_json.is_file():
+        data = _load(tokenizer_json)
+        sources.append("tokenizer.json")
+        model = data.get("model") if isinstance(data.get("model"), dict) else {}
+        vocab = model.get("vocab")
+        if isinstance(vocab, dict):          # BPE, WordPiece, WordLevel
+            facts.ordinary = {i: t for t, i in vocab.items() if type(i) is int}
+        elif isinstance(vocab, list):        # Unigram: [[token, score], ...]
+            facts.ordinary = {i: e[0] for i, e in enumerate(vocab)
+                              if isinstance(e, list) and e and isinstance(e[0], str)}
+        for entry in data.get("added_tokens") or []:
+            if isinstance(entry, dict) and type(entry.get("id")) is int:
+                facts.added[entry["id"]] = (str(entry.get("content", "")),
+                                            bool(entry.get("special", False)))
+    if config_json.is_file():
+        data = _load(config_json)
+        sources.append("tokenizer_config.json")
+        decoder = data.get("added_tokens_decoder")
+        if isinstance(decoder, dict):
+            for key, entry in decoder.items():
+                if key.isdigit() and isinstance(entry, dict):
+                    facts.added.setdefault(int(key), (str(entry.get("content", "")),
+                                                      bool(entry.get("special", False))))
+    facts.source = " + ".join(sources)
+    return facts
+
+
+def _load(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise TokenizerError(f"{path.name}: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise TokenizerError(f"{path.name}: not a JSON object")
+    return data

@@ -1,0 +1,154 @@
+"""File-level rules: what could not be read, duplicate keys, structure by JSON Schema.
+
+These run on every checkpoint, whatever its family.
+"""
+
+from __future__ import annotations
+
+import json
+
+from drafter_lint.facts import Facts
+from drafter_lint.findings import Finding, Severity
+from drafter_lint.registry import collect, rule
+
+
+def _problems(facts: Facts, code: str):
+    for problem in facts.checkpoint.problems:
+        if problem.rule == code:
+            finding = Finding(problem.pointer, problem.message, file=problem.file)
+            if problem.position:
+                finding.line, finding.column = problem.position
+            yield finding
+
+
+@rule("DL001", "config-unreadable", "error", "any", needs=())
+def config_unreadable(facts: Facts):
+    """config.json is missing, unreadable, not UTF-8 or not valid JSON.
+
+    Every runtime (transformers, vLLM, SGLang) starts by loading config.json; none of the
+    drafter's rules can run without it, so they are listed as skipped.
+
+    Fails: a config with a trailing comma, `{"hidden_size": 5120,}` (reported at the
+    line and column where parsing stopped), a UTF-8 byte order mark, a missing file.
+    Passes: any file that `json.loads` accepts.
+    """
+    yield from _problems(facts, "DL001")
+
+
+@rule("DL002", "config-not-object", "error", "any", needs=())
+def config_not_object(facts: Facts):
+    """config.json is valid JSON but not an object.
+
+    transformers reads config.json into keyword arguments, so a list, string or number at
+    the top level fails to load.
+
+    Fails: `[{"hidden_size": 5120}]`. Passes: `{"hidden_size": 5120}`.
+    """
+    yield from _problems(facts, "DL002")
+
+
+@rule("DL003", "duplicate-key", "warning", "any", needs=())
+def duplicate_key(facts: Facts):
+    """A key appears twice in one JSON object.
+
+    Python's `json` (and so transformers, vLLM and SGLang) silently keeps the *last* copy;
+    other readers (some Rust and C++ loaders, editors, review tools) keep the first or
+    refuse. When the copies differ, what a person reads and what a runtime loads are two
+    different configs: an error. Identical copies are a warning.
+
+    Fails: `{"sliding_window": 2048, ..., "sliding_window": null}`.
+    Passes: each key once.
+    """
+    doc = facts.checkpoint.config_doc
+    if doc is None:
+        return
+    for dup in doc.duplicates:
+        values = [json.dumps(v) for v in dup.values]
+        lines = ", ".join(str(line) for line, _ in dup.positions)
+        key = dup.pointer.rsplit("/", 1)[1]
+        if len(set(values)) > 1:
+            yield Finding(dup.pointer, f"{key!r} appears {len(values)} times (lines {lines}) "
+                          f"with different values {', '.join(values)}; Python loaders keep "
+                          f"the last ({values[-1]}), other readers may keep the first",
+                          severity=Severity.ERROR)
+        else:
+            yield Finding(dup.pointer, f"{key!r} appears {len(values)} times (lines {lines}) "
+                          f"with the same value {values[0]}; keep one")
+
+
+@rule("DL004", "weights-unreadable", "error", "any", needs=())
+def weights_unreadable(facts: Facts):
+    """A safetensors file or the shard index cannot be read or is not valid.
+
+    Checks the 8-byte header length against the file size and a 100 MB cap, the header
+    JSON, dtypes, shapes, and that `data_offsets` tile the data exactly, as the
+    `safetensors` loader does; an index shard that is missing or whose path leaves the
+    checkpoint folder (it is not opened). Only headers are read, never tensor data.
+
+    Fails: a file cut short by an interrupted download; a header length of 2**62;
+    `"weight_map": {"fc.weight": "../../etc/passwd"}`.
+    Passes: files written by `safetensors.save_file`.
+    """
+    yield from _problems(facts, "DL004")
+
+
+@rule("DL005", "weights-index-mismatch", "error", "any", needs=())
+def weights_index_mismatch(facts: Facts):
+    """`model.safetensors.index.json` disagrees with the shards, or a tensor is stored twice.
+
+    Loaders follow the index: a tensor mapped to the wrong shard is not found, a tensor
+    missing from the index is never loaded, and a tensor stored in two shards loads
+    whichever copy the loader meets last.
+
+    Fails: an index mapping `fc.weight` to a shard that does not hold it.
+    Passes: an index written by `save_pretrained`.
+    """
+    yield from _problems(facts, "DL005")
+
+
+@rule("DL006", "tokenizer-unreadable", "warning", "any", needs=())
+def tokenizer_unreadable(facts: Facts):
+    """tokenizer.json or tokenizer_config.json in the checkpoint is not readable JSON.
+
+    Serving stacks load the tokenizer from the drafter folder when it has one.
+
+    Fails: a truncated tokenizer.json. Passes: a valid one, or none at all.
+    """
+    yield from _problems(facts, "DL006")
+
+
+@rule("DL007", "family-unknown", "info", "any")
+def family_unknown(facts: Facts):
+    """The drafter family could not be told from config.json and tensor names.
+
+    Only file-level rules ran; the family rules are listed as skipped. A DFlash drafter is
+    recognised by `dflash_config`, a `DFlash*` architecture, or an `fc.weight` beside
+    `hidden_norm.weight`.
+
+    Fails: a plain Llama config. Passes: any DFlash drafter config.
+    """
+    if facts.family == "unknown":
+        yield Finding("", "cannot tell the drafter family from config.json or tensor names "
+                      "(no dflash_config, no DFlash architecture); only file checks ran")
+
+
+@rule("DL008", "config-schema", "error", "any")
+def config_schema(facts: Facts):
+    """A field of config.json has the wrong JSON type or an impossible value.
+
+    Structure is kept in `schemas/<family>.schema.json` (JSON Schema 2020-12), where each
+    field's `description` says who reads it. Integers must be JSON integers: transformers 5
+    refuses `5120.0` for `hidden_size`, and `true` is not a layer id.
+
+    Fails: `"hidden_size": "5120"`, `"block_size": 16.0`, `"attention_bias": "false"`.
+    Passes: the published configs in fixtures/.
+    """
+    if facts.schema is None:
+        return
+    from drafter_lint.structure import validate
+
+    yield from validate(facts.config, facts.schema)
+
+
+RULES = collect(config_unreadable, config_not_object, duplicate_key, weights_unreadable,
+                weights_index_mismatch, tokenizer_unreadable, family_unknown, config_schema)
