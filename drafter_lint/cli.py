@@ -98,7 +98,8 @@ def check(paths, target_arg, fmt, fail_on, select, ignore, colour):
 
         for note in target.notes if target else []:
             click.echo(f"note: {note}", err=True)
-        click.echo(render_text(results, _use_colour(colour)), nl=False)
+        use = _use_colour(colour)
+        click.echo(render_text(results, use), nl=False, color=use)
     sys.exit(1 if failing(results, Severity(fail_on)) else 0)
 
 

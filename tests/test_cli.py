@@ -1,0 +1,302 @@
+"""The command line as users and scripts meet it: formats, exit codes, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from importlib import resources
+
+import jsonschema
+import pytest
+from sparse import write_safetensors
+
+from drafter_lint.rules import RULES
+
+LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) "
+                  r"(?P<severity>error|warning|info) (?P<message>.+)$")
+
+
+def report_schema() -> dict:
+    text = resources.files("drafter_lint.schemas").joinpath("report.schema.json").read_text()
+    return json.loads(text)
+
+
+# --- check: formats and exit codes --------------------------------------------------------
+
+
+def test_guessed_example_text_output(cli, tiny):
+    run = cli("check", tiny / "drafter-guessed", "--target", tiny / "target")
+    assert run.code == 1
+    lines = run.out.splitlines()
+    parsed = [LINE.match(line) for line in lines[:-1]]
+    assert all(parsed), lines
+    codes = {m["code"] for m in parsed}
+    assert {"DF104", "DF114", "DF122"} <= codes          # mask, taps, window
+    config_lines = (tiny / "drafter-guessed" / "config.json").read_text().splitlines()
+    for m in parsed:
+        assert m["file"].endswith("drafter-guessed/config.json")
+        # every position points at the line holding the field the message names
+        key = {"DF104": "mask_token_id", "DF105": "mask_token_id", "DF114": "target_layer_ids",
+               "DF122": "sliding_window", "DF124": "use_sliding_window",
+               "DF125": "layer_types"}[m["code"]]
+        assert f'"{key}"' in config_lines[int(m["line"]) - 1]
+    assert lines[-1].startswith("Found 3 errors")
+    assert "\x1b[" not in run.out
+
+
+def test_json_report_matches_the_design_schema(cli, tiny):
+    run = cli("check", tiny / "drafter-guessed", tiny / "drafter", "--target", tiny / "target",
+              "--format", "json")
+    report = run.json()
+    jsonschema.Draft202012Validator(report_schema()).validate(report)
+    assert [r["family"] for r in report["results"]] == ["dflash", "dflash"]
+    assert report["summary"]["error"] == sum(
+        f["severity"] == "error" for r in report["results"] for f in r["findings"])
+    shift = next(f for f in report["results"][0]["findings"] if f["rule"] == "DF114")
+    assert shift["fix"] == {"applicability": "unsafe", "edits": [
+        {"op": "replace", "path": "/dflash_config/target_layer_ids", "value": [1, 6, 11, 16, 21]}]}
+    assert run.code == 1
+
+
+def test_report_schema_rejects_a_malformed_report(cli, tiny):
+    report = cli("check", tiny / "drafter-guessed", "--format", "json").json()
+    report["results"][0]["findings"][0]["severity"] = "fatal"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(report, report_schema())
+
+
+def test_format_does_not_change_exit_code(cli, tiny):
+    codes = {cli("check", tiny / "drafter-guessed", "--format", f).code for f in ("text", "json")}
+    assert codes == {1}
+
+
+@pytest.mark.parametrize("fail_on,code", [("error", 0), ("warning", 0), ("info", 1)])
+def test_fail_on(cli, tiny, fail_on, code):
+    # the correct drafter has one info finding (mixed sliding/full layers)
+    assert cli("check", tiny / "drafter", "--target", tiny / "target",
+               "--fail-on", fail_on).code == code
+
+
+def test_skipped_checks_are_listed(cli, tiny):
+    run = cli("check", tiny / "drafter")
+    needs_target = sorted(c for c, r in RULES.items() if "target" in r.needs
+                          or "target_tokenizer" in r.needs)
+    assert (f"skipped {len(needs_target)} checks: no target given (--target) "
+            f"({', '.join(needs_target)})") in run.out
+    report = cli("check", tiny / "drafter", "--format", "json").json()
+    assert sorted(s["rule"] for s in report["results"][0]["skipped"]) == needs_target
+
+
+def test_select_and_ignore(cli, tiny):
+    only = cli("check", tiny / "drafter-guessed", "--select", "DF114", "--format", "json").json()
+    assert {f["rule"] for f in only["results"][0]["findings"]} == {"DF114"}
+    rest = cli("check", tiny / "drafter-guessed", "--ignore", "DF11,DF104", "--format", "json")
+    assert not any(f["rule"].startswith("DF11") for f in rest.json()["results"][0]["findings"])
+    bad = cli("check", tiny / "drafter", "--select", "ZZ9")
+    assert bad.code == 2 and "ZZ9" in bad.err
+
+
+def test_colour(cli, tiny, monkeypatch):
+    assert "\x1b[" in cli("check", tiny / "drafter-guessed", "--color", "always").out
+    from drafter_lint import cli as module
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert module._use_colour("auto") is True
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert module._use_colour("auto") is False
+
+
+def test_files_are_grouped_by_checkpoint_folder(cli, tiny):
+    d = tiny / "drafter-guessed"
+    run = cli("check", d / "config.json", d / "model.safetensors", d, "--format", "json")
+    assert len(run.json()["results"]) == 1
+
+
+def test_clean_checkpoint_exits_zero(cli, tiny):
+    run = cli("check", tiny / "drafter", "--target", tiny / "target")
+    assert run.code == 0 and "Found 1 info" in run.out
+
+
+# --- explain and rules --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_every_rule_explains_itself(cli, code):
+    run = cli("explain", code)
+    assert run.code == 0
+    assert run.out.startswith(f"{code} {RULES[code].name}")
+    assert len(RULES[code].doc) > 120 and ("Fails:" in RULES[code].doc
+                                           or "Reports:" in RULES[code].doc)
+
+
+def test_explain_by_name_and_unknown(cli):
+    assert cli("explain", "eagle-aux-ids-stale").out.startswith("DF117")
+    run = cli("explain", "DF1144")
+    assert run.code == 2 and "did you mean" in run.err and "\n" == run.err[-1]
+
+
+def test_rules_json_lists_every_rule(cli):
+    listed = cli("rules", "--format", "json").json()["rules"]
+    assert [r["code"] for r in listed] == sorted(RULES)
+    assert len({r["name"] for r in listed}) == len(listed)
+
+
+# --- bad input: a finding or exit 2 with one line, never a traceback ----------------------
+
+
+def one_line(run):
+    assert "Traceback" not in run.err + run.out
+    return run
+
+
+@pytest.mark.parametrize("content,rule", [
+    (b'{"hidden_size": 16,,}', "DL001"),
+    (b"\xff\xfe{}", "DL001"),
+    (b'"just a string"', "DL002"),
+    (b"[" * 50000, "DL001"),
+])
+def test_broken_config_is_a_finding(cli, tiny, content, rule):
+    (tiny / "drafter" / "config.json").write_bytes(content)
+    run = one_line(cli("check", tiny / "drafter", "--format", "json"))
+    findings = run.json()["results"][0]["findings"]
+    assert [f["rule"] for f in findings] == [rule]
+    assert run.code == 1
+    skipped = {s["rule"] for s in run.json()["results"][0]["skipped"]}
+    assert "DF114" in skipped
+
+
+@pytest.mark.parametrize("content,needle", [
+    (None, "runs past the end"),                       # cut short
+    ((2**62).to_bytes(8, "little") + b"{}", "cap"),
+    ((10**6).to_bytes(8, "little") + b"{}", "past the end"),
+])
+def test_broken_safetensors_is_a_finding(cli, tiny, content, needle):
+    path = tiny / "drafter" / "model.safetensors"
+    if content is None:
+        content = path.read_bytes()[:200]
+    path.write_bytes(content)
+    run = one_line(cli("check", tiny / "drafter", "--format", "json"))
+    hits = [f for f in run.json()["results"][0]["findings"] if f["rule"] == "DL004"]
+    assert len(hits) == 1 and needle in hits[0]["message"] and "\n" not in hits[0]["message"]
+    assert run.code == 1
+
+
+def test_unreadable_files_are_findings(cli, tiny):
+    for name in ("config.json", "model.safetensors"):
+        os.remove(tiny / "drafter" / name)
+        os.mkdir(tiny / "drafter" / name)                 # exists, cannot be read as a file
+    run = one_line(cli("check", tiny / "drafter", "--format", "json"))
+    assert sorted(f["rule"] for f in run.json()["results"][0]["findings"]) == ["DL001", "DL004"]
+    assert run.code == 1
+
+
+ESCAPE_PROBE = """
+import sys
+from drafter_lint.cli import main
+sys.argv = ['drafter-lint', 'check', sys.argv[1], '--format', 'json']
+main()
+"""
+
+
+@pytest.mark.parametrize("how", ["index", "symlink"])
+def test_nothing_outside_the_folder_is_opened(tmp_path, tiny, how):
+    """The outside file is a FIFO: opening it for reading would block, so the run would
+    time out instead of reporting."""
+    fifo = tmp_path / "outside.safetensors"
+    os.mkfifo(fifo)
+    drafter = tiny / "drafter"
+    if how == "index":
+        weight_map = {"fc.weight": "../../outside.safetensors"}
+        (drafter / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
+    else:
+        os.remove(drafter / "model.safetensors")
+        os.symlink(fifo, drafter / "model.safetensors")
+    run = subprocess.run([sys.executable, "-c", ESCAPE_PROBE, str(drafter)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1, run.stderr
+    hits = [f for f in json.loads(run.stdout)["results"][0]["findings"] if f["rule"] == "DL004"]
+    assert hits and "outside the checkpoint folder" in hits[0]["message"]
+
+
+def test_missing_path_is_exit_2_with_one_line(cli, tmp_path):
+    run = one_line(cli("check", tmp_path / "nope"))
+    assert run.code == 2 and run.err.count("\n") == 1 and "no such file" in run.err
+
+
+def test_folder_without_config_is_a_finding(cli, tmp_path):
+    run = one_line(cli("check", tmp_path, "--format", "json"))
+    assert [f["rule"] for f in run.json()["results"][0]["findings"]] == ["DL001"]
+
+
+@pytest.mark.parametrize("setup,needle", [
+    (lambda t: None, "no such file"),
+    (lambda t: (t.mkdir(), (t / "config.json").write_text("{")), "not valid JSON"),
+    (lambda t: (t.mkdir(), (t / "config.json").write_text("[]")), "not a JSON object"),
+])
+def test_unusable_target_is_exit_2(cli, tiny, tmp_path, setup, needle):
+    target = tmp_path / "t"
+    setup(target)
+    run = one_line(cli("check", tiny / "drafter", "--target", target))
+    assert run.code == 2 and needle in run.err and run.err.count("\n") == 1
+
+
+def test_hub_target_is_refused_clearly(cli, tiny):
+    run = one_line(cli("check", tiny / "drafter", "--target", "Qwen/Qwen3.6-27B"))
+    assert run.code == 2 and "Qwen/Qwen3.6-27B" in run.err
+
+
+def test_sharded_weights_through_the_index(cli, tiny):
+    """Shards listed in the index are read; an index naming a missing shard is a finding."""
+    drafter = tiny / "drafter"
+    header = drafter / "model.safetensors"
+    raw = header.read_bytes()
+    n = int.from_bytes(raw[:8], "little")
+    specs = json.loads(raw[8:8 + n])
+    specs.pop("__metadata__")
+    tensors = [[k, v["dtype"], v["shape"]] for k, v in sorted(specs.items(),
+                                                               key=lambda kv: kv[1]["data_offsets"])]
+    os.remove(header)
+    write_safetensors(drafter / "a.safetensors", tensors[:10])
+    write_safetensors(drafter / "b.safetensors", tensors[10:])
+    weight_map = {t[0]: "a.safetensors" for t in tensors[:10]}
+    weight_map.update({t[0]: "b.safetensors" for t in tensors[10:]})
+    (drafter / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
+    assert cli("check", drafter, "--target", tiny / "target").code == 0
+    weight_map["extra.weight"] = "c.safetensors"
+    (drafter / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
+    run = cli("check", drafter, "--format", "json")
+    hits = [f for f in run.json()["results"][0]["findings"] if f["rule"] == "DL004"]
+    assert hits and "c.safetensors" in hits[0]["message"]
+
+
+# --- start-up path ------------------------------------------------------------------------
+
+
+def test_cli_import_and_check_do_not_import_transformers(tiny):
+    probe = (
+        "import sys\n"
+        "import drafter_lint.cli\n"
+        "assert 'transformers' not in sys.modules, 'import'\n"
+        "assert 'jsonschema' not in sys.modules, 'jsonschema at import'\n"
+        f"sys.argv = ['drafter-lint', 'check', {str(tiny / 'drafter-guessed')!r}, "
+        f"'--target', {str(tiny / 'target')!r}]\n"
+        "try:\n    drafter_lint.cli.main()\nexcept SystemExit:\n    pass\n"
+        "assert 'transformers' not in sys.modules, 'check'\n"
+        "assert 'torch' not in sys.modules\n"
+        "print('CLEAN')\n")
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120)
+    assert "CLEAN" in run.stdout, run.stderr
+
+
+def test_console_script_runs(tiny):
+    exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+    run = subprocess.run([exe, "check", str(tiny / "drafter-guessed"), "--target",
+                          str(tiny / "target")], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and "DF114" in run.stdout
+    version = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
+    assert version.returncode == 0 and "0.1.0" in version.stdout

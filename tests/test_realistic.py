@@ -1,0 +1,145 @@
+"""Full-size published layouts, materialized as sparse files: real headers, no data."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from sparse import apply_ops, load_manifest, materialize, write_json, write_safetensors
+
+TAPS = "/dflash_config/target_layer_ids"
+MASK = "/dflash_config/mask_token_id"
+
+
+@pytest.fixture(scope="module")
+def qwen36(tmp_path_factory):
+    """z-lab/Qwen3.6-27B-DFlash (3.4 GB of sparse weights) beside a Qwen3.6-27B target."""
+    manifest = load_manifest("qwen3.6-27b-dflash")
+    drafter, target = materialize(manifest, tmp_path_factory.mktemp("qwen36"))
+    return manifest, drafter, target
+
+
+def test_sparse_layout_is_full_size_but_empty(qwen36):
+    _, drafter, _ = qwen36
+    info = os.stat(drafter / "model.safetensors")
+    assert info.st_size > 3 * 1024**3            # apparent: the published ~3.4 GB
+    assert info.st_blocks * 512 < 1024 * 1024    # on disk: the header only
+
+
+@pytest.mark.parametrize("name", ["qwen3.6-27b-dflash", "qwen3-4b-dflash-b16"])
+def test_published_config_gives_no_error(cli, tmp_path, name):
+    drafter, target = materialize(load_manifest(name), tmp_path)
+    run = cli("check", drafter, "--target", target, "--format", "json")
+    assert run.code == 0, run.out
+    findings = run.json()["results"][0]["findings"]
+    assert [f for f in findings if f["severity"] == "error"] == []
+    assert run.json()["results"][0]["skipped"] == [
+        {"rule": "DF104", "reason": "no tokenizer.json or tokenizer_config.json in the target"}]
+
+
+def _drop_layer(tensors, i):
+    return [t for t in tensors if not t[0].startswith(f"layers.{i}.")]
+
+
+BROKEN = [
+    # (id, config edits, tensor edit, expected rule, pointer, lowest acceptable severity)
+    ("taps-shifted-plus-one", [("replace", TAPS, [2, 17, 32, 47, 62])], None,
+     "DF114", TAPS, "warning"),
+    ("tap-beyond-target-depth", [("replace", TAPS, [1, 16, 31, 46, 64])], None,
+     "DF112", TAPS + "/4", "error"),
+    ("four-taps-for-five-tap-fc", [("replace", TAPS, [1, 16, 31, 46])], None,
+     "DF113", TAPS, "error"),
+    ("layer-types-one-short", [("remove", "/layer_types/4")], None,
+     "DF120", "/layer_types", "error"),
+    ("sliding-without-window", [("remove", "/sliding_window")], None,
+     "DF122", "/sliding_window", "error"),
+    ("use-sliding-window-false", [("add", "/use_sliding_window", False)], None,
+     "DF124", "/use_sliding_window", "warning"),
+    ("mask-id-beyond-vocab", [("replace", MASK, 248320)], None, "DF103", MASK, "error"),
+    ("num-target-layers-not-target-depth", [("replace", "/num_target_layers", 48)], None,
+     "DF115", "/num_target_layers", "error"),
+    ("stale-eagle-aux-ids", [("add", "/eagle_aux_hidden_state_layer_ids", [1, 16, 31, 46, 61])],
+     None, "DF117", "/eagle_aux_hidden_state_layer_ids", "error"),
+    ("weights-missing-a-layer", [], lambda ts: _drop_layer(ts, 3),
+     "DF130", "/layers.3.self_attn.q_proj.weight", "error"),
+    ("hidden-size-not-target", [("replace", "/hidden_size", 4096)], None,
+     "DF140", "/hidden_size", "error"),
+]
+RANK = {"info": 0, "warning": 1, "error": 2}
+
+
+@pytest.mark.parametrize("case", BROKEN, ids=[c[0] for c in BROKEN])
+def test_qwen36_broken_variant_is_found(cli, tmp_path, case):
+    _, ops, edit_tensors, rule, pointer, severity = case
+    manifest = load_manifest("qwen3.6-27b-dflash")
+    tensors = manifest["drafter"]["files"]["model.safetensors"]["tensors"]
+    drafter, target = materialize(manifest, tmp_path,
+                                  config=apply_ops(manifest["drafter"]["config"], ops),
+                                  tensors=edit_tensors(tensors) if edit_tensors else None)
+    run = cli("check", drafter, "--target", target, "--format", "json")
+    findings = run.json()["results"][0]["findings"]
+    hits = [f for f in findings if f["rule"] == rule and f["pointer"] == pointer]
+    assert hits, [(f["rule"], f["pointer"]) for f in findings]
+    assert RANK[hits[0]["severity"]] >= RANK[severity]
+    assert run.code == (1 if any(f["severity"] == "error" for f in findings) else 0)
+
+
+def test_qwen36_duplicated_key_with_two_values(cli, tmp_path):
+    manifest = load_manifest("qwen3.6-27b-dflash")
+    drafter, target = materialize(manifest, tmp_path)
+    text = (drafter / "config.json").read_text()
+    # a second write appended a conflicting window, as a botched hand edit would
+    text = text.replace('"sliding_window": 2048,', '"sliding_window": 2048,\n  "sliding_window": 4096,')
+    (drafter / "config.json").write_text(text)
+    run = cli("check", drafter, "--target", target, "--format", "json")
+    hits = [f for f in run.json()["results"][0]["findings"] if f["rule"] == "DL003"]
+    assert [(h["pointer"], h["severity"]) for h in hits] == [("/sliding_window", "error")]
+    assert "2048" in hits[0]["message"] and "4096" in hits[0]["message"]
+    assert hits[0]["line"] == text.splitlines().index('  "sliding_window": 2048,') + 1
+    assert run.code == 1
+
+
+PROBE = textwrap.dedent("""
+    import sys
+    def rchar():
+        with open('/proc/self/io') as f:
+            return int(next(l for l in f if l.startswith('rchar')).split()[1])
+    from drafter_lint import cli, checkpoint, engine, rules, structure, target
+    from drafter_lint.report import text, json_report
+    structure._validator_class(); structure.load_schema('dflash')
+    sys.argv = ['drafter-lint', 'check', *sys.argv[1:], '--format', 'json']
+    before = rchar()
+    try:
+        cli.main()
+    except SystemExit:
+        pass
+    sys.stderr.write(f'READ {rchar() - before}\\n')
+""")
+
+
+def test_no_tensor_data_is_read(qwen36, tmp_path):
+    """Bytes read by a whole `check` of the 3.4 GB drafter (plus a 2-shard copy) < 1 MiB."""
+    manifest, drafter, target = qwen36
+    tensors = manifest["drafter"]["files"]["model.safetensors"]["tensors"]
+    sharded = tmp_path / "sharded"
+    halves = {"model-00001-of-00002.safetensors": tensors[:30],
+              "model-00002-of-00002.safetensors": tensors[30:]}
+    for name, part in halves.items():
+        write_safetensors(sharded / name, part, {"format": "pt"})
+    write_json(sharded / "model.safetensors.index.json",
+               {"metadata": {}, "weight_map": {t[0]: n for n, p in halves.items() for t in p}})
+    write_json(sharded / "config.json", manifest["drafter"]["config"])
+    weight_bytes = sum(os.path.getsize(p) for p in [drafter / "model.safetensors",
+                                                   *[sharded / n for n in halves]])
+    assert weight_bytes > 6 * 1024**3
+    run = subprocess.run([sys.executable, "-c", PROBE, str(drafter), str(sharded),
+                          "--target", str(target)], capture_output=True, text=True, timeout=120)
+    report = json.loads(run.stdout)
+    assert [r["family"] for r in report["results"]] == ["dflash", "dflash"]
+    assert report["summary"]["error"] == 0
+    read = int(run.stderr.split("READ ")[1].split()[0])
+    assert read < 1024 * 1024, f"read {read} bytes"

@@ -1,0 +1,314 @@
+"""One table of passing and failing cases per rule, on the tiny Qwen3.6-shaped pair.
+
+Each case edits the correct tiny drafter (config edits as RFC 6902 operations, tensor
+list edits, extra files) and asserts that the rule fires at the expected file and pointer
+with the expected severity, or stays quiet.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, field
+from typing import Callable
+
+import pytest
+from sparse import FIXTURES, apply_ops, write_json, write_safetensors
+
+from drafter_lint.checkpoint import read_checkpoint
+from drafter_lint.engine import lint
+from drafter_lint.rules import RULES
+from drafter_lint.target import read_target
+
+TINY = FIXTURES / "tiny-qwen3.6"
+TAPS = "/dflash_config/target_layer_ids"
+MASK = "/dflash_config/mask_token_id"
+ST = "model.safetensors"
+
+
+def base_tensors() -> list:
+    raw = (TINY / "drafter" / ST).read_bytes()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    header.pop("__metadata__", None)
+    items = sorted(header.items(), key=lambda kv: kv[1]["data_offsets"])
+    return [[name, spec["dtype"], spec["shape"]] for name, spec in items]
+
+
+def drop(*prefixes: str) -> Callable:
+    return lambda tensors: [t for t in tensors if not t[0].startswith(prefixes)]
+
+
+def extra(*new: tuple) -> Callable:
+    return lambda tensors: tensors + [list(t) for t in new]
+
+
+@dataclass
+class Case:
+    rule: str
+    outcome: str                      # "fail" or "pass"
+    why: str
+    ops: list = field(default_factory=list)
+    raw: str | None = None            # config.json text instead of the edited config
+    tensors: Callable | None = None
+    weights: bool = True
+    files: dict = field(default_factory=dict)
+    target: bool = True
+    target_ops: list = field(default_factory=list)
+    pointer: str | None = None
+    file: str = "config.json"
+    severity: str | None = None       # default: the rule's
+
+    @property
+    def id(self) -> str:
+        return f"{self.rule}-{self.outcome}-{self.why}"
+
+
+CASES = [
+    # file rules
+    Case("DL001", "fail", "trailing-comma", raw='{"hidden_size": 16,}', pointer=""),
+    Case("DL001", "fail", "byte-order-mark", raw='\ufeff{"hidden_size": 16}', pointer=""),
+    Case("DL001", "pass", "valid-json"),
+    Case("DL002", "fail", "array", raw="[1, 2]", pointer=""),
+    Case("DL002", "pass", "object"),
+    Case("DL003", "fail", "different-values", pointer="/sliding_window", severity="error",
+         raw='{"sliding_window": 2048, "hidden_size": 16, "sliding_window": null}'),
+    Case("DL003", "fail", "same-values", pointer="/hidden_size", severity="warning",
+         raw='{"hidden_size": 16, "hidden_size": 16}'),
+    Case("DL003", "pass", "unique-keys"),
+    Case("DL004", "fail", "truncated-shard", files={ST: b"\x10\x00\x00\x00\x00\x00\x00\x00{}"},
+         pointer="", file=ST),
+    Case("DL004", "fail", "shard-outside-folder", file="model.safetensors.index.json",
+         pointer="/weight_map", files={"model.safetensors.index.json": json.dumps(
+             {"weight_map": {"fc.weight": "../outside.safetensors"}}).encode()}),
+    Case("DL004", "pass", "valid-shard"),
+    Case("DL005", "fail", "index-names-wrong-shard", file="model.safetensors.index.json",
+         pointer="/weight_map/fc.weight", files={"model.safetensors.index.json": "INDEX"}),
+    Case("DL005", "pass", "no-index"),
+    Case("DL006", "fail", "broken-tokenizer", files={"tokenizer.json": b"{"},
+         file="tokenizer.json", pointer=""),
+    Case("DL006", "pass", "no-tokenizer"),
+    Case("DL007", "fail", "llama-config", weights=False, pointer="",
+         raw='{"model_type": "llama", "architectures": ["LlamaForCausalLM"]}'),
+    Case("DL007", "pass", "dflash-config"),
+    Case("DL008", "fail", "float-hidden-size", ops=[("replace", "/hidden_size", 16.0)],
+         pointer="/hidden_size"),
+    Case("DL008", "fail", "string-bool", ops=[("replace", "/attention_bias", "false")],
+         pointer="/attention_bias"),
+    Case("DL008", "pass", "published-types"),
+    # mask token
+    Case("DF101", "fail", "missing", ops=[("remove", "/dflash_config")], pointer="/dflash_config"),
+    Case("DF101", "fail", "not-object", ops=[("replace", "/dflash_config", [1])],
+         pointer="/dflash_config"),
+    Case("DF101", "pass", "present"),
+    Case("DF102", "fail", "missing", ops=[("remove", MASK)], pointer=MASK),
+    Case("DF102", "fail", "string", ops=[("replace", MASK, "248070")], pointer=MASK),
+    Case("DF102", "fail", "bool", ops=[("replace", MASK, True)], pointer=MASK),
+    Case("DF102", "pass", "integer"),
+    Case("DF103", "fail", "equals-vocab", ops=[("replace", MASK, 248320)], pointer=MASK),
+    Case("DF103", "fail", "negative", ops=[("replace", MASK, -1)], pointer=MASK),
+    Case("DF103", "fail", "beyond-target-vocab", ops=[("replace", MASK, 200000)],
+         target_ops=[("replace", "/text_config/vocab_size", 151936)], pointer=MASK),
+    Case("DF103", "pass", "last-id", ops=[("replace", MASK, 248319)]),
+    Case("DF104", "fail", "qwen3-mask-is-text-in-qwen3.6", ops=[("replace", MASK, 151669)],
+         pointer=MASK),
+    Case("DF104", "pass", "special-token"),
+    Case("DF104", "pass", "reserved-id-not-in-tokenizer", ops=[("replace", MASK, 248100)]),
+    Case("DF105", "fail", "qwen3-id-on-qwen3.6-vocab", ops=[("replace", MASK, 151669)],
+         target=False, pointer=MASK),
+    Case("DF105", "pass", "family-id"),
+    Case("DF105", "pass", "unknown-vocab", ops=[("replace", "/vocab_size", 32000),
+                                                ("replace", MASK, 5)], target=False),
+    Case("DF106", "fail", "top-level-mask-differs", ops=[("add", "/mask_token_id", 151669)],
+         pointer="/mask_token_id"),
+    Case("DF106", "fail", "nested-block-size-differs",
+         ops=[("add", "/dflash_config/block_size", 8)], pointer="/dflash_config/block_size"),
+    Case("DF106", "pass", "equal-copies", ops=[("add", "/mask_token_id", 248070)]),
+    # taps
+    Case("DF110", "fail", "missing", ops=[("remove", TAPS)], pointer=TAPS),
+    Case("DF110", "fail", "repeated", ops=[("replace", TAPS, [1, 6, 6, 16, 21])],
+         pointer=TAPS + "/2"),
+    Case("DF110", "fail", "decreasing", ops=[("replace", TAPS, [1, 11, 6, 16, 21])],
+         pointer=TAPS + "/2"),
+    Case("DF110", "fail", "string-id", ops=[("replace", TAPS, [1, "6", 11, 16, 21])],
+         pointer=TAPS + "/1"),
+    Case("DF110", "fail", "empty", ops=[("replace", TAPS, [])], pointer=TAPS),
+    Case("DF110", "pass", "increasing"),
+    Case("DF111", "fail", "tap-at-depth", ops=[("replace", TAPS, [1, 6, 11, 16, 24])],
+         target=False, pointer=TAPS + "/4"),
+    Case("DF111", "pass", "in-range"),
+    Case("DF112", "fail", "tap-beyond-target", ops=[("replace", TAPS, [1, 6, 11, 16, 30]),
+                                                   ("replace", "/num_target_layers", 32)],
+         pointer=TAPS + "/4"),
+    Case("DF112", "fail", "last-layer-in-vllm", ops=[("replace", TAPS, [1, 6, 11, 16, 23])],
+         pointer=TAPS + "/4", severity="warning"),
+    Case("DF112", "pass", "in-range"),
+    Case("DF113", "fail", "four-taps-five-tap-fc", ops=[("replace", TAPS, [1, 6, 11, 16])],
+         pointer=TAPS),
+    Case("DF113", "fail", "fc-for-four-taps", tensors=lambda ts: [
+        ["fc.weight", "F16", [16, 64]] if t[0] == "fc.weight" else t for t in ts], pointer=TAPS),
+    Case("DF113", "pass", "five-taps"),
+    Case("DF114", "fail", "shifted-plus-one", ops=[("replace", TAPS, [2, 7, 12, 17, 22])],
+         pointer=TAPS, severity="error"),
+    Case("DF114", "fail", "shifted-minus-one", ops=[("replace", TAPS, [0, 5, 10, 15, 20])],
+         pointer=TAPS, severity="error"),
+    Case("DF114", "fail", "custom-spacing", ops=[("replace", TAPS, [1, 5, 11, 16, 21])],
+         pointer=TAPS, severity="warning"),
+    Case("DF114", "pass", "default-spacing"),
+    Case("DF115", "fail", "other-target-depth", ops=[("replace", "/num_target_layers", 36)],
+         pointer="/num_target_layers"),
+    Case("DF115", "pass", "same-depth"),
+    Case("DF116", "fail", "missing", ops=[("remove", "/num_target_layers")],
+         pointer="/num_target_layers"),
+    Case("DF116", "pass", "present"),
+    Case("DF117", "fail", "unshifted-aux",
+         ops=[("add", "/eagle_aux_hidden_state_layer_ids", [1, 6, 11, 16, 21])],
+         pointer="/eagle_aux_hidden_state_layer_ids"),
+    Case("DF117", "pass", "aux-is-taps-plus-one",
+         ops=[("add", "/eagle_aux_hidden_state_layer_ids", [2, 7, 12, 17, 22])]),
+    # drafter layers
+    Case("DF120", "fail", "one-short", ops=[("remove", "/layer_types/4")], pointer="/layer_types"),
+    Case("DF120", "fail", "unknown-kind", ops=[("replace", "/layer_types/0", "sliding")],
+         pointer="/layer_types/0"),
+    Case("DF120", "fail", "string", ops=[("replace", "/layer_types", "sliding_attention")],
+         pointer="/layer_types"),
+    Case("DF120", "pass", "one-per-layer"),
+    Case("DF121", "fail", "missing", ops=[("remove", "/layer_types")], pointer="/layer_types"),
+    Case("DF121", "pass", "explicit"),
+    Case("DF122", "fail", "null-window", ops=[("replace", "/sliding_window", None)],
+         pointer="/sliding_window"),
+    Case("DF122", "fail", "missing-window", ops=[("remove", "/sliding_window")],
+         pointer="/sliding_window"),
+    Case("DF122", "pass", "no-sliding-layers", ops=[
+        ("replace", "/layer_types", ["full_attention"] * 5), ("replace", "/sliding_window", None)]),
+    Case("DF123", "fail", "window-below-block", ops=[("replace", "/sliding_window", 8)],
+         pointer="/sliding_window"),
+    Case("DF123", "pass", "window-equals-block", ops=[("replace", "/sliding_window", 16)]),
+    Case("DF124", "fail", "switched-off", ops=[("replace", "/use_sliding_window", False)],
+         pointer="/use_sliding_window"),
+    Case("DF124", "fail", "absent", ops=[("remove", "/use_sliding_window")],
+         pointer="/use_sliding_window"),
+    Case("DF124", "pass", "switched-on"),
+    Case("DF125", "fail", "mixed", pointer="/layer_types"),
+    Case("DF125", "pass", "all-full", ops=[("replace", "/layer_types", ["full_attention"] * 5)]),
+    Case("DF126", "fail", "no-flag", ops=[("remove", "/is_causal")], pointer="/is_causal"),
+    Case("DF126", "pass", "explicit-flag"),
+    Case("DF126", "pass", "dflash-config-causal", ops=[("remove", "/is_causal"),
+                                                      ("add", "/dflash_config/causal", False)]),
+    Case("DF127", "fail", "missing", ops=[("remove", "/block_size")], pointer="/block_size"),
+    Case("DF127", "fail", "one", ops=[("replace", "/block_size", 1)], pointer="/block_size"),
+    Case("DF127", "pass", "sixteen"),
+    Case("DF127", "pass", "nested-only", ops=[("remove", "/block_size"),
+                                             ("add", "/dflash_config/block_size", 16)]),
+    # weights
+    Case("DF130", "fail", "layer-missing", tensors=drop("layers.4."),
+         pointer="/layers.4.self_attn.q_proj.weight", file=ST),
+    Case("DF130", "fail", "extra-layer", ops=[("replace", "/num_hidden_layers", 4),
+                                              ("remove", "/layer_types/4")],
+         pointer="/layers.4.input_layernorm.weight", file=ST),
+    Case("DF130", "pass", "all-layers"),
+    Case("DF131", "fail", "down-proj-missing", tensors=drop("layers.2.mlp.down_proj"),
+         pointer="/layers.2.mlp.down_proj.weight", file=ST),
+    Case("DF131", "fail", "fc-missing", tensors=drop("fc."), pointer="/fc.weight", file=ST),
+    Case("DF131", "pass", "complete"),
+    Case("DF131", "pass", "no-fc-without-aux", tensors=drop("fc."),
+         ops=[("add", "/dflash_config/use_aux_hidden_state", False)]),
+    Case("DF132", "fail", "bias-without-attention-bias",
+         tensors=extra(("layers.0.self_attn.q_proj.bias", "F16", [16])),
+         pointer="/layers.0.self_attn.q_proj.bias", file=ST),
+    Case("DF132", "pass", "bias-with-attention-bias", ops=[("replace", "/attention_bias", True)],
+         tensors=extra(*[(f"layers.{i}.self_attn.{p}_proj.bias", "F16", [n])
+                         for i in range(5) for p, n in (("q", 16), ("k", 8), ("v", 8), ("o", 16))])),
+    Case("DF133", "fail", "kv-heads-disagree", ops=[("replace", "/num_key_value_heads", 2)],
+         pointer="/layers.0.self_attn.k_proj.weight", file=ST),
+    Case("DF133", "fail", "intermediate-disagrees", ops=[("replace", "/intermediate_size", 64)],
+         pointer="/layers.0.mlp.gate_proj.weight", file=ST),
+    Case("DF133", "pass", "shapes-match"),
+    Case("DF134", "fail", "mask-hidden", tensors=extra(("mask_hidden", "F16", [16])),
+         pointer="/mask_hidden", file=ST),
+    Case("DF134", "pass", "none"),
+    Case("DF135", "fail", "own-embeddings", tensors=extra(("embed_tokens.weight", "F16",
+                                                           [248320, 16])),
+         pointer="/embed_tokens.weight", file=ST),
+    Case("DF135", "pass", "shared-embeddings"),
+    Case("DF136", "fail", "dflash2-architecture",
+         ops=[("replace", "/architectures", ["DFlash2DraftModel"])], pointer="/architectures"),
+    Case("DF136", "fail", "dflash2-tensors", tensors=extra(("candidate_selector.weight", "F16",
+                                                            [16, 16])), pointer="/architectures"),
+    Case("DF136", "pass", "v1"),
+    # against the target
+    Case("DF140", "fail", "narrower-target", target_ops=[("replace", "/text_config/hidden_size", 32)],
+         pointer="/hidden_size"),
+    Case("DF140", "fail", "target-hidden-size-differs", ops=[("add", "/target_hidden_size", 8)],
+         pointer="/target_hidden_size"),
+    Case("DF140", "pass", "same-width"),
+    Case("DF141", "fail", "qwen3-vocab-target",
+         target_ops=[("replace", "/text_config/vocab_size", 151936)], pointer="/vocab_size"),
+    Case("DF141", "pass", "same-vocab"),
+    Case("DF142", "fail", "llama-model-type", ops=[("replace", "/model_type", "llama")],
+         pointer="/model_type"),
+    Case("DF142", "fail", "other-architecture", ops=[("replace", "/architectures",
+                                                       ["Qwen3ForCausalLM"])],
+         pointer="/architectures"),
+    Case("DF142", "pass", "z-lab-values"),
+]
+
+
+def build(case: Case, root) -> tuple:
+    drafter = root / "drafter"
+    drafter.mkdir()
+    config = json.loads((TINY / "drafter" / "config.json").read_text())
+    if case.raw is not None:
+        (drafter / "config.json").write_text(case.raw, encoding="utf-8")
+    else:
+        write_json(drafter / "config.json", apply_ops(config, case.ops))
+    tensors = base_tensors()
+    if case.tensors:
+        tensors = case.tensors(tensors)
+    if case.weights:
+        write_safetensors(drafter / ST, tensors, {"format": "pt"})
+    for name, content in case.files.items():
+        if content == "INDEX":
+            weight_map = {t[0]: ST for t in tensors}
+            weight_map["fc.weight"] = "model-00002-of-00002.safetensors"
+            write_safetensors(drafter / "model-00002-of-00002.safetensors", [], None)
+            content = json.dumps({"metadata": {}, "weight_map": weight_map}).encode()
+        (drafter / name).write_bytes(content)
+    target = None
+    if case.target:
+        shutil.copytree(TINY / "target", root / "target")
+        target_config = json.loads((root / "target" / "config.json").read_text())
+        write_json(root / "target" / "config.json", apply_ops(target_config, case.target_ops))
+        target = read_target(root / "target", display="target")
+    return read_checkpoint(drafter, "drafter"), target
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_rule_case(case: Case, tmp_path):
+    checkpoint, target = build(case, tmp_path)
+    result = lint(checkpoint, target, RULES)
+    mine = [f for f in result.findings if f.rule == case.rule]
+    skipped = [s.rule for s in result.skipped]
+    assert case.rule not in skipped, f"{case.rule} was skipped"
+    if case.outcome == "pass":
+        assert mine == [], [f.message for f in mine]
+        return
+    assert mine, f"{case.rule} did not fire; got {[(f.rule, f.message) for f in result.findings]}"
+    hit = [f for f in mine if f.pointer == case.pointer and f.file == case.file]
+    assert hit, [(f.file, f.pointer, f.message) for f in mine]
+    expected = case.severity or RULES[case.rule].severity.value
+    assert hit[0].severity.value == expected
+    assert hit[0].message
+
+
+def test_every_rule_has_a_passing_and_a_failing_case():
+    outcomes = {(c.rule, c.outcome) for c in CASES}
+    missing = [(code, o) for code in RULES for o in ("pass", "fail") if (code, o) not in outcomes]
+    assert missing == []
+
+
+def test_the_correct_tiny_drafter_has_no_error_or_warning(tmp_path):
+    checkpoint, target = build(Case("-", "pass", "base"), tmp_path)
+    result = lint(checkpoint, target, RULES)
+    assert [(f.rule, f.severity.value) for f in result.findings] == [("DF125", "info")]
+    assert result.skipped == []
