@@ -216,7 +216,7 @@ def test_nothing_outside_the_folder_is_opened(tmp_path, tiny, how):
         os.remove(drafter / "model.safetensors")
         os.symlink(fifo, drafter / "model.safetensors")
     run = subprocess.run([sys.executable, "-c", ESCAPE_PROBE, str(drafter)],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert run.returncode == 1, run.stderr
     hits = [f for f in json.loads(run.stdout)["results"][0]["findings"] if f["rule"] == "DL004"]
     assert hits and "outside the checkpoint folder" in hits[0]["message"]
@@ -289,14 +289,16 @@ def test_cli_import_and_check_do_not_import_transformers(tiny):
         "assert 'torch' not in sys.modules\n"
         "print('CLEAN')\n")
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         timeout=120)
+                         timeout=120, cwd=tiny)
     assert "CLEAN" in run.stdout, run.stderr
 
 
 def test_console_script_runs(tiny):
     exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
     run = subprocess.run([exe, "check", str(tiny / "drafter-guessed"), "--target",
-                          str(tiny / "target")], capture_output=True, text=True, timeout=120)
+                          str(tiny / "target")], capture_output=True, text=True, timeout=120,
+                         cwd=tiny)
     assert run.returncode == 1 and "DF114" in run.stdout
-    version = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
+    version = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60,
+                             cwd=tiny)
     assert version.returncode == 0 and "0.1.0" in version.stdout

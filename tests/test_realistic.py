@@ -137,7 +137,8 @@ def test_no_tensor_data_is_read(qwen36, tmp_path):
                                                    *[sharded / n for n in halves]])
     assert weight_bytes > 6 * 1024**3
     run = subprocess.run([sys.executable, "-c", PROBE, str(drafter), str(sharded),
-                          "--target", str(target)], capture_output=True, text=True, timeout=120)
+                          "--target", str(target)], capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path)
     report = json.loads(run.stdout)
     assert [r["family"] for r in report["results"]] == ["dflash", "dflash"]
     assert report["summary"]["error"] == 0
