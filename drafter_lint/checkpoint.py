@@ -78,7 +78,7 @@ def read_checkpoint(root: Path, display: str | None = None) -> Checkpoint:
     _read_config(ckpt)
     _read_weights(ckpt)
     try:
-        ckpt.tokenizer = read_tokenizer(root)
+        ckpt.tokenizer = read_tokenizer(root, "checkpoint")
     except TokenizerError as exc:
         ckpt.problems.append(ReadProblem("DL006", str(exc).split(":")[0], "", str(exc)))
     return ckpt

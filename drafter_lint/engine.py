@@ -25,8 +25,8 @@ def _missing_need(rule: Rule, facts: Facts) -> str | None:
             return NEEDS[need]
         if need == "target" and facts.target is None:
             return NEEDS[need]
-        if need == "target_tokenizer" and (facts.target is None or facts.target.tokenizer is None):
-            return NEEDS["target"] if facts.target is None else NEEDS[need]
+        if need == "tokenizer" and facts.tokenizer is None:
+            return NEEDS[need]
     return None
 
 

@@ -8,6 +8,7 @@ from drafter_lint import jsondoc
 from drafter_lint.checkpoint import Checkpoint
 from drafter_lint.safetensors_header import TensorInfo
 from drafter_lint.target import Target
+from drafter_lint.tokenizer import TokenizerFacts
 
 MISSING = object()
 
@@ -26,6 +27,13 @@ class Facts:
     @property
     def weights(self) -> dict[str, TensorInfo] | None:
         return self.checkpoint.weights
+
+    @property
+    def tokenizer(self) -> TokenizerFacts | None:
+        """The target's tokenizer, else the one shipped beside the drafter."""
+        if self.target and self.target.tokenizer:
+            return self.target.tokenizer
+        return self.checkpoint.tokenizer
 
     def get(self, pointer: str, default=MISSING):
         """The config value at `pointer`, or `default` when absent."""

@@ -13,7 +13,7 @@ NEEDS = {
     "config": "config.json could not be read as a JSON object",
     "weights": "no safetensors weights in the checkpoint",
     "target": "no target given (--target)",
-    "target_tokenizer": "no tokenizer.json or tokenizer_config.json in the target",
+    "tokenizer": "no tokenizer.json or tokenizer_config.json in the target or the checkpoint",
 }
 
 

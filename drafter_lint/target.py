@@ -66,7 +66,7 @@ def read_target(path: Path, display: str | None = None) -> Target:
         layer_types=layer_types,
     )
     try:
-        target.tokenizer = read_tokenizer(folder)
+        target.tokenizer = read_tokenizer(folder, "target")
     except TokenizerError as exc:
         target.notes.append(f"target tokenizer unreadable ({exc}); tokenizer checks skipped")
     return target

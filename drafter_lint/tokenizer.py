@@ -28,8 +28,8 @@ class TokenizerError(ValueError):
     pass
 
 
-def read_tokenizer(folder: Path) -> TokenizerFacts | None:
-    """Facts from the tokenizer files in `folder`, or None when it has none."""
+def read_tokenizer(folder: Path, label: str = "") -> TokenizerFacts | None:
+    """Facts from the tokenizer files in `folder` (named `label` in messages), or None."""
     tokenizer_json = folder / "tokenizer.json"
     config_json = folder / "tokenizer_config.json"
     if not tokenizer_json.is_file() and not config_json.is_file():
@@ -59,7 +59,7 @@ def read_tokenizer(folder: Path) -> TokenizerFacts | None:
                 if key.isdigit() and isinstance(entry, dict):
                     facts.added.setdefault(int(key), (str(entry.get("content", "")),
                                                       bool(entry.get("special", False))))
-    facts.source = " + ".join(sources)
+    facts.source = f"{label} " * bool(label) + " + ".join(sources)
     return facts
 
 

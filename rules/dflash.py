@@ -1,4 +1,4 @@
-"""DFlash (z-lab, v1) drafter rules.
+"""DFlash (z-lab, v1) drafter rules: config fields, taps, layers, and the target.
 
 Facts are from research/dflash.md: the reference drafter (z-lab/dflash `dflash/model.py`),
 vLLM (`qwen3_dflash.py`, `eagle3_utils.py`, `spec_decode/dflash.py`) and SGLang
@@ -9,11 +9,9 @@ only from there.
 from __future__ import annotations
 
 import json
-import re
 
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, Severity, add, remove, replace
-from drafter_lint.jsondoc import pointer
 from drafter_lint.registry import collect, rule
 
 MASK = "/dflash_config/mask_token_id"
@@ -22,10 +20,6 @@ LAYER_KINDS = ("full_attention", "sliding_attention")
 
 # vocab_size -> (mask_token_id the z-lab drafters of that family were trained with, family)
 KNOWN_MASK_IDS = {248320: (248070, "Qwen3.5/3.6"), 151936: (151669, "Qwen3")}
-
-DFLASH2_MARKERS = ("candidate_selector.", ".attention_conv.", ".mlp_conv.")
-OPTIONAL_TENSORS = ("embed_tokens.weight", "lm_head.weight", "d2t", "t2d")
-LAYER_TENSOR = re.compile(r"^layers\.(\d+)\.(.+)$")
 
 
 def build_target_layer_ids(num_target_layers: int, count: int) -> list[int]:
@@ -45,7 +39,7 @@ def _dump(value) -> str:
     return json.dumps(value)
 
 
-def _taps(facts: Facts) -> list[int] | None:
+def taps_of(facts: Facts) -> list[int] | None:
     """target_layer_ids when it is a list of ints, else None (DF110 reports it)."""
     return facts.int_list(TAPS)
 
@@ -154,7 +148,7 @@ def mask_token_id_out_of_vocab(facts: Facts):
     if vocab:
         limits.append((vocab, "the drafter's vocab_size"))
     if facts.target and facts.target.vocab_size:
-        limits.append((facts.target.vocab_size, f"the target's vocab_size"))
+        limits.append((facts.target.vocab_size, "the target's vocab_size"))
     if mask < 0:
         yield Finding(MASK, f"dflash_config.mask_token_id is {mask}, a negative token id")
         return
@@ -165,8 +159,7 @@ def mask_token_id_out_of_vocab(facts: Facts):
             return
 
 
-@rule("DF104", "mask-token-id-is-text", "error", "dflash",
-      needs=("config", "target_tokenizer"))
+@rule("DF104", "mask-token-id-is-text", "error", "dflash", needs=("config", "tokenizer"))
 def mask_token_id_is_text(facts: Facts):
     """`mask_token_id` is an ordinary text token of the target tokenizer.
 
@@ -175,23 +168,25 @@ def mask_token_id_is_text(facts: Facts):
     the Qwen3.5/3.6 tokenizer) gives the drafter embeddings it was never trained to read
     as "predict here": nothing errors and acceptance collapses (the incident's 1.1%).
     An added but non-special token is a warning: the target can emit it as text.
+    Uses the target's tokenizer, else one shipped beside the drafter.
 
     Fails: an id found in the tokenizer's `model.vocab`.
     Passes: an id of a special added token, or a reserved id the tokenizer does not name.
     """
     mask = facts.int(MASK)
-    tokenizer = facts.target.tokenizer
+    tokenizer = facts.tokenizer
     if mask is None or tokenizer is None:
         return
     if tokenizer.is_text_token(mask):
         yield Finding(MASK, f"dflash_config.mask_token_id is {mask}, which is the ordinary "
-                      f"text token {tokenizer.ordinary[mask]!r} in the target tokenizer "
+                      f"text token {tokenizer.ordinary[mask]!r} in the tokenizer "
                       f"({tokenizer.source}); the mask id must be a reserved/special token "
                       f"or the draft slots read as text and acceptance collapses")
     elif mask in tokenizer.added and not tokenizer.added[mask][1]:
         yield Finding(MASK, f"dflash_config.mask_token_id is {mask}, the non-special added "
-                      f"token {tokenizer.added[mask][0]!r} of the target tokenizer, which the "
-                      f"target can produce as text", severity=Severity.WARNING)
+                      f"token {tokenizer.added[mask][0]!r} of the tokenizer "
+                      f"({tokenizer.source}), which the target can produce as text",
+                      severity=Severity.WARNING)
 
 
 @rule("DF105", "mask-token-id-unexpected", "warning", "dflash", fix="unsafe")
@@ -307,7 +302,7 @@ def target_layer_id_beyond_num_target_layers(facts: Facts):
     Fails: `"num_target_layers": 64` with `target_layer_ids` `[1, 16, 31, 46, 64]`.
     Passes: every id in `[0, 63]`.
     """
-    taps, depth = _taps(facts), facts.int("/num_target_layers")
+    taps, depth = taps_of(facts), facts.int("/num_target_layers")
     if taps is None or not depth:
         return
     for i, tap in enumerate(taps):
@@ -328,7 +323,7 @@ def target_layer_id_beyond_target(facts: Facts):
     Fails: taps `[1, 16, 31, 46, 64]` on a 64-layer target.
     Passes: taps `[1, 16, 31, 46, 61]` on a 64-layer target.
     """
-    taps, depth = _taps(facts), facts.target.num_hidden_layers
+    taps, depth = taps_of(facts), facts.target.num_hidden_layers
     if taps is None or not depth:
         return
     for i, tap in enumerate(taps):
@@ -354,7 +349,7 @@ def target_layer_count_vs_fc(facts: Facts):
     Fails: 4 taps with `fc.weight` `[5120, 25600]` (5 × 5120).
     Passes: 5 taps with `fc.weight` `[5120, 25600]`.
     """
-    taps, shape = _taps(facts), facts.shape("fc.weight")
+    taps, shape = taps_of(facts), facts.shape("fc.weight")
     width = facts.int("/target_hidden_size") or facts.int("/hidden_size")
     if taps is None or shape is None or len(shape) != 2 or not width:
         return
@@ -381,7 +376,7 @@ def target_layer_ids_not_default(facts: Facts):
     Passes: `[1, 16, 31, 46, 61]` on a 64-layer target.
     Fix (unsafe): the default list.
     """
-    taps = _taps(facts)
+    taps = taps_of(facts)
     depth, source = _depth(facts)
     if not taps or not depth or len(taps) > depth:
         return
@@ -440,7 +435,7 @@ def num_target_layers_missing(facts: Facts):
     what = "missing" if value is MISSING else f"{_dump(value)}"
     yield Finding("/num_target_layers", f"num_target_layers is {what}, expected the target's "
                   f"depth" + (f" ({depth})" if depth else "") + "; the MLX reference raises "
-                  f"KeyError without it", fix=fix)
+                  "KeyError without it", fix=fix)
 
 
 @rule("DF117", "eagle-aux-ids-stale", "error", "dflash", fix="safe")
@@ -457,7 +452,7 @@ def eagle_aux_ids_stale(facts: Facts):
     Fix (safe): `[i + 1 for i in target_layer_ids]`.
     """
     aux = facts.get("/eagle_aux_hidden_state_layer_ids")
-    taps = _taps(facts)
+    taps = taps_of(facts)
     if aux is MISSING or taps is None:
         return
     expected = [t + 1 for t in taps]
@@ -643,227 +638,6 @@ def block_size_invalid(facts: Facts):
                           f"integer >= 2 (one anchor plus at least one draft slot)")
 
 
-# --- weights against the config -----------------------------------------------------------
-
-
-def _geometry(facts: Facts) -> dict | None:
-    """Expected tensor shapes from the config, or None when the numbers are not usable."""
-    H = facts.int("/hidden_size")
-    nh = facts.int("/num_attention_heads")
-    I = facts.int("/intermediate_size")
-    if not (H and nh and I and H > 0 and nh > 0 and I > 0):
-        return None
-    nkv = facts.int("/num_key_value_heads") or nh
-    d = facts.int("/head_dim") or H // nh
-    T = facts.int("/target_hidden_size") or H
-    taps = _taps(facts)
-    per_layer = {
-        "input_layernorm.weight": (H,), "post_attention_layernorm.weight": (H,),
-        "self_attn.q_proj.weight": (nh * d, H), "self_attn.k_proj.weight": (nkv * d, H),
-        "self_attn.v_proj.weight": (nkv * d, H), "self_attn.o_proj.weight": (H, nh * d),
-        "self_attn.q_norm.weight": (d,), "self_attn.k_norm.weight": (d,),
-        "mlp.gate_proj.weight": (I, H), "mlp.up_proj.weight": (I, H),
-        "mlp.down_proj.weight": (H, I),
-    }
-    if facts.get("/attention_bias", False) is True:
-        per_layer.update({"self_attn.q_proj.bias": (nh * d,), "self_attn.k_proj.bias": (nkv * d,),
-                          "self_attn.v_proj.bias": (nkv * d,), "self_attn.o_proj.bias": (H,)})
-    top = {"hidden_norm.weight": (H,), "norm.weight": (H,)}
-    if facts.get("/dflash_config/use_aux_hidden_state", True) is not False:
-        top["fc.weight"] = (H, len(taps) * T) if taps else None
-    return {"top": top, "per_layer": per_layer}
-
-
-def _layer_indices(facts: Facts) -> dict[int, set[str]]:
-    layers: dict[int, set[str]] = {}
-    for name in facts.weights or {}:
-        match = LAYER_TENSOR.match(name)
-        if match:
-            layers.setdefault(int(match.group(1)), set()).add(match.group(2))
-    return layers
-
-
-def _weight_finding(facts: Facts, tensor: str, message: str, **kw) -> Finding:
-    info = (facts.weights or {}).get(tensor)
-    if info is not None:
-        return Finding(pointer(tensor), message, file=info.file, **kw)
-    files = sorted(facts.checkpoint.headers) or ["model.safetensors"]
-    return Finding(pointer(tensor), message, file=files[0], **kw)
-
-
-@rule("DF130", "weights-layer-count", "error", "dflash", needs=("config", "weights"))
-def weights_layer_count(facts: Facts):
-    """The weights hold a different set of decoder layers than `num_hidden_layers`.
-
-    The reference and vLLM build `num_hidden_layers` layers and load `layers.{i}.*` into
-    them: a missing layer leaves random weights (or fails a strict load), an extra one
-    fails the load. Also reports when `layer_types` would run a layer the weights lack.
-
-    Fails: `"num_hidden_layers": 5` with tensors for layers 0-3 only.
-    Passes: tensors for layers 0-4.
-    """
-    n = facts.int("/num_hidden_layers")
-    if n is None:
-        return
-    present = _layer_indices(facts)
-    for i in range(n):
-        if i not in present:
-            yield _weight_finding(facts, f"layers.{i}.self_attn.q_proj.weight",
-                                  f"layer {i} of num_hidden_layers {n} has no tensors in the "
-                                  f"weights (layers present: {sorted(present) or 'none'})")
-    for i in sorted(present):
-        if i >= n:
-            tensor = sorted(f"layers.{i}.{s}" for s in present[i])[0]
-            yield _weight_finding(facts, tensor, f"the weights hold layer {i} but "
-                                  f"num_hidden_layers is {n}; loading fails on "
-                                  f"unexpected tensors")
-
-
-@rule("DF131", "weights-missing-tensor", "error", "dflash", needs=("config", "weights"))
-def weights_missing_tensor(facts: Facts):
-    """A tensor the DFlash drafter needs is not in the weights.
-
-    Needed: `fc.weight` (unless `dflash_config.use_aux_hidden_state` is false),
-    `hidden_norm.weight`, `norm.weight`, and per layer the Qwen3 decoder tensors
-    (q/k/v/o projections, q/k norms, two layer norms, gate/up/down), plus the attention
-    biases when `attention_bias` is true. Whole missing layers are DF130's.
-
-    Fails: a layer without `mlp.down_proj.weight`. Passes: the full set.
-    """
-    geometry = _geometry(facts)
-    if geometry is None:
-        return
-    weights = facts.weights
-    for name in geometry["top"]:
-        if name not in weights:
-            yield _weight_finding(facts, name, f"tensor {name} is missing from the weights")
-    for i, suffixes in sorted(_layer_indices(facts).items()):
-        if i >= (facts.int("/num_hidden_layers") or 0):
-            continue
-        for suffix in geometry["per_layer"]:
-            if suffix not in suffixes:
-                name = f"layers.{i}.{suffix}"
-                yield _weight_finding(facts, name, f"tensor {name} is missing from the "
-                                      f"weights")
-
-
-@rule("DF132", "weights-unexpected-tensor", "error", "dflash", needs=("config", "weights"))
-def weights_unexpected_tensor(facts: Facts):
-    """The weights hold a tensor no DFlash v1 loader expects.
-
-    vLLM's `load_weights` looks every name up in the model's parameters and fails on
-    names it does not know; a bias with `attention_bias: false` is the usual case.
-    Shared embeddings/LM head (`embed_tokens`, `lm_head`), vocab maps (`d2t`, `t2d`)
-    and DFlash2 tensors are left to their own rules.
-
-    Fails: `layers.0.self_attn.q_proj.bias` with `"attention_bias": false`.
-    Passes: only the expected tensors.
-    """
-    geometry = _geometry(facts)
-    if geometry is None:
-        return
-    n = facts.int("/num_hidden_layers") or 0
-    for name in sorted(facts.weights):
-        if name in geometry["top"] or name.endswith(OPTIONAL_TENSORS) or "mask_hidden" in name:
-            continue
-        if any(marker in name for marker in DFLASH2_MARKERS):
-            continue
-        match = LAYER_TENSOR.match(name)
-        if match and (int(match.group(1)) >= n or match.group(2) in geometry["per_layer"]):
-            continue  # extra layers are DF130's
-        yield _weight_finding(facts, name, f"tensor {name} is not part of a DFlash drafter "
-                              f"with this config; vLLM fails to load unknown tensors")
-
-
-@rule("DF133", "weights-shape-mismatch", "error", "dflash", needs=("config", "weights"))
-def weights_shape_mismatch(facts: Facts):
-    """A tensor's shape disagrees with the config.
-
-    Shapes follow from `hidden_size` H, `num_attention_heads` nh, `num_key_value_heads`
-    nkv, `head_dim` d, `intermediate_size` I, `target_hidden_size` T and the taps L:
-    `fc` [H, L*T], `q_proj` [nh*d, H], `k_proj`/`v_proj` [nkv*d, H], `o_proj` [H, nh*d],
-    `q_norm`/`k_norm` [d], `gate`/`up` [I, H], `down` [H, I], norms [H]. A mismatch fails
-    the load; vLLM also asserts every layer has the same attention geometry. `fc` width
-    against the taps is DF113's.
-
-    Fails: `"num_key_value_heads": 4` with `k_proj` `[1024, 5120]` (8 heads × 128).
-    Passes: shapes as written by the training code.
-    """
-    geometry = _geometry(facts)
-    if geometry is None:
-        return
-    n = facts.int("/num_hidden_layers") or 0
-    expected = {name: shape for name, shape in geometry["top"].items()}
-    for i in range(n):
-        for suffix, shape in geometry["per_layer"].items():
-            expected[f"layers.{i}.{suffix}"] = shape
-    for name, shape in expected.items():
-        actual = facts.shape(name)
-        if shape is None or actual is None or actual == shape:
-            continue
-        if name == "fc.weight" and len(actual) == 2 and actual[0] == shape[0]:
-            continue  # in-features against the taps: DF113
-        yield _weight_finding(facts, name, f"tensor {name} is {list(actual)} but the config "
-                              f"implies {list(shape)}")
-
-
-@rule("DF134", "mask-hidden-tensor", "error", "dflash", needs=("config", "weights"))
-def mask_hidden_tensor(facts: Facts):
-    """The weights hold a `mask_hidden` tensor.
-
-    DFlash embeds its mask slots with `mask_token_id` through the target's embedding;
-    vLLM's DFlash loader asserts no `mask_hidden` tensor exists (a learned mask vector is
-    a different model: ship it as `mask_embedding.pt` with its own `mask_token_id`).
-
-    Fails: a tensor named `mask_hidden`. Passes: no such tensor.
-    """
-    for name in sorted(facts.weights):
-        if "mask_hidden" in name:
-            yield _weight_finding(facts, name, f"tensor {name} is present; vLLM's DFlash "
-                                  f"loader asserts there is no mask_hidden tensor")
-
-
-@rule("DF135", "own-embeddings-present", "info", "dflash", needs=("config", "weights"))
-def own_embeddings_present(facts: Facts):
-    """The drafter ships its own `embed_tokens` or `lm_head`.
-
-    z-lab drafters share the target's embedding and LM head. When these tensors are
-    present, vLLM uses the drafter's own copies instead of the target's; make sure that is
-    intended (and that they match the target's vocabulary).
-
-    Reports: `embed_tokens.weight` in the weights. Quiet: no such tensor.
-    """
-    for name in sorted(facts.weights):
-        if name.endswith(("embed_tokens.weight", "lm_head.weight")):
-            yield _weight_finding(facts, name, f"tensor {name} is present: vLLM will use the "
-                                  f"drafter's own copy instead of sharing the target's")
-
-
-@rule("DF136", "dflash2-checkpoint", "warning", "dflash")
-def dflash2_checkpoint(facts: Facts):
-    """The checkpoint is a DFlash2 drafter, which a DFlash v1 runtime cannot serve.
-
-    DFlash2 adds `candidate_selector.*`, `layers.{i}.attention_conv.*`, `mlp_conv.*`
-    tensors and `dflash_config.selector_rank`, under the `DFlash2DraftModel`
-    architecture. vLLM's `method: dflash` and SGLang's `DFLASH` load v1 drafters.
-
-    Fails: `"architectures": ["DFlash2DraftModel"]`. Passes: `["DFlashDraftModel"]`.
-    """
-    signs = []
-    architectures = facts.get("/architectures", None)
-    if isinstance(architectures, list) and "DFlash2DraftModel" in architectures:
-        signs.append("architecture DFlash2DraftModel")
-    if facts.has("/dflash_config/selector_rank"):
-        signs.append("dflash_config.selector_rank")
-    tensors = [n for n in facts.weights or {} if any(m in n for m in DFLASH2_MARKERS)]
-    if tensors:
-        signs.append(f"{len(tensors)} DFlash2 tensors such as {sorted(tensors)[0]}")
-    if signs:
-        yield Finding("/architectures" if facts.has("/architectures") else "",
-                      f"this is a DFlash2 checkpoint ({'; '.join(signs)}); DFlash v1 runtimes "
-                      f"(vLLM method 'dflash', SGLang DFLASH) will not serve it")
-
-
 # --- against the target -------------------------------------------------------------------
 
 
@@ -945,7 +719,5 @@ RULES = collect(
     layer_types_invalid, layer_types_missing, sliding_window_missing,
     sliding_window_below_block, sliding_window_disabled, mixed_attention_runtime,
     causality_unspecified, block_size_invalid,
-    weights_layer_count, weights_missing_tensor, weights_unexpected_tensor,
-    weights_shape_mismatch, mask_hidden_tensor, own_embeddings_present, dflash2_checkpoint,
     hidden_size_vs_target, vocab_size_vs_target, architecture_unexpected,
 )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 
 DTYPE_BITS = {"BOOL": 8, "U8": 8, "I8": 8, "F16": 16, "BF16": 16, "F32": 32, "I32": 32,

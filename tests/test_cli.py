@@ -11,9 +11,8 @@ from importlib import resources
 
 import jsonschema
 import pytest
-from sparse import write_safetensors
-
 from drafter_lint.rules import RULES
+from sparse import write_safetensors
 
 LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) "
                   r"(?P<severity>error|warning|info) (?P<message>.+)$")
@@ -82,12 +81,14 @@ def test_fail_on(cli, tiny, fail_on, code):
 
 def test_skipped_checks_are_listed(cli, tiny):
     run = cli("check", tiny / "drafter")
-    needs_target = sorted(c for c, r in RULES.items() if "target" in r.needs
-                          or "target_tokenizer" in r.needs)
+    needs_target = sorted(c for c, r in RULES.items() if "target" in r.needs)
     assert (f"skipped {len(needs_target)} checks: no target given (--target) "
             f"({', '.join(needs_target)})") in run.out
+    assert "skipped 1 check: no tokenizer.json or tokenizer_config.json in the target or " \
+           "the checkpoint (DF104)" in run.out
     report = cli("check", tiny / "drafter", "--format", "json").json()
-    assert sorted(s["rule"] for s in report["results"][0]["skipped"]) == needs_target
+    assert sorted(s["rule"] for s in report["results"][0]["skipped"]) == sorted(
+        needs_target + ["DF104"])
 
 
 def test_select_and_ignore(cli, tiny):

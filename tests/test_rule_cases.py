@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import pytest
+from drafter_lint.rules import RULES
 from sparse import FIXTURES, apply_ops, write_json, write_safetensors
 
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
-from drafter_lint.rules import RULES
 from drafter_lint.target import read_target
 
 TINY = FIXTURES / "tiny-qwen3.6"
@@ -112,6 +112,13 @@ CASES = [
     Case("DF103", "pass", "last-id", ops=[("replace", MASK, 248319)]),
     Case("DF104", "fail", "qwen3-mask-is-text-in-qwen3.6", ops=[("replace", MASK, 151669)],
          pointer=MASK),
+    Case("DF104", "fail", "tokenizer-beside-the-drafter", ops=[("replace", MASK, 151669)],
+         target=False, files={"tokenizer.json": (TINY / "target" / "tokenizer.json").read_bytes()},
+         pointer=MASK),
+    Case("DF104", "fail", "non-special-added-token", ops=[("replace", MASK, 248071)],
+         target=False, severity="warning", pointer=MASK, files={"tokenizer_config.json": json.dumps(
+             {"added_tokens_decoder": {"248071": {"content": "<think>", "special": False}}}
+         ).encode()}),
     Case("DF104", "pass", "special-token"),
     Case("DF104", "pass", "reserved-id-not-in-tokenizer", ops=[("replace", MASK, 248100)]),
     Case("DF105", "fail", "qwen3-id-on-qwen3.6-vocab", ops=[("replace", MASK, 151669)],
