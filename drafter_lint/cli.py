@@ -1,10 +1,11 @@
-"""Command line: check, explain, rules. Exit 0 clean, 1 findings, 2 usage/IO/internal.
+"""Command line: check, fix, explain, rules. Exit 0 clean, 1 findings, 2 usage/IO/internal.
 
 Importing this module imports only click; the engine is imported inside the commands.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -29,46 +30,91 @@ def _use_colour(choice: str) -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
+def _note(message: str) -> None:
+    click.echo(f"drafter-lint: {message}", err=True)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="drafter-lint")
 def cli():
     """Lint speculative-decoding drafter checkpoints before you serve them."""
 
 
-@cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
-@click.option("--target", "target_arg", metavar="PATH",
-              help="The target model the drafter serves: a folder with config.json.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Output format.")
-@click.option("--fail-on", type=click.Choice(SEVERITIES), default="error", show_default=True,
-              help="Lowest severity that makes the exit code 1.")
-@click.option("--select", multiple=True, metavar="CODES",
-              help="Only these rule codes or prefixes (comma-separated, repeatable).")
-@click.option("--ignore", multiple=True, metavar="CODES",
-              help="Skip these rule codes or prefixes (comma-separated, repeatable).")
-@click.option("--color", "colour", type=click.Choice(["auto", "always", "never"]),
-              default="auto", show_default=True, help="Colour text output (NO_COLOR honoured).")
-def check(paths, target_arg, fmt, fail_on, select, ignore, colour):
-    """Lint drafter checkpoints: folders, or files inside them (as pre-commit passes).
+def inputs(function):
+    """Options shared by check and fix: what to hold the checkpoint against."""
+    options = [
+        click.option("--target", "target_arg", metavar="PATH|REPO[@REV]",
+                     help="The target model the drafter serves: a folder or hub repo."),
+        click.option("--reference", "reference_arg", metavar="PATH|REPO[@REV]",
+                     help="The published config to compare with: a folder or hub repo."),
+        click.option("--from-hub", "from_hub", metavar="REPO[@REV]",
+                     help="Like --reference REPO, plus the model card (base_model names "
+                          "the target when --target is absent)."),
+        click.option("--offline", is_flag=True,
+                     help="Use the local hub cache only (also HF_HUB_OFFLINE=1)."),
+        click.option("--no-cache", is_flag=True,
+                     help="Do not use or store cached transformers load results."),
+        click.option("--select", multiple=True, metavar="CODES",
+                     help="Only these rule codes or prefixes (comma-separated, repeatable)."),
+        click.option("--ignore", multiple=True, metavar="CODES",
+                     help="Skip these rule codes or prefixes (comma-separated, repeatable)."),
+        click.option("--fail-on", type=click.Choice(SEVERITIES), default="error",
+                     show_default=True, help="Lowest severity that makes the exit code 1."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
 
-    Files are grouped by the nearest folder holding config.json; each folder is linted
-    once. Exit 0 when nothing reaches --fail-on, 1 when something does, 2 when a path or
-    the target cannot be read.
-    """
-    from pathlib import Path
 
-    from drafter_lint.checkpoint import CheckpointNotFound, find_root, read_checkpoint
-    from drafter_lint.engine import lint
-    from drafter_lint.findings import Severity
-    from drafter_lint.report import failing, locate
+@functools.lru_cache(maxsize=None)
+def _rules():
     from drafter_lint.rules import RULES
 
+    return RULES
+
+
+def _prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cache) -> dict:
+    """Resolve the shared inputs into keyword arguments of engine.lint."""
+    from drafter_lint.reference import ReferenceError, read_reference
+    from drafter_lint.target import TargetError, resolve_target
+
+    rules = _rules()
     select, ignore = _codes(select), _codes(ignore)
     for code in select + ignore:
-        if not any(known.startswith(code) for known in RULES):
+        if not any(known.startswith(code) for known in rules):
             raise Abort(f"no rule code starts with {code!r} (see `drafter-lint rules`)")
-    target = _read_target(target_arg) if target_arg else None
+    if reference_arg and from_hub:
+        raise Abort("give --reference or --from-hub, not both")
+    reference = None
+    if reference_arg or from_hub:
+        try:
+            reference = read_reference(reference_arg or from_hub, offline, card=bool(from_hub))
+        except ReferenceError as exc:
+            raise Abort(str(exc)) from None
+    target_arg = target_arg
+    if not target_arg and reference and reference.card:
+        from drafter_lint.hub import base_models
+
+        bases = base_models(reference.card)
+        if bases:
+            target_arg = bases[0]
+            _note(f"target {target_arg}: the base_model of {reference.display}'s model card")
+    target = None
+    if target_arg:
+        try:
+            target = resolve_target(target_arg, offline)
+        except TargetError as exc:
+            raise Abort(str(exc)) from None
+        for note in target.notes:
+            _note(note)
+    return {"target": target, "rules": rules, "select": select, "ignore": ignore,
+            "reference": reference, "use_cache": not no_cache}
+
+
+def _roots(paths) -> list:
+    from pathlib import Path
+
+    from drafter_lint.checkpoint import CheckpointNotFound, find_root
 
     roots: list[Path] = []
     try:
@@ -78,17 +124,20 @@ def check(paths, target_arg, fmt, fail_on, select, ignore, colour):
                 roots.append(root)
     except CheckpointNotFound as exc:
         raise Abort(str(exc)) from None
-    results = []
-    for root in roots:
-        try:
-            checkpoint = read_checkpoint(root, display=os.path.relpath(root)
-                                         if not os.path.isabs(str(root)) else str(root))
-        except CheckpointNotFound as exc:
-            raise Abort(str(exc)) from None
-        result = lint(checkpoint, target, RULES, select, ignore)
-        locate(result, checkpoint.documents)
-        results.append(result)
+    return roots
 
+
+def _read(root):
+    from drafter_lint.checkpoint import CheckpointNotFound, read_checkpoint
+
+    display = str(root) if os.path.isabs(str(root)) else os.path.relpath(root)
+    try:
+        return read_checkpoint(root, display=display)
+    except CheckpointNotFound as exc:
+        raise Abort(str(exc)) from None
+
+
+def _render(results, fmt: str, colour: str) -> None:
     if fmt == "json":
         from drafter_lint.report.json_report import render as render_json
 
@@ -96,42 +145,99 @@ def check(paths, target_arg, fmt, fail_on, select, ignore, colour):
     else:
         from drafter_lint.report.text import render as render_text
 
-        for note in target.notes if target else []:
-            click.echo(f"note: {note}", err=True)
         use = _use_colour(colour)
         click.echo(render_text(results, use), nl=False, color=use)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@inputs
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Output format.")
+@click.option("--color", "colour", type=click.Choice(["auto", "always", "never"]),
+              default="auto", show_default=True, help="Colour text output (NO_COLOR honoured).")
+def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, ignore,
+          fail_on, fmt, colour):
+    """Lint drafter checkpoints: folders, or files inside them (as pre-commit passes).
+
+    Files are grouped by the nearest folder holding config.json; each folder is linted
+    once. Exit 0 when nothing reaches --fail-on, 1 when something does, 2 when a path,
+    the target or the reference cannot be read.
+    """
+    from drafter_lint.engine import lint
+    from drafter_lint.findings import Severity
+    from drafter_lint.report import failing, locate
+
+    lint_args = _prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
+                         no_cache)
+    results = []
+    for root in _roots(paths):
+        checkpoint = _read(root)
+        result = lint(checkpoint, **lint_args)
+        locate(result, checkpoint.documents)
+        results.append(result)
+    _render(results, fmt, colour)
     sys.exit(1 if failing(results, Severity(fail_on)) else 0)
 
 
-def _read_target(arg: str):
-    from pathlib import Path
+@cli.command()
+@click.argument("path", type=click.Path(path_type=str))
+@inputs
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
+@click.option("--dry-run", is_flag=True, help="List the edits; write nothing.")
+@click.option("--output", "output", metavar="DIR", type=click.Path(path_type=str),
+              help="Write the fixed checkpoint to DIR (config.json, links to the rest).")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes marked unsafe.")
+@click.option("--no-backup", is_flag=True, help="Do not keep a backup of config.json.")
+def fix(path, target_arg, reference_arg, from_hub, offline, no_cache, select, ignore,
+        fail_on, show_diff, dry_run, output, unsafe_fixes, no_backup):
+    """Apply the findings' fixes to config.json, atomically, and verify the write.
 
-    from drafter_lint.target import TargetError, read_target
+    Exit 0 when nothing at or above --fail-on is left, 1 when something could not be
+    fixed, 2 when the write was refused or could not be verified (the file is then
+    unchanged).
+    """
+    from drafter_lint import repair
+    from drafter_lint.findings import Severity
+    from drafter_lint.report import failing, locate
 
-    path = Path(arg)
-    if not path.exists():
-        if "/" in arg and not arg.startswith((".", "/")):
-            raise Abort(f"target {arg!r} is not a local folder; reading targets from the "
-                        f"Hugging Face Hub is not available in this version")
-        raise Abort(f"target {arg}: no such file or folder")
+    lint_args = _prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
+                         no_cache)
+    roots = _roots([path])
+    checkpoint = _read(roots[0])
     try:
-        return read_target(path, display=arg)
-    except TargetError as exc:
+        outcome = repair.run(checkpoint, lint_args, unsafe=unsafe_fixes,
+                             write=not (show_diff or dry_run), output=output,
+                             backup=not no_backup)
+    except repair.RepairRefused as exc:
         raise Abort(str(exc)) from None
+    for line in outcome.lines:
+        click.echo(line)
+    if show_diff and outcome.diff:
+        click.echo(outcome.diff, nl=False)
+    if outcome.result is None:
+        sys.exit(1)
+    locate(outcome.result, outcome.documents)
+    left = [f for f in outcome.result.findings
+            if f.severity.rank >= Severity(fail_on).rank]
+    if left:
+        outcome.result.findings = left
+        outcome.result.skipped = []
+        _render([outcome.result], "text", "auto")
+    sys.exit(1 if failing([outcome.result], Severity(fail_on)) else 0)
 
 
 @cli.command()
 @click.argument("code")
 def explain(code):
     """Explain one rule (by code or name): what it checks, why, and examples."""
-    from drafter_lint.rules import RULES
-
-    rule = RULES.get(code.upper()) or next((r for r in RULES.values() if r.name == code), None)
+    rules = _rules()
+    rule = rules.get(code.upper()) or next((r for r in rules.values() if r.name == code), None)
     if rule is None:
         import difflib
 
-        close = difflib.get_close_matches(code.upper(), list(RULES), n=3) or \
-            difflib.get_close_matches(code, [r.name for r in RULES.values()], n=3)
+        close = difflib.get_close_matches(code.upper(), list(rules), n=3) or \
+            difflib.get_close_matches(code, [r.name for r in rules.values()], n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise Abort(f"unknown rule {code!r}{hint}")
     click.echo(f"{rule.code} {rule.name}\n")
@@ -145,16 +251,15 @@ def explain(code):
               show_default=True)
 def list_rules(fmt):
     """List every rule with its code, default severity, family and summary."""
-    from drafter_lint.rules import RULES
-
+    rules = _rules()
     if fmt == "json":
         import json
 
-        click.echo(json.dumps({"rules": [r.to_json() for _, r in sorted(RULES.items())]},
+        click.echo(json.dumps({"rules": [r.to_json() for _, r in sorted(rules.items())]},
                               indent=2))
         return
-    for code, rule in sorted(RULES.items()):
-        click.echo(f"{code}  {rule.severity.value:<7}  {rule.family:<6}  "
+    for code, rule in sorted(rules.items()):
+        click.echo(f"{code:<6}  {rule.severity.value:<7}  {rule.family:<6}  "
                    f"{rule.name:<42}  {rule.summary}")
 
 

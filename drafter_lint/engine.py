@@ -6,6 +6,7 @@ from drafter_lint.checkpoint import Checkpoint
 from drafter_lint.facts import Facts
 from drafter_lint.family import detect
 from drafter_lint.findings import Result, Skipped
+from drafter_lint.reference import Reference
 from drafter_lint.registry import NEEDS, Rule
 from drafter_lint.target import Target
 
@@ -25,20 +26,31 @@ def _missing_need(rule: Rule, facts: Facts) -> str | None:
             return NEEDS[need]
         if need == "target" and facts.target is None:
             return NEEDS[need]
+        if need == "loaded" and facts.loaded is None:
+            return NEEDS[need]
+        if need == "reference" and facts.reference is None:
+            return NEEDS[need]
         if need == "tokenizer" and facts.tokenizer is None:
             return NEEDS[need]
     return None
 
 
 def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
-         select: tuple[str, ...] = (), ignore: tuple[str, ...] = ()) -> Result:
+         select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
+         reference: Reference | None = None, use_cache: bool = True) -> Result:
     from drafter_lint.structure import load_schema
 
     family = detect(checkpoint.config, checkpoint.weights)
     facts = Facts(checkpoint, target, family,
-                  load_schema(family) if family != "unknown" else None)
+                  load_schema(family) if family != "unknown" else None, reference)
+    wanted = [r for c, r in rules.items() if selected(c, select, ignore)]
+    if checkpoint.config_doc is not None and any("loaded" in r.needs for r in wanted):
+        from drafter_lint.loading import load
+
+        facts.loaded = load(checkpoint.config_doc.text, family, use_cache)
     result = Result(path=checkpoint.display, family=family,
-                    target=target.display if target else None)
+                    target=target.display if target else None,
+                    reference=reference.display if reference else None)
     for code, rule in sorted(rules.items()):
         if not selected(code, select, ignore):
             continue

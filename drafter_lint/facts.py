@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from drafter_lint import jsondoc
 from drafter_lint.checkpoint import Checkpoint
+from drafter_lint.loading import Loaded
+from drafter_lint.reference import Reference
 from drafter_lint.safetensors_header import TensorInfo
 from drafter_lint.target import Target
 from drafter_lint.tokenizer import TokenizerFacts
@@ -19,6 +21,9 @@ class Facts:
     target: Target | None = None
     family: str = "unknown"
     schema: dict | None = None
+    reference: Reference | None = None
+    loaded: Loaded | None = None            # what transformers loads (when asked for)
+    memo: dict = field(default_factory=dict)  # results shared by several rules
 
     @property
     def config(self) -> dict:

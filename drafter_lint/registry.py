@@ -13,6 +13,8 @@ NEEDS = {
     "config": "config.json could not be read as a JSON object",
     "weights": "no safetensors weights in the checkpoint",
     "target": "no target given (--target)",
+    "reference": "no reference given (--reference or --from-hub)",
+    "loaded": "transformers is not installed",
     "tokenizer": "no tokenizer.json or tokenizer_config.json in the target or the checkpoint",
 }
 

@@ -28,6 +28,22 @@ class Target:
     notes: list[str] = field(default_factory=list)
 
 
+def resolve_target(arg: str, offline: bool = False) -> Target:
+    """A target from a local path, else from a hub repo `org/name[@rev]`."""
+    path = Path(arg)
+    if path.exists():
+        return read_target(path, display=arg)
+    from drafter_lint.hub import HubError, fetch, parse_repo_arg
+
+    if parse_repo_arg(arg) is None:
+        raise TargetError(f"target {arg}: no such file or folder")
+    try:
+        snapshot = fetch(arg, offline=offline, tokenizer=True)
+    except HubError as exc:
+        raise TargetError(str(exc)) from None
+    return read_target(snapshot.folder, display=snapshot.display)
+
+
 def _int(config: dict, key: str) -> int | None:
     value = config.get(key)
     return value if type(value) is int else None

@@ -11,6 +11,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sparse import FIXTURES  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def no_real_hub(monkeypatch, tmp_path_factory):
+    """No test reaches a real hub: a dead local endpoint unless a test starts a fake one,
+    and private hub and drafter-lint caches."""
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    home = tmp_path_factory.mktemp("hf-home")
+    monkeypatch.setenv("HF_HOME", str(home))
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
+    monkeypatch.setenv("DRAFTER_LINT_CACHE_DIR", str(tmp_path_factory.mktemp("dl-cache")))
+
+
 class Run:
     def __init__(self, code: int, out: str, err: str):
         self.code, self.out, self.err = code, out, err

@@ -18,6 +18,7 @@ from sparse import FIXTURES, apply_ops, write_json, write_safetensors
 
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
+from drafter_lint.reference import read_reference
 from drafter_lint.target import read_target
 
 TINY = FIXTURES / "tiny-qwen3.6"
@@ -55,6 +56,7 @@ class Case:
     files: dict = field(default_factory=dict)
     target: bool = True
     target_ops: list = field(default_factory=list)
+    reference: list | None = field(default_factory=list)  # edits of the base; None: none
     pointer: str | None = None
     file: str = "config.json"
     severity: str | None = None       # default: the rule's
@@ -258,6 +260,64 @@ CASES = [
                                                        ["Qwen3ForCausalLM"])],
          pointer="/architectures"),
     Case("DF142", "pass", "z-lab-values"),
+    # against the published config
+    Case("REF101", "fail", "incident-mask", ops=[("replace", MASK, 151669)], pointer=MASK),
+    Case("REF101", "fail", "taps-list", ops=[("replace", TAPS, [2, 7, 12, 17, 22])],
+         pointer=TAPS),
+    Case("REF101", "fail", "string-window", ops=[("replace", "/sliding_window", "2048")],
+         pointer="/sliding_window"),
+    Case("REF101", "fail", "missing-here", ops=[("remove", "/is_causal")], pointer="/is_causal"),
+    Case("REF101", "pass", "same-as-published"),
+    Case("REF102", "fail", "bos-differs", ops=[("add", "/bos_token_id", 1)],
+         reference=[("add", "/bos_token_id", 248044)], pointer="/bos_token_id"),
+    Case("REF102", "pass", "same-bos", ops=[("add", "/bos_token_id", 248044)],
+         reference=[("add", "/bos_token_id", 248044)]),
+    Case("REF103", "fail", "transformers-version", ops=[("add", "/transformers_version", "4.57.3")],
+         reference=[("add", "/transformers_version", "5.15.0")], pointer="/transformers_version"),
+    Case("REF103", "fail", "dtype-spelling", ops=[("remove", "/dtype"),
+                                                  ("add", "/torch_dtype", "bfloat16")],
+         pointer="/torch_dtype"),
+    Case("REF103", "pass", "same-as-published"),
+    # what transformers loads
+    Case("TF101", "fail", "string-layer-count", ops=[("replace", "/num_hidden_layers", "5")],
+         pointer=""),
+    Case("TF101", "fail", "unknown-model-type", ops=[("replace", "/model_type", "dflash")],
+         pointer="/model_type"),
+    Case("TF101", "pass", "loads"),
+    Case("TF102", "fail", "window-nulled-by-false", ops=[("replace", "/use_sliding_window", False)],
+         pointer="/sliding_window"),
+    Case("TF102", "fail", "window-nulled-when-absent", ops=[("remove", "/use_sliding_window")],
+         pointer="/sliding_window"),
+    Case("TF102", "fail", "rope-theta-beside-rope-parameters", ops=[
+        ("add", "/rope_parameters", {"rope_type": "default", "rope_theta": 1000000.0})],
+         pointer="/rope_theta"),
+    Case("TF102", "fail", "rope-scaling-replaces-rope-parameters", ops=[
+        ("remove", "/rope_theta"),
+        ("add", "/rope_parameters", {"rope_type": "default", "rope_theta": 10000000.0}),
+        ("add", "/rope_scaling", {"rope_type": "yarn", "factor": 4.0,
+                                  "original_max_position_embeddings": 32768})],
+         pointer="/rope_parameters"),
+    Case("TF102", "fail", "torch-dtype-and-dtype", ops=[("add", "/torch_dtype", "float16")],
+         pointer="/torch_dtype", severity="warning"),
+    Case("TF102", "fail", "generation-key-dropped", ops=[("add", "/max_length", 20)],
+         pointer="/max_length", severity="warning"),
+    Case("TF102", "pass", "kept-as-written"),
+    Case("TF102", "pass", "verbatim-qwen3-4b-style", ops=[
+        ("replace", "/layer_types", ["full_attention"] * 5), ("replace", "/sliding_window", None),
+        ("replace", "/use_sliding_window", False), ("add", "/rope_scaling", None)]),
+    Case("TF103", "fail", "window-filled-4096", ops=[("remove", "/sliding_window")],
+         pointer="/sliding_window"),
+    Case("TF103", "fail", "max-window-layers-filled", ops=[("remove", "/layer_types"),
+                                                          ("remove", "/max_window_layers")],
+         pointer="/max_window_layers"),
+    Case("TF103", "fail", "rope-default", ops=[("remove", "/rope_theta")], pointer="/rope_theta"),
+    Case("TF103", "pass", "all-written"),
+    Case("TF104", "fail", "flat-qwen3-5", ops=[("replace", "/model_type", "qwen3_5")],
+         pointer="/hidden_size"),
+    Case("TF104", "pass", "qwen3"),
+    Case("TF105", "fail", "token-id-beyond-vocab", ops=[("add", "/mask_token_id", 300000)],
+         pointer=""),
+    Case("TF105", "pass", "clean-load"),
 ]
 
 
@@ -281,19 +341,24 @@ def build(case: Case, root) -> tuple:
             write_safetensors(drafter / "model-00002-of-00002.safetensors", [], None)
             content = json.dumps({"metadata": {}, "weight_map": weight_map}).encode()
         (drafter / name).write_bytes(content)
+    reference = None
+    if case.reference is not None:
+        folder = root / "published"
+        write_json(folder / "config.json", apply_ops(config, case.reference))
+        reference = read_reference(str(folder))
     target = None
     if case.target:
         shutil.copytree(TINY / "target", root / "target")
         target_config = json.loads((root / "target" / "config.json").read_text())
         write_json(root / "target" / "config.json", apply_ops(target_config, case.target_ops))
         target = read_target(root / "target", display="target")
-    return read_checkpoint(drafter, "drafter"), target
+    return read_checkpoint(drafter, "drafter"), target, reference
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_rule_case(case: Case, tmp_path):
-    checkpoint, target = build(case, tmp_path)
-    result = lint(checkpoint, target, RULES)
+    checkpoint, target, reference = build(case, tmp_path)
+    result = lint(checkpoint, target, RULES, reference=reference)
     mine = [f for f in result.findings if f.rule == case.rule]
     skipped = [s.rule for s in result.skipped]
     assert case.rule not in skipped, f"{case.rule} was skipped"
@@ -315,7 +380,7 @@ def test_every_rule_has_a_passing_and_a_failing_case():
 
 
 def test_the_correct_tiny_drafter_has_no_error_or_warning(tmp_path):
-    checkpoint, target = build(Case("-", "pass", "base"), tmp_path)
-    result = lint(checkpoint, target, RULES)
+    checkpoint, target, reference = build(Case("-", "pass", "base"), tmp_path)
+    result = lint(checkpoint, target, RULES, reference=reference)
     assert [(f.rule, f.severity.value) for f in result.findings] == [("DF125", "info")]
     assert result.skipped == []

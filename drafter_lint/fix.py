@@ -1,0 +1,142 @@
+"""Turn findings' fixes (RFC 6902 edits) into a new config.json text, re-linting until
+nothing fixable is left. No file is written here (see write.py)."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from dataclasses import dataclass, field
+
+from drafter_lint import jsondoc
+from drafter_lint.checkpoint import CONFIG, Checkpoint
+from drafter_lint.engine import lint
+from drafter_lint.findings import Finding, Result
+
+MAX_ROUNDS = 5
+
+
+class PatchError(ValueError):
+    pass
+
+
+@dataclass
+class Plan:
+    original: str                 # config.json text as read
+    text: str                     # the fixed text (== original when nothing applies)
+    value: object                 # the fixed document
+    applied: list[tuple[Finding, dict, object]] = field(default_factory=list)  # edit, old
+    not_applied: list[tuple[Finding, str]] = field(default_factory=list)
+    result: Result | None = None  # findings left after fixing
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original
+
+
+def apply_edit(document: object, edit: dict) -> object:
+    """Apply one RFC 6902 add/replace/remove to `document` in place; returns it."""
+    op, path = edit.get("op"), edit.get("path", "")
+    if op not in ("add", "replace", "remove") or not path.startswith("/"):
+        raise PatchError(f"unsupported edit {edit}")
+    parent_ptr, token = path.rsplit("/", 1)
+    token = token.replace("~1", "/").replace("~0", "~")
+    try:
+        parent = jsondoc.resolve(document, parent_ptr)
+    except KeyError:
+        raise PatchError(f"{parent_ptr or '/'} does not exist") from None
+    if isinstance(parent, dict):
+        if op != "add" and token not in parent:
+            raise PatchError(f"{path} does not exist")
+        if op == "remove":
+            del parent[token]
+        else:
+            parent[token] = copy.deepcopy(edit["value"])
+    elif isinstance(parent, list):
+        index = len(parent) if token == "-" else int(token) if token.isdigit() else -1
+        if not 0 <= index <= len(parent) - (op != "add"):
+            raise PatchError(f"{path} is out of range")
+        if op == "add":
+            parent.insert(index, copy.deepcopy(edit["value"]))
+        elif op == "remove":
+            del parent[index]
+        else:
+            parent[index] = copy.deepcopy(edit["value"])
+    else:
+        raise PatchError(f"{parent_ptr} is not a container")
+    return document
+
+
+def serialize(value: object, like: jsondoc.JsonDocument) -> str:
+    """`value` as JSON in the style of the original file: indent, key order, newline."""
+    ascii_only = like.text.isascii()
+    text = json.dumps(value, indent=like.indent, ensure_ascii=ascii_only)
+    return text + ("\n" if like.trailing_newline else "")
+
+
+def with_config(checkpoint: Checkpoint, text: str) -> Checkpoint:
+    """A copy of `checkpoint` whose config.json holds `text` (nothing is written)."""
+    doc = jsondoc.parse(text)
+    problems = [p for p in checkpoint.problems if p.file != CONFIG]
+    return dataclasses.replace(checkpoint, config_doc=doc, config=doc.value, problems=problems)
+
+
+def _overlaps(a: str, b: str) -> bool:
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
+def _order(finding: Finding) -> tuple:
+    # the reference is the authority; safe fixes before unsafe ones
+    return (not finding.rule.startswith("REF"), finding.fix.applicability != "safe",
+            finding.rule, finding.pointer)
+
+
+def plan(checkpoint: Checkpoint, lint_args: dict, unsafe: bool) -> Plan:
+    """Apply every applicable fix, re-lint, repeat until stable (at most MAX_ROUNDS)."""
+    doc = checkpoint.config_doc
+    value = copy.deepcopy(doc.value)
+    result = Plan(doc.text, doc.text, value)
+    current = checkpoint
+    for _ in range(MAX_ROUNDS):
+        found = lint(current, **lint_args)
+        touched: list[str] = []
+        progress = False
+        for finding in sorted((f for f in found.findings if f.fix), key=_order):
+            if finding.fix.applicability == "unsafe" and not unsafe:
+                continue
+            paths = [e["path"] for e in finding.fix.edits]
+            if any(_overlaps(p, t) for p in paths for t in touched):
+                continue
+            trial = copy.deepcopy(value)
+            try:
+                for edit in finding.fix.edits:
+                    old = _old(trial, edit["path"])
+                    apply_edit(trial, edit)
+                    result.applied.append((finding, edit, old))
+            except PatchError:
+                continue
+            value = trial
+            touched.extend(paths)
+            progress = True
+        if not progress:
+            result.result = found
+            break
+        current = with_config(checkpoint, serialize(value, doc))
+    else:
+        result.result = lint(current, **lint_args)
+    result.value = value
+    result.text = serialize(value, doc) if result.applied else doc.text
+    for finding in result.result.findings:
+        if finding.fix:
+            reason = ("unsafe fix: pass --unsafe-fixes to apply it"
+                      if finding.fix.applicability == "unsafe" and not unsafe
+                      else "conflicts with another fix")
+            result.not_applied.append((finding, reason))
+    return result
+
+
+def _old(document, ptr: str):
+    try:
+        return jsondoc.resolve(document, ptr)
+    except KeyError:
+        return None

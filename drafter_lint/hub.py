@@ -1,0 +1,226 @@
+"""Every Hugging Face Hub access, through huggingface_hub: files, model card, revisions.
+
+`HF_ENDPOINT`, `HF_HUB_CACHE`/`HF_HOME`, `HF_HUB_OFFLINE` and the timeouts are read when a
+call is made (not when huggingface_hub is imported), so a process can be pointed at
+another hub. Errors become `HubError` with one line naming the repo and what to do;
+tokens never appear in them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO_ARG = re.compile(r"^(?P<repo>[A-Za-z0-9][\w.\-]*/[\w.\-]+)(?:@(?P<rev>[^\s@]+))?$")
+SHA = re.compile(r"^[0-9a-f]{40}$")
+MAX_TOKENIZER_BYTES = 32 * 1024 * 1024
+
+
+class HubError(Exception):
+    """A hub repo could not be read; the message is one line."""
+
+
+@dataclass
+class Snapshot:
+    """Files of one repo revision in the local hub cache."""
+
+    repo_id: str
+    revision: str            # as asked ("main", a tag, a sha)
+    commit: str              # resolved commit sha
+    folder: Path             # the snapshot folder in the cache
+    files: dict[str, Path] = field(default_factory=dict)
+    card: dict = field(default_factory=dict)
+
+    @property
+    def pinned(self) -> bool:
+        """Whether the user named the exact commit (a moving branch is not pinned)."""
+        return bool(SHA.match(self.revision))
+
+    @property
+    def display(self) -> str:
+        return f"{self.repo_id}@{self.commit}"
+
+
+def parse_repo_arg(arg: str) -> tuple[str, str] | None:
+    """("org/name", revision) for `org/name[@rev]`, or None when `arg` is not one."""
+    match = REPO_ARG.match(arg)
+    if not match:
+        return None
+    return match["repo"], match["rev"] or "main"
+
+
+def offline_mode(flag: bool = False) -> bool:
+    value = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE") or ""
+    return flag or value.strip().upper() in {"1", "ON", "YES", "TRUE"}
+
+
+def _settings() -> dict:
+    cache = os.environ.get("HF_HUB_CACHE")
+    if not cache and os.environ.get("HF_HOME"):
+        cache = os.path.join(os.environ["HF_HOME"], "hub")
+    timeout = float(os.environ.get("HF_HUB_ETAG_TIMEOUT") or 10)
+    return {"endpoint": os.environ.get("HF_ENDPOINT") or None, "cache_dir": cache,
+            "etag_timeout": timeout}
+
+
+def _scrub(text: str) -> str:
+    for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
+        token = os.environ.get(name)
+        if token:
+            text = text.replace(token, "***")
+    return re.sub(r"hf_[A-Za-z0-9]{20,}", "hf_***", text)
+
+
+def _explain(exc: Exception, repo_id: str, revision: str, filename: str, offline: bool) -> str:
+    from huggingface_hub import errors
+
+    where = f"{repo_id}@{revision}"
+    if isinstance(exc, errors.GatedRepoError):
+        return (f"{where} is gated: accept its terms on the hub and log in "
+                f"(`hf auth login` or HF_TOKEN)")
+    if isinstance(exc, errors.RepositoryNotFoundError):
+        return (f"{where}: no such repo on {os.environ.get('HF_ENDPOINT') or 'the hub'} "
+                f"(check the id; private repos need a token)")
+    if isinstance(exc, errors.RevisionNotFoundError):
+        return f"{where}: no such revision (check the branch, tag or commit)"
+    if isinstance(exc, errors.RemoteEntryNotFoundError):
+        return f"{where} has no {filename}"
+    if isinstance(exc, (errors.LocalEntryNotFoundError, errors.OfflineModeIsEnabled)):
+        if offline:
+            return (f"{where}: {filename} is not in the local hub cache and offline mode is on "
+                    f"(download it once online, or drop --offline / HF_HUB_OFFLINE)")
+        return (f"{where}: cannot reach {os.environ.get('HF_ENDPOINT') or 'the hub'} and "
+                f"{filename} is not cached (check the network, or use a local --reference)")
+    if isinstance(exc, errors.HfHubHTTPError):
+        status = getattr(getattr(exc, "response", None), "status_code", "?")
+        return f"{where}: the hub answered HTTP {status} for {filename}; try again later"
+    if isinstance(exc, (TimeoutError, ConnectionError, OSError)) or "Timeout" in type(exc).__name__ \
+            or "Connect" in type(exc).__name__:
+        return (f"{where}: cannot reach {os.environ.get('HF_ENDPOINT') or 'the hub'} "
+                f"({type(exc).__name__}) and {filename} is not cached (check the network, "
+                f"or use --offline with a filled cache, or a local --reference)")
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return f"{where}: cannot download {filename}: {type(exc).__name__}: {first}"
+
+
+def _quiet() -> None:
+    from huggingface_hub.utils import disable_progress_bars, logging
+
+    disable_progress_bars()
+    logging.set_verbosity_error()  # our one-line errors replace its retry chatter
+
+
+def _preflight(repo_id: str, revision: str, filename: str) -> str:
+    """The commit `revision` resolves to, asked once with no retries so an unreachable or
+    failing hub is reported at once; raises what huggingface_hub raises."""
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+
+    settings = _settings()
+    url = hf_hub_url(repo_id, filename, revision=revision, endpoint=settings["endpoint"])
+    meta = get_hf_file_metadata(url, timeout=settings["etag_timeout"])
+    return meta.commit_hash or revision
+
+
+def download(repo_id: str, revision: str, filename: str, offline: bool = False,
+             required: bool = True) -> Path | None:
+    """The cached path of one file (downloading it unless offline); None if optional and
+    absent. When the hub cannot be reached, a copy already in the cache is used."""
+    from huggingface_hub import errors, hf_hub_download, try_to_load_from_cache
+
+    _quiet()
+    settings = _settings()
+    definite = (errors.RemoteEntryNotFoundError, errors.RepositoryNotFoundError,
+                errors.RevisionNotFoundError)  # answers, not outages: no cache fallback
+    try:
+        if not offline:
+            try:
+                revision = _preflight(repo_id, revision, filename)
+            except definite:
+                raise
+            except Exception as exc:  # noqa: BLE001 -- unreachable, 5xx, timeout
+                cached = try_to_load_from_cache(repo_id, filename, settings["cache_dir"],
+                                                revision)
+                if isinstance(cached, str):
+                    return Path(cached)
+                raise HubError(_scrub(_explain(exc, repo_id, revision, filename, False))) \
+                    from None
+        return Path(hf_hub_download(repo_id, filename, revision=revision,
+                                    local_files_only=offline, **settings))
+    except HubError:
+        raise
+    except errors.RemoteEntryNotFoundError as exc:
+        if required:
+            raise HubError(_scrub(_explain(exc, repo_id, revision, filename, offline))) from None
+        return None
+    except errors.LocalEntryNotFoundError as exc:
+        if not required and offline:
+            return None
+        raise HubError(_scrub(_explain(exc, repo_id, revision, filename, offline))) from None
+    except Exception as exc:  # noqa: BLE001 -- any hub failure is one line, exit 2
+        raise HubError(_scrub(_explain(exc, repo_id, revision, filename, offline))) from None
+
+
+def file_size(repo_id: str, commit: str, filename: str) -> int | None:
+    """Size of a file of the hub repo without downloading it (None when unknown/absent)."""
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+
+    settings = _settings()
+    try:
+        url = hf_hub_url(repo_id, filename, revision=commit, endpoint=settings["endpoint"])
+        return get_hf_file_metadata(url, timeout=settings["etag_timeout"]).size
+    except Exception:  # noqa: BLE001 -- size unknown: the caller skips the file
+        return None
+
+
+def fetch(arg: str, offline: bool = False, tokenizer: bool = False) -> Snapshot:
+    """config.json (required) and the model card (optional) of `org/name[@rev]`; with
+    `tokenizer`, also tokenizer files up to MAX_TOKENIZER_BYTES."""
+    parsed = parse_repo_arg(arg)
+    if parsed is None:
+        raise HubError(f"{arg!r} is not a hub repo id (expected org/name or org/name@revision)")
+    repo_id, revision = parsed
+    offline = offline_mode(offline)
+    config = download(repo_id, revision, "config.json", offline)
+    snapshot = Snapshot(repo_id, revision, config.parent.name, config.parent,
+                        {"config.json": config})
+    readme = download(repo_id, snapshot.commit, "README.md", offline, required=False)
+    if readme is not None:
+        snapshot.files["README.md"] = readme
+        snapshot.card = read_card(readme)
+    if tokenizer:
+        for name in ("tokenizer_config.json", "tokenizer.json"):
+            if not offline:
+                size = file_size(repo_id, snapshot.commit, name)
+                if size is None or size > MAX_TOKENIZER_BYTES:
+                    continue
+            path = download(repo_id, snapshot.commit, name, offline, required=False)
+            if path is not None:
+                snapshot.files[name] = path
+    return snapshot
+
+
+def read_card(path: Path) -> dict:
+    """The model card's YAML front matter as a dict ({} when absent or unreadable)."""
+    from huggingface_hub import ModelCard
+
+    try:
+        return ModelCard.load(path, ignore_metadata_errors=True).data.to_dict()
+    except Exception:  # noqa: BLE001 -- a broken card only loses its metadata
+        return {}
+
+
+def base_models(card: dict) -> list[str]:
+    value = card.get("base_model")
+    values = value if isinstance(value, list) else [value]
+    return [v for v in values if isinstance(v, str) and parse_repo_arg(v)]
+
+
+def in_hub_cache(folder: Path) -> bool:
+    """Whether `folder` is (inside) a huggingface_hub cache snapshot."""
+    real = Path(os.path.realpath(folder))
+    for parent in [real, *real.parents]:
+        if parent.parent.name == "snapshots" and (parent.parent.parent / "blobs").is_dir():
+            return True
+    return False

@@ -1,0 +1,57 @@
+"""The published config to hold a local one against: a local folder or a hub repo."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from drafter_lint.checkpoint import CONFIG
+
+
+class ReferenceError(ValueError):
+    """The reference cannot be used; the message is one line."""
+
+
+@dataclass
+class Reference:
+    display: str          # "org/name@<commit>" or the folder as given
+    config: dict
+    pinned: bool          # a commit sha or a local file: fixes from it are safe
+    card: dict = field(default_factory=dict)
+    repo_id: str | None = None
+
+
+def read_reference(arg: str, offline: bool = False, card: bool = False) -> Reference:
+    """A local folder (or config.json) when `arg` exists on disk, else a hub repo."""
+    path = Path(arg)
+    if path.exists():
+        config_path = path / CONFIG if path.is_dir() else path
+        card_data = {}
+        if card and (config_path.parent / "README.md").is_file():
+            from drafter_lint.hub import read_card
+
+            card_data = read_card(config_path.parent / "README.md")
+        return Reference(arg, _load(config_path, arg), True, card_data)
+    from drafter_lint.hub import HubError, fetch, parse_repo_arg
+
+    if parse_repo_arg(arg) is None:
+        raise ReferenceError(f"reference {arg}: no such folder, and not a hub repo id")
+    try:
+        snapshot = fetch(arg, offline=offline)
+    except HubError as exc:
+        raise ReferenceError(str(exc)) from None
+    config = _load(snapshot.files[CONFIG], snapshot.display)
+    return Reference(snapshot.display, config, snapshot.pinned,
+                     snapshot.card if card else {}, snapshot.repo_id)
+
+
+def _load(path: Path, display: str) -> dict:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ReferenceError(f"reference {display}: config.json unreadable: "
+                             f"{str(exc).splitlines()[0]}") from None
+    if not isinstance(value, dict):
+        raise ReferenceError(f"reference {display}: config.json is not a JSON object")
+    return value

@@ -1,0 +1,154 @@
+"""`fix`: plan the edits, write config.json atomically under a lock, read it back.
+
+The read-back compares the bytes on disk with the intended bytes, and what transformers
+loads from the file on disk with what it loads from the intended text. Any mismatch
+restores the original bytes and is refused (exit 2).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from drafter_lint import fix as fixes
+from drafter_lint import jsondoc, loading, write
+from drafter_lint.checkpoint import CONFIG, Checkpoint
+from drafter_lint.findings import Result
+from drafter_lint.hub import in_hub_cache
+
+
+class RepairRefused(Exception):
+    """The fix was refused or could not be verified; config.json is unchanged."""
+
+
+@dataclass
+class Outcome:
+    lines: list[str] = field(default_factory=list)
+    diff: str = ""
+    result: Result | None = None
+    documents: dict = field(default_factory=dict)
+
+
+def _show(value) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def run(checkpoint: Checkpoint, lint_args: dict, unsafe: bool, write: bool,
+        output: str | None, backup: bool) -> Outcome:
+    outcome = Outcome()
+    if checkpoint.config_doc is None or checkpoint.config is None:
+        outcome.lines.append(f"{checkpoint.display}/{CONFIG}: cannot be parsed as a JSON "
+                             f"object; nothing fixed (see `drafter-lint check`)")
+        return outcome
+    planned = fixes.plan(checkpoint, lint_args, unsafe)
+    outcome.result = planned.result
+    outcome.documents = {CONFIG: jsondoc.parse(planned.text)}
+    outcome.documents.update({k: v for k, v in checkpoint.documents.items() if k != CONFIG})
+    for finding, edit, old in planned.applied:
+        change = {"replace": f"{_show(old)} -> {_show(edit.get('value'))}",
+                  "add": f"add {_show(edit.get('value'))}",
+                  "remove": f"remove {_show(old)}"}[edit["op"]]
+        outcome.lines.append(f"{'would fix' if not write else 'fix'} {finding.rule} "
+                             f"{edit['path']}: {change}")
+    for finding, reason in planned.not_applied:
+        outcome.lines.append(f"not applied {finding.rule} {finding.pointer}: {reason}")
+    if planned.changed:
+        outcome.diff = "".join(difflib.unified_diff(
+            planned.original.splitlines(keepends=True), planned.text.splitlines(keepends=True),
+            f"a/{CONFIG}", f"b/{CONFIG}"))
+    if not planned.changed:
+        outcome.lines.append(f"{checkpoint.display}/{CONFIG}: nothing to fix")
+        return outcome
+    if not write:
+        return outcome
+    destination = _destination(checkpoint, output)
+    written, saved = _write_verified(destination, planned.original, planned.text,
+                                     lint_args, checkpoint, backup and output is None)
+    outcome.lines.append(f"wrote {destination}" + (f" (backup: {saved.name})" if saved else "")
+                         + f"; read back: {written}")
+    return outcome
+
+
+def _destination(checkpoint: Checkpoint, output: str | None) -> Path:
+    if output is None:
+        if in_hub_cache(checkpoint.root):
+            raise RepairRefused(
+                f"{checkpoint.display} is inside a Hugging Face cache snapshot, whose files "
+                f"are shared content-addressed blobs; not writing through them. Use "
+                f"--output DIR to write a fixed copy, or download the repo with "
+                f"`hf download REPO --local-dir DIR` and fix that")
+        return checkpoint.root / CONFIG
+    folder = Path(output)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if folder.resolve() == checkpoint.root.resolve():
+            return folder / CONFIG
+        for name in sorted(checkpoint.files):
+            if name == CONFIG or name == write.LOCK_NAME or name.endswith(".bak"):
+                continue
+            link = folder / name
+            if not link.exists() and not link.is_symlink():
+                os.symlink(os.path.realpath(checkpoint.root / name), link)
+    except OSError as exc:
+        raise RepairRefused(f"cannot prepare --output {folder}: "
+                            f"{exc.strerror or exc}") from None
+    return folder / CONFIG
+
+
+def _write_verified(path: Path, original: str, text: str, lint_args: dict,
+                    checkpoint: Checkpoint, backup: bool) -> tuple[str, Path | None]:
+    """Write `text` to `path` under the folder lock; verify; restore on mismatch."""
+    data = text.encode("utf-8")
+    in_place = path == checkpoint.root / CONFIG
+    try:
+        with write.folder_lock(path.parent):
+            previous = write.read_back(path) if path.exists() else None
+            if in_place and previous != original.encode("utf-8"):
+                raise RepairRefused(f"{path} changed while it was being fixed; nothing "
+                                    f"written, run fix again")
+            saved = None
+            if backup and previous is not None:
+                saved = write.backup_name(path)
+                write.atomic_write(saved, previous, os.stat(path).st_mode & 0o7777)
+            write.atomic_write(path, data)
+            problem = _verify(path, data, text, checkpoint)
+            if problem:
+                if previous is not None:
+                    write.atomic_write(path, previous)
+                else:
+                    os.unlink(path)
+                raise RepairRefused(f"READ-BACK FAILED for {path}: {problem}; the original "
+                                    f"file was restored")
+    except write.WriteError as exc:
+        raise RepairRefused(str(exc)) from None
+    return _summary(), saved
+
+
+def _summary() -> str:
+    version = loading.transformers_version()
+    return "bytes identical" + (f", transformers {version} loads the intended values"
+                                if version else "")
+
+
+def _verify(path: Path, data: bytes, text: str, checkpoint: Checkpoint) -> str | None:
+    on_disk = write.read_back(path)
+    if on_disk != data:
+        return (f"{len(on_disk)} bytes on disk differ from the {len(data)} bytes written "
+                f"(first difference at byte {_first_difference(on_disk, data)})")
+    from drafter_lint.family import detect
+
+    family = detect(checkpoint.config, checkpoint.weights)
+    intended = loading.load(text, family, use_cache=False)
+    loaded = loading.load(on_disk.decode("utf-8"), family, use_cache=False)
+    if intended is not None and (intended.values, intended.error) != (loaded.values,
+                                                                        loaded.error):
+        return "what transformers loads from the file differs from the intended config"
+    return None
+
+
+def _first_difference(a: bytes, b: bytes) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))

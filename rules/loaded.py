@@ -1,0 +1,193 @@
+"""Rules on what transformers actually loads from config.json (drafter_lint/loading.py).
+
+The file says one thing; `XConfig.from_pretrained` may load another, silently: a window
+nulled, a list re-derived, a RoPE field dropped, a class default filled in. Runtimes that
+load through transformers (the reference drafter, vLLM, SGLang) see the loaded values.
+"""
+
+from __future__ import annotations
+
+import json
+
+from drafter_lint.facts import Facts
+from drafter_lint.findings import Finding, Severity
+from drafter_lint.jsondoc import pointer
+from drafter_lint.registry import collect, rule
+from drafter_lint.rules import dflash
+
+RUNTIME = {"dflash": dflash.RUNTIME_FIELDS}
+# Keys transformers rewrites or drops by design, with no effect on what runs.
+BOOKKEEPING = frozenset({"transformers_version", "_name_or_path", "name_or_path",
+                         "_commit_hash", "attn_implementation"})
+GENERATION_KEYS = frozenset({"max_length", "min_length", "temperature", "top_p", "top_k",
+                             "do_sample", "num_beams", "repetition_penalty",
+                             "num_assistant_tokens", "num_return_sequences"})
+
+
+def _show(value) -> str:
+    return json.dumps(value)
+
+
+def _rope_theta(values: dict):
+    params = values.get("rope_parameters")
+    return params.get("rope_theta") if isinstance(params, dict) else values.get("rope_theta")
+
+
+@rule("TF101", "transformers-refuses-config", "error", "any", needs=("config", "loaded"))
+def transformers_refuses(facts: Facts):
+    """transformers raises when loading config.json with its model_type's config class.
+
+    Runtimes load the drafter config through transformers first: a config it refuses
+    (a `layer_types` list of the wrong length, `5120.0` for an int field in v5, an
+    unknown `model_type`) stops the server at start-up.
+
+    Fails: `"num_hidden_layers": "5"` with transformers 5. Passes: the published configs.
+    """
+    loaded = facts.loaded
+    if loaded.error:
+        yield Finding("" if loaded.config_class else "/model_type",
+                      f"{loaded.label} cannot load config.json: {loaded.error}")
+
+
+@rule("TF102", "normalized-by-transformers", "error", "any", needs=("config", "loaded"))
+def normalized_by_transformers(facts: Facts):
+    """A field of config.json is changed or dropped when transformers loads it.
+
+    Measured (research/transformers-normalization.md): `Qwen3Config` nulls
+    `sliding_window` unless `use_sliding_window` is true; `rope_theta` beside
+    `rope_parameters` is dropped (the value inside `rope_parameters` wins) and
+    `rope_scaling` replaces `rope_parameters`; with both `torch_dtype` and `dtype`,
+    `dtype` wins; v5 drops generation keys (`max_length`, `temperature`, ...) and rewrites
+    legacy layer kinds. What a runtime then reads is not what the file says. Runtime
+    fields are errors, the rest warnings; a rename with the same value is not reported.
+
+    Fails: `"sliding_window": 2048` with `"use_sliding_window": false`.
+    Passes: a config transformers loads unchanged.
+    """
+    loaded, file = facts.loaded, facts.config
+    if loaded.values is None:
+        return
+    values = loaded.values
+    runtime = RUNTIME.get(facts.family, frozenset())
+    for key, mine in file.items():
+        if key in BOOKKEEPING:
+            continue
+        severity = Severity.ERROR if key in runtime else Severity.WARNING
+        if key == "torch_dtype":
+            if "dtype" in file and file["dtype"] != mine:
+                yield Finding("/torch_dtype", f"torch_dtype is {_show(mine)} but dtype "
+                              f"{_show(file['dtype'])} wins in {loaded.label}; torch_dtype is "
+                              f"dropped", severity=Severity.WARNING)
+            continue
+        if key == "rope_theta" and "rope_theta" not in values:
+            theta = _rope_theta(values)
+            if theta != mine:
+                yield Finding("/rope_theta", f"rope_theta is {_show(mine)} but {loaded.label} "
+                              f"drops it and uses rope_parameters.rope_theta {_show(theta)}",
+                              severity=severity)
+            continue
+        if key == "rope_scaling" and "rope_scaling" not in values:
+            params = values.get("rope_parameters")
+            if mine is None or (isinstance(mine, dict) and isinstance(params, dict) and all(
+                    params.get(k) == v for k, v in mine.items() if k != "type")):
+                continue  # null, or migrated into rope_parameters unchanged
+        if key not in values:
+            if mine is None:
+                continue  # an unset field that is not kept changes nothing
+            if key in GENERATION_KEYS:
+                yield Finding(pointer(key), f"{key} {_show(mine)} is dropped by "
+                              f"{loaded.label} (generation settings are not config fields)",
+                              severity=Severity.WARNING)
+            elif loaded.text_config is None:
+                yield Finding(pointer(key), f"{key} {_show(mine)} is dropped by "
+                              f"{loaded.label}", severity=severity)
+            continue
+        theirs = values[key]
+        if key == "rope_parameters" and isinstance(mine, dict) and isinstance(theirs, dict) \
+                and all(theirs.get(k) == v for k, v in mine.items()) \
+                and theirs.get("rope_type") == mine.get("rope_type", theirs.get("rope_type")):
+            continue  # only defaults added
+        if json.dumps(mine, sort_keys=True) != json.dumps(theirs, sort_keys=True):
+            yield Finding(pointer(key), f"{key} is {_show(mine)} in the file but "
+                          f"{loaded.label} loads {_show(theirs)}", severity=severity)
+
+
+# Fields whose class default only matters in some configurations.
+def _default_matters(key: str, file: dict) -> bool:
+    sliding = "sliding_attention" in (file.get("layer_types") or [])
+    if key == "max_window_layers":
+        return not file.get("layer_types") and file.get("use_sliding_window") is True
+    if key == "sliding_window":
+        return sliding or file.get("use_sliding_window") is True
+    if key == "use_sliding_window":
+        return False  # DF124 reports it with its consequence
+    if key in ("rope_parameters", "rope_theta", "rope_scaling"):
+        return not any(k in file for k in ("rope_theta", "rope_parameters", "rope_scaling"))
+    return True
+
+
+@rule("TF103", "unwritten-field", "warning", "any", needs=("config", "loaded"))
+def unwritten_field(facts: Facts):
+    """A field a runtime reads is not in config.json, so transformers fills a default.
+
+    The default is the config class's, not the drafter's: `Qwen3Config` fills
+    `sliding_window` 4096, `max_window_layers` 28 (and derives `layer_types` from it),
+    RoPE theta 10000, `vocab_size` 151936. A drafter trained otherwise then runs with the
+    default, silently. Write the trained value.
+
+    Fails: `"use_sliding_window": true` and no `sliding_window` (loads 4096).
+    Passes: every runtime field written.
+    """
+    loaded, file = facts.loaded, facts.config
+    if loaded.values is None:
+        return
+    for key in sorted(RUNTIME.get(facts.family, frozenset())):
+        if key in file or key not in loaded.values or not _default_matters(key, file):
+            continue
+        if key == "rope_parameters":
+            yield Finding("/rope_theta", f"no RoPE field (rope_theta / rope_parameters) is "
+                          f"written; {loaded.label} fills rope_theta "
+                          f"{_show(_rope_theta(loaded.values))}")
+            continue
+        yield Finding(pointer(key), f"{key} is not written; {loaded.label} fills "
+                      f"{_show(loaded.values[key])}")
+
+
+@rule("TF104", "flat-fields-of-composite-config", "error", "any", needs=("config", "loaded"))
+def flat_fields_of_composite_config(facts: Facts):
+    """A composite config (e.g. `model_type: qwen3_5`) has its text fields at the top level.
+
+    `Qwen3_5Config` reads the text model from `text_config`; with no `text_config` it
+    builds a *default* text model (hidden 4096, 32 layers, ...) and keeps the flat fields
+    as ignored extras. Nothing errors and every written value is ignored.
+
+    Fails: `{"model_type": "qwen3_5", "hidden_size": 5120, ...}` without `text_config`.
+    Passes: fields nested under `text_config`, or `model_type: qwen3` for a DFlash drafter.
+    """
+    loaded, file = facts.loaded, facts.config
+    if loaded.text_config is None or "text_config" in file:
+        return
+    for key in sorted(set(file) & set(loaded.text_fields)):
+        if key in ("model_type", "architectures") or key in BOOKKEEPING:
+            continue
+        if json.dumps(file[key]) != json.dumps(loaded.text_config.get(key)):
+            yield Finding(pointer(key), f"{key} {_show(file[key])} is ignored by "
+                          f"{loaded.label}: it reads text_config.{key}, which loads as "
+                          f"{_show(loaded.text_config.get(key))}")
+
+
+@rule("TF105", "transformers-warning", "info", "any", needs=("config", "loaded"))
+def transformers_warning(facts: Facts):
+    """transformers logged a warning while loading config.json.
+
+    Validation in transformers mostly warns instead of failing: a `*_token_id` outside
+    the vocabulary, a RoPE scaling factor below 1, an unknown `rope_type`.
+
+    Reports: each warning, with the transformers version. Quiet: a clean load.
+    """
+    for message in facts.loaded.warnings:
+        yield Finding("", f"{facts.loaded.label} warns: {message}")
+
+
+RULES = collect(transformers_refuses, normalized_by_transformers, unwritten_field,
+                flat_fields_of_composite_config, transformers_warning)

@@ -1,0 +1,145 @@
+"""A small Hugging Face Hub on 127.0.0.1 that speaks the file routes huggingface_hub uses.
+
+Repos come from a folder laid out as `<org>/<name>/<branch>/<files>`; each branch gets a
+stable commit sha derived from its content. Routes:
+
+- `HEAD|GET /<org>/<name>/resolve/<revision>/<path>`: the file, with `X-Repo-Commit`,
+  `ETag` and `Content-Length` as the hub sends them; `revision` is a branch or a sha.
+- `GET /api/models/<org>/<name>[/revision/<revision>]`: id, sha, siblings, cardData-less
+  model info.
+
+Per-repo behaviour can be switched to the hub's failure answers: "gated" (401 GatedRepo),
+"error" (500), "stall" (never answers within the client timeout). Unknown repos get 404
+RepoNotFound, unknown files 404 EntryNotFound, unknown revisions 404 RevisionNotFound.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote
+
+
+def load_repos(root: Path) -> dict:
+    """{repo_id: {"branches": {branch: sha}, "commits": {sha: {path: bytes}}}}."""
+    repos: dict = {}
+    for org in sorted(p for p in root.iterdir() if p.is_dir()):
+        for name in sorted(p for p in org.iterdir() if p.is_dir()):
+            repo_id = f"{org.name}/{name.name}"
+            repo = repos.setdefault(repo_id, {"branches": {}, "commits": {}})
+            for branch in sorted(p for p in name.iterdir() if p.is_dir()):
+                files = {str(f.relative_to(branch)): f.read_bytes()
+                         for f in sorted(branch.rglob("*")) if f.is_file()}
+                digest = hashlib.sha1(repo_id.encode() + branch.name.encode())
+                for path, data in files.items():
+                    digest.update(path.encode() + b"\0" + data)
+                repo["branches"][branch.name] = digest.hexdigest()
+                repo["commits"][digest.hexdigest()] = files
+    return repos
+
+
+class FakeHub:
+    def __init__(self, root: Path):
+        self.repos = load_repos(root)
+        self.behaviour: dict[str, str] = {}
+        self.requests: list[tuple[str, str]] = []
+        self.stall_seconds = 5.0
+        hub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_HEAD(self):
+                hub._serve(self, body=False)
+
+            def do_GET(self):
+                hub._serve(self, body=True)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def commit(self, repo_id: str, branch: str = "main") -> str:
+        return self.repos[repo_id]["branches"][branch]
+
+    # -- answering -----------------------------------------------------------------------
+
+    def _send(self, handler, status: int, body: bytes = b"", headers: dict | None = None,
+              send_body: bool = True):
+        handler.send_response(status)
+        for key, value in (headers or {}).items():
+            handler.send_header(key, value)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        if send_body and body:
+            handler.wfile.write(body)
+
+    def _error(self, handler, status: int, code: str | None, send_body: bool):
+        headers = {"X-Error-Code": code} if code else {}
+        body = json.dumps({"error": code or "error"}).encode()
+        headers["Content-Type"] = "application/json"
+        self._send(handler, status, body, headers, send_body)
+
+    def _serve(self, handler, body: bool):
+        path = unquote(handler.path.split("?", 1)[0])
+        self.requests.append((handler.command, path))
+        parts = path.strip("/").split("/")
+        api = parts[:2] == ["api", "models"]
+        if api:
+            parts = parts[2:]
+        if len(parts) < 2:
+            return self._error(handler, 404, None, body)
+        repo_id = "/".join(parts[:2])
+        behaviour = self.behaviour.get(repo_id)
+        if behaviour == "stall":
+            time.sleep(self.stall_seconds)
+            return self._error(handler, 504, None, body)
+        if behaviour == "error":
+            return self._error(handler, 500, None, body)
+        if behaviour == "gated":
+            return self._error(handler, 401, "GatedRepo", body)
+        repo = self.repos.get(repo_id)
+        if repo is None:
+            return self._error(handler, 401 if api else 404, "RepoNotFound", body)
+        if api:
+            revision = parts[3] if len(parts) > 3 and parts[2] == "revision" else "main"
+            return self._model_info(handler, repo_id, repo, revision, body)
+        if len(parts) < 5 or parts[2] != "resolve":
+            return self._error(handler, 404, None, body)
+        revision, filename = parts[3], "/".join(parts[4:])
+        commit = repo["branches"].get(revision, revision)
+        files = repo["commits"].get(commit)
+        if files is None:
+            return self._error(handler, 404, "RevisionNotFound", body)
+        if filename not in files:
+            return self._error(handler, 404, "EntryNotFound", body)
+        data = files[filename]
+        etag = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+        self._send(handler, 200, data, {"X-Repo-Commit": commit, "ETag": f'"{etag}"',
+                                         "Content-Type": "application/octet-stream"}, body)
+
+    def _model_info(self, handler, repo_id, repo, revision, body):
+        commit = repo["branches"].get(revision, revision)
+        files = repo["commits"].get(commit)
+        if files is None:
+            return self._error(handler, 404, "RevisionNotFound", body)
+        info = {"id": repo_id, "modelId": repo_id, "sha": commit, "private": False,
+                "gated": False, "siblings": [{"rfilename": name} for name in sorted(files)]}
+        self._send(handler, 200, json.dumps(info).encode(),
+                   {"Content-Type": "application/json"}, body)
