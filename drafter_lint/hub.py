@@ -112,15 +112,14 @@ def _quiet() -> None:
     logging.set_verbosity_error()  # our one-line errors replace its retry chatter
 
 
-def _preflight(repo_id: str, revision: str, filename: str) -> str:
-    """The commit `revision` resolves to, asked once with no retries so an unreachable or
-    failing hub is reported at once; raises what huggingface_hub raises."""
+def _preflight(repo_id: str, revision: str, filename: str) -> None:
+    """Ask for the file's metadata once, with no retries, so an unreachable or failing hub
+    is reported at once (hf_hub_download retries for ~25 s); raises what it raises."""
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
 
     settings = _settings()
     url = hf_hub_url(repo_id, filename, revision=revision, endpoint=settings["endpoint"])
-    meta = get_hf_file_metadata(url, timeout=settings["etag_timeout"])
-    return meta.commit_hash or revision
+    get_hf_file_metadata(url, timeout=settings["etag_timeout"])
 
 
 def download(repo_id: str, revision: str, filename: str, offline: bool = False,
@@ -136,7 +135,7 @@ def download(repo_id: str, revision: str, filename: str, offline: bool = False,
     try:
         if not offline:
             try:
-                revision = _preflight(repo_id, revision, filename)
+                _preflight(repo_id, revision, filename)
             except definite:
                 raise
             except Exception as exc:  # noqa: BLE001 -- unreachable, 5xx, timeout

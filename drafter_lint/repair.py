@@ -106,6 +106,7 @@ def _write_verified(path: Path, original: str, text: str, lint_args: dict,
     in_place = path == checkpoint.root / CONFIG
     try:
         with write.folder_lock(path.parent):
+            write.remove_stale_temps(path)
             previous = write.read_back(path) if path.exists() else None
             if in_place and previous != original.encode("utf-8"):
                 raise RepairRefused(f"{path} changed while it was being fixed; nothing "

@@ -87,6 +87,14 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
                 os.unlink(temp)
 
 
+def remove_stale_temps(path: Path) -> None:
+    """Delete temp files a killed writer left behind. Call only while holding the lock:
+    then no other writer is using them."""
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        with contextlib.suppress(OSError):
+            stale.unlink()
+
+
 def backup_name(path: Path) -> Path:
     """A backup path that does not exist yet: config.json.<UTC time>.bak."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())

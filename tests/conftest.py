@@ -62,3 +62,14 @@ def tiny(tmp_path) -> Path:
     dest = tmp_path / "tiny"
     shutil.copytree(FIXTURES / "tiny-qwen3.6", dest)
     return dest
+
+
+@pytest.fixture
+def hub(monkeypatch):
+    """A fake Hugging Face Hub on 127.0.0.1 serving fixtures/hub; HF_ENDPOINT points at it."""
+    from fakehub import FakeHub
+
+    with FakeHub(FIXTURES / "hub") as server:
+        monkeypatch.setenv("HF_ENDPOINT", server.url)
+        monkeypatch.setenv("HF_HUB_ETAG_TIMEOUT", "2")
+        yield server

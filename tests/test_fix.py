@@ -1,0 +1,285 @@
+"""`fix`: edits from findings, written atomically, verified by reading back."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sparse import FIXTURES, apply_ops, load_manifest, materialize
+
+TAPS = "/dflash_config/target_layer_ids"
+MASK = "/dflash_config/mask_token_id"
+
+
+def snapshot(folder: Path) -> dict:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_unsafe_fixes_repair_what_the_rules_know(cli, tiny):
+    guessed = tiny / "drafter-guessed"
+    run = cli("fix", guessed, "--target", tiny / "target", "--unsafe-fixes")
+    fixed = json.loads((guessed / "config.json").read_text())
+    assert fixed["dflash_config"] == {"mask_token_id": 248070,
+                                      "target_layer_ids": [1, 6, 11, 16, 21]}
+    assert fixed["use_sliding_window"] is True
+    # no rule can know the window: it stays an error, so fix exits 1 and says so
+    assert run.code == 1 and "DF122" in run.out
+    assert "fix DF114 /dflash_config/target_layer_ids: [2, 7, 12, 17, 22] -> [1, 6, 11, 16, " \
+           "21]" in run.out
+
+
+def test_safe_only_by_default(cli, tiny):
+    guessed = tiny / "drafter-guessed"
+    before = snapshot(guessed)
+    run = cli("fix", guessed, "--target", tiny / "target")
+    assert run.code == 1 and "unsafe fix: pass --unsafe-fixes" in run.out
+    assert snapshot(guessed) == before
+
+
+def test_fix_from_reference_folder(cli, tiny):
+    guessed = tiny / "drafter-guessed"
+    original = (guessed / "config.json").read_bytes()
+    run = cli("fix", guessed, "--reference", tiny / "drafter", "--target", tiny / "target")
+    assert run.code == 0, run.out
+    assert json.loads((guessed / "config.json").read_text()) == \
+        json.loads((tiny / "drafter" / "config.json").read_text())
+    backups = sorted(guessed.glob("config.json.*.bak"))
+    assert len(backups) == 1 and backups[0].read_bytes() == original
+    assert oct(backups[0].stat().st_mode & 0o777) == oct((guessed / "config.json").stat().st_mode
+                                                          & 0o777)
+    assert "read back: bytes identical" in run.out
+    again = cli("fix", guessed, "--reference", tiny / "drafter", "--target", tiny / "target")
+    assert again.code == 0 and "nothing to fix" in again.out
+    assert len(list(guessed.glob("config.json.*.bak"))) == 1
+    assert not list(guessed.glob(".config.json.*.tmp"))
+
+
+def test_diff_and_dry_run_write_nothing(cli, tiny):
+    guessed = tiny / "drafter-guessed"
+    before = snapshot(guessed)
+    run = cli("fix", guessed, "--reference", tiny / "drafter", "--diff")
+    assert run.code == 0
+    assert "--- a/config.json" in run.out and '-    "mask_token_id": 151669,' in run.out
+    assert '+    "mask_token_id": 248070,' in run.out
+    dry = cli("fix", guessed, "--reference", tiny / "drafter", "--dry-run")
+    assert "would fix REF101 /dflash_config/mask_token_id: 151669 -> 248070" in dry.out
+    assert snapshot(guessed) == before
+
+
+def test_style_is_kept(cli, tiny):
+    guessed = tiny / "drafter-guessed"
+    config = json.loads((guessed / "config.json").read_text())
+    (guessed / "config.json").write_text(json.dumps(config, indent=4))   # no final newline
+    cli("fix", guessed, "--reference", tiny / "drafter")
+    text = (guessed / "config.json").read_text()
+    assert text == json.dumps(json.loads(text), indent=4)
+    assert list(json.loads(text)) == list(config)                         # key order
+
+
+def idempotence_cases():
+    tiny = FIXTURES / "tiny-qwen3.6"
+    for name in ("drafter", "drafter-guessed"):
+        yield f"tiny-{name}", json.loads((tiny / name / "config.json").read_text())
+    for manifest in ("qwen3.6-27b-dflash", "qwen3-4b-dflash-b16"):
+        config = load_manifest(manifest)["drafter"]["config"]
+        yield manifest, config
+        yield f"{manifest}-broken", apply_ops(config, [
+            ("add", "/eagle_aux_hidden_state_layer_ids", [0, 1]), ("remove", "/num_target_layers"),
+            ("add", "/use_sliding_window", False), ("add", "/mask_token_id", 7)])
+
+
+@pytest.mark.parametrize("case", list(idempotence_cases()), ids=lambda c: c[0])
+def test_fix_is_idempotent(cli, tmp_path, case):
+    """fix(fix(x)) == fix(x), with every fix allowed, for every fixture config."""
+    _, config = case
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    cli("fix", folder, "--unsafe-fixes", "--no-backup")
+    once = (folder / "config.json").read_bytes()
+    second = cli("fix", folder, "--unsafe-fixes", "--no-backup")
+    assert (folder / "config.json").read_bytes() == once
+    assert "nothing to fix" in second.out
+
+
+# --- refusals leave the original byte-identical -------------------------------------------
+
+
+@contextlib.contextmanager
+def mounted(kind: str, source: Path, target: Path):
+    """A real read-only bind mount or a tiny tmpfs, when this machine allows mounting."""
+    target.mkdir()
+    commands = {"ro": [["mount", "--bind", str(source), str(target)],
+                       ["mount", "-o", "remount,bind,ro", str(target)]],
+                "tiny": [["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(target)]]}
+    mounted_ok = False
+    try:
+        for command in commands[kind]:
+            if subprocess.run(command, capture_output=True).returncode != 0:
+                pytest.skip(f"mounting is not permitted here ({' '.join(command[:2])})")
+            mounted_ok = True
+        yield target
+    finally:
+        if mounted_ok:
+            subprocess.run(["umount", str(target)], capture_output=True)
+
+
+def test_read_only_folder_real_mount(cli, tiny, tmp_path):
+    with mounted("ro", tiny / "drafter-guessed", tmp_path / "ro") as folder:
+        before = snapshot(folder)
+        run = cli("fix", folder, "--reference", tiny / "drafter")
+        assert run.code == 2 and "read-only file system" in run.err
+        assert run.err.count("\n") == 1 and snapshot(folder) == before
+
+
+def test_full_disk_real_tmpfs(cli, tiny, tmp_path):
+    with mounted("tiny", tiny, tmp_path / "full") as folder:
+        (folder / "config.json").write_bytes((tiny / "drafter-guessed" / "config.json")
+                                             .read_bytes())
+        fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)   # fill the 64 KiB
+        with contextlib.suppress(OSError):
+            while os.write(fd, b"\0" * 512):
+                pass
+        os.close(fd)
+        before = (folder / "config.json").read_bytes()
+        run = cli("fix", folder, "--reference", tiny / "drafter", "--no-backup")
+        assert run.code == 2 and "no space left on device" in run.err, run.err
+        assert (folder / "config.json").read_bytes() == before
+        assert not list(folder.glob(".config.json.*"))
+
+
+@pytest.mark.parametrize("code,text", [(errno.EROFS, "read-only file system"),
+                                       (errno.ENOSPC, "no space left on device"),
+                                       (errno.EIO, "I/O error")])
+def test_write_errors_simulated(cli, tiny, monkeypatch, code, text):
+    """The same refusals without mount privileges: the failing call is the data fsync."""
+    from drafter_lint import write
+
+    real_fsync = os.fsync
+
+    def failing_fsync(fd):
+        if os.path.basename(os.readlink(f"/proc/self/fd/{fd}")).startswith(".config.json."):
+            raise OSError(code, os.strerror(code))
+        return real_fsync(fd)
+
+    monkeypatch.setattr(write.os, "fsync", failing_fsync)
+    guessed = tiny / "drafter-guessed"
+    before = snapshot(guessed)
+    run = cli("fix", guessed, "--reference", tiny / "drafter")
+    assert run.code == 2 and text in run.err and run.err.count("\n") == 1
+    after = snapshot(guessed)
+    assert after.pop("config.json") == before.pop("config.json")
+    assert not list(guessed.glob(".config.json.*.tmp"))
+
+
+def test_read_back_mismatch_restores_the_original(cli, tiny, monkeypatch):
+    from drafter_lint import write
+
+    real = write.read_back
+    calls = []
+
+    def corrupted(path):
+        data = real(path)
+        calls.append(path)
+        return data[:-2] + b"}" if len(calls) == 2 else data   # the read after the write
+
+    monkeypatch.setattr(write, "read_back", corrupted)
+    guessed = tiny / "drafter-guessed"
+    original = (guessed / "config.json").read_bytes()
+    run = cli("fix", guessed, "--reference", tiny / "drafter")
+    assert run.code == 2 and "READ-BACK FAILED" in run.err
+    assert (guessed / "config.json").read_bytes() == original
+
+
+def test_concurrent_edit_is_not_overwritten(cli, tiny, monkeypatch):
+    """A file changed between reading and the locked write is left alone."""
+    from drafter_lint import fix
+
+    real_plan = fix.plan
+    guessed = tiny / "drafter-guessed"
+
+    def plan_then_edit(*args, **kwargs):
+        result = real_plan(*args, **kwargs)
+        (guessed / "config.json").write_text('{"edited": "by someone else"}\n')
+        return result
+
+    monkeypatch.setattr(fix, "plan", plan_then_edit)
+    run = cli("fix", guessed, "--reference", tiny / "drafter")
+    assert run.code == 2 and "changed while it was being fixed" in run.err
+    assert json.loads((guessed / "config.json").read_text()) == {"edited": "by someone else"}
+
+
+def test_lock_serializes_two_fixes(tiny, tmp_path):
+    guessed = tiny / "drafter-guessed"
+    fd = os.open(guessed / ".drafter-lint.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    before = (guessed / "config.json").read_bytes()
+    process = subprocess.Popen([sys.executable, "-m", "drafter_lint", "fix", str(guessed),
+                                "--reference", str(tiny / "drafter")], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(4)
+        assert process.poll() is None                  # waiting for the lock
+        assert (guessed / "config.json").read_bytes() == before
+    finally:
+        os.close(fd)                                   # release: the fix goes ahead
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert (guessed / "config.json").read_bytes() != before
+
+
+# --- crash safety -------------------------------------------------------------------------
+
+
+def test_sigkill_at_random_points_never_leaves_a_partial_file(tiny, tmp_path):
+    """100 runs of `fix` killed at random moments: config.json is always the old or the
+    new bytes, and a later fix still gets the lock."""
+    manifest = load_manifest("qwen3.6-27b-dflash")
+    drafter, _ = materialize(manifest, tmp_path / "m", config=apply_ops(
+        manifest["drafter"]["config"], [("replace", MASK, 151669), ("replace", TAPS, [0, 1])]))
+    reference = tmp_path / "published"
+    reference.mkdir()
+    (reference / "config.json").write_text(json.dumps(manifest["drafter"]["config"]))
+    old = (drafter / "config.json").read_bytes()
+    env = dict(os.environ)
+    command = [sys.executable, "-m", "drafter_lint", "fix", str(drafter), "--reference",
+               str(reference)]
+
+    def reset():
+        (drafter / "config.json").write_bytes(old)
+        for stale in drafter.glob("config.json.*.bak"):
+            stale.unlink()
+
+    started = time.monotonic()
+    subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, timeout=120)
+    duration = time.monotonic() - started
+    new = (drafter / "config.json").read_bytes()
+    assert new != old and json.loads(new) == manifest["drafter"]["config"]
+    rng = random.Random(1234)
+    outcomes = {"old": 0, "new": 0}
+    for _ in range(100):
+        reset()
+        process = subprocess.Popen(command, cwd=tmp_path, env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.3, 1.05) * duration)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        data = (drafter / "config.json").read_bytes()
+        assert data in (old, new), "partial config.json after SIGKILL"
+        json.loads(data)
+        outcomes["old" if data == old else "new"] += 1
+    assert outcomes["old"] and outcomes["new"], outcomes     # both sides of the write hit
+    reset()
+    final = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, timeout=120)
+    assert final.returncode == 0 and (drafter / "config.json").read_bytes() == new
+    assert not list(drafter.glob(".config.json.*.tmp"))      # stale temp files cleaned

@@ -1,0 +1,170 @@
+"""check/fix against a published config served by a real local HTTP hub (tests/fakehub.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from sparse import apply_ops, load_manifest, materialize
+
+REPO = "z-lab/Qwen3.6-27B-DFlash"
+TAPS = "/dflash_config/target_layer_ids"
+MASK = "/dflash_config/mask_token_id"
+
+# The incident: three fields still at guessed values (Qwen3 mask id, taps shifted the vLLM
+# way, the Qwen3.5 drafter's all-full layout without a window).
+GUESSES = [("replace", MASK, 151669), ("replace", TAPS, [2, 17, 32, 47, 62]),
+           ("replace", "/layer_types", ["full_attention"] * 5),
+           ("replace", "/sliding_window", None)]
+
+
+@pytest.fixture
+def guessed(tmp_path):
+    manifest = load_manifest("qwen3.6-27b-dflash")
+    drafter, _ = materialize(manifest, tmp_path,
+                             config=apply_ops(manifest["drafter"]["config"], GUESSES))
+    return drafter
+
+
+def published() -> dict:
+    return load_manifest("qwen3.6-27b-dflash")["drafter"]["config"]
+
+
+def findings(run, rule=None):
+    found = run.json()["results"][0]["findings"]
+    return [f for f in found if rule is None or f["rule"] == rule]
+
+
+def test_incident_end_to_end(cli, hub, guessed):
+    commit = hub.commit(REPO)
+    run = cli("check", guessed, "--from-hub", REPO, "--format", "json")
+    assert run.code == 1
+    report = run.json()["results"][0]
+    assert report["reference"] == f"{REPO}@{commit}"
+    assert report["target"] == f"Qwen/Qwen3.6-27B@{hub.commit('Qwen/Qwen3.6-27B')}"
+    assert "base_model" in run.err                                  # the target was named
+    ref = {f["pointer"]: f for f in findings(run, "REF101")}
+    for ptr, mine, theirs in ((MASK, "151669", "248070"),
+                              (TAPS, "[2, 17, 32, 47, 62]", "[1, 16, 31, 46, 61]"),
+                              ("/layer_types", '"full_attention"', '"sliding_attention"'),
+                              ("/sliding_window", "null", "2048")):
+        assert ref[ptr]["severity"] == "error"
+        assert mine in ref[ptr]["message"] and theirs in ref[ptr]["message"]
+        assert ref[ptr]["fix"]["applicability"] == "unsafe"          # main is a moving branch
+    # the target from the card also shows the mask id is plain text there
+    assert findings(run, "DF104")
+
+    config = guessed / "config.json"
+    original = config.read_bytes()
+    fixed = cli("fix", guessed, "--from-hub", f"{REPO}@{commit}")
+    assert fixed.code == 0, fixed.out + fixed.err
+    assert json.loads(config.read_text()) == published()
+    backups = list(guessed.glob("config.json.*.bak"))
+    assert [b.read_bytes() for b in backups] == [original]
+    again = cli("check", guessed, "--from-hub", REPO, "--format", "json")
+    assert not findings(again, "REF101") and again.code == 0
+    assert {f["rule"] for f in findings(again)} <= {"DF125", "DF126"}
+
+
+def test_branch_fixes_are_unsafe_unless_asked(cli, hub, guessed):
+    config = guessed / "config.json"
+    original = config.read_bytes()
+    run = cli("fix", guessed, "--from-hub", REPO)
+    assert run.code == 1
+    assert "unsafe fix: pass --unsafe-fixes" in run.out
+    assert config.read_bytes() == original
+    run = cli("fix", guessed, "--from-hub", REPO, "--unsafe-fixes")
+    assert run.code == 0 and json.loads(config.read_text()) == published()
+
+
+def test_revision_is_resolved_and_cached_for_offline_use(cli, hub, guessed):
+    first = cli("check", guessed, "--reference", REPO, "--format", "json")
+    assert first.json()["results"][0]["reference"] == f"{REPO}@{hub.commit(REPO)}"
+    served = len(hub.requests)
+    offline = cli("check", guessed, "--reference", REPO, "--offline", "--format", "json")
+    assert offline.json()["results"][0]["reference"] == f"{REPO}@{hub.commit(REPO)}"
+    assert len(hub.requests) == served                     # nothing asked of the hub
+    env = cli("check", guessed, "--reference", REPO, "--format", "json",
+              env={"HF_HUB_OFFLINE": "1"})
+    assert env.code == 1 and len(hub.requests) == served
+
+
+def test_reference_folder_and_hub_agree(cli, hub, guessed, tmp_path):
+    folder = tmp_path / "published"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(published()))
+    local = cli("check", guessed, "--reference", folder, "--format", "json")
+    remote = cli("check", guessed, "--reference", REPO, "--format", "json")
+    pick = lambda run: sorted((f["pointer"], f["rule"]) for f in findings(run)  # noqa: E731
+                              if f["rule"].startswith("REF"))
+    assert pick(local) == pick(remote) and pick(local)
+    assert all(f["fix"]["applicability"] == "safe" for f in findings(local, "REF101"))
+
+
+FAILURES = [
+    # (id, repo argument, hub behaviour, extra env, text the one-line error must contain)
+    ("no-such-repo", "z-lab/nope", None, {}, "no such repo"),
+    ("no-such-file", "z-lab/card-only", None, {}, "has no config.json"),
+    ("no-such-revision", f"{REPO}@v9", None, {}, "no such revision"),
+    ("gated", REPO, "gated", {}, "is gated"),
+    ("server-error", REPO, "error", {}, "HTTP 500"),
+    ("stalled", REPO, "stall", {"HF_HUB_ETAG_TIMEOUT": "1"}, "cannot reach"),
+    ("no-network", REPO, None, {"HF_ENDPOINT": "http://127.0.0.1:9"}, "cannot reach"),
+    ("offline-without-cache", REPO, None, {"HF_HUB_OFFLINE": "1"}, "offline mode is on"),
+]
+
+
+@pytest.mark.parametrize("case", FAILURES, ids=[c[0] for c in FAILURES])
+def test_hub_failures_are_one_line_exit_2(cli, hub, guessed, case):
+    _, repo, behaviour, env, needle = case
+    if behaviour:
+        hub.behaviour[REPO] = behaviour
+    token = "hf_FAKEtokenFAKEtokenFAKEtoken1234"
+    started = time.monotonic()
+    run = cli("check", guessed, "--from-hub", repo, env={**env, "HF_TOKEN": token})
+    assert time.monotonic() - started < 20
+    assert run.code == 2
+    assert run.err.count("\n") == 1 and "Traceback" not in run.err
+    assert needle in run.err and repo.split("@")[0] in run.err
+    assert token not in run.out + run.err
+
+
+def test_cached_reference_survives_an_outage(cli, hub, guessed):
+    cli("check", guessed, "--reference", REPO)
+    hub.behaviour[REPO] = "error"
+    run = cli("check", guessed, "--reference", REPO, "--format", "json")
+    assert run.code == 1 and run.json()["results"][0]["reference"].startswith(REPO)
+
+
+def test_hub_target(cli, hub, guessed):
+    run = cli("check", guessed, "--target", "Qwen/Qwen3.6-27B", "--format", "json")
+    result = run.json()["results"][0]
+    assert result["target"].startswith("Qwen/Qwen3.6-27B@")
+    assert findings(run, "DF104")        # the small tokenizer.json came along
+
+
+def test_fix_refuses_hub_cache_snapshot_and_writes_output(cli, hub, tmp_path):
+    from huggingface_hub import hf_hub_download
+
+    cache = os.path.join(os.environ["HF_HOME"], "hub")
+    hf_hub_download(REPO, "README.md", endpoint=hub.url, cache_dir=cache)
+    path = hf_hub_download(REPO, "config.json", endpoint=hub.url, cache_dir=cache)
+    folder = Path(path).parent
+    blob = Path(path).resolve()
+    before = blob.read_bytes()
+    edited = tmp_path / "edited"
+    edited.mkdir()
+    (edited / "config.json").write_text(json.dumps(apply_ops(published(), GUESSES[:1]),
+                                                   indent=2))
+    run = cli("fix", folder, "--reference", edited)
+    assert run.code == 2 and "Hugging Face cache snapshot" in run.err and "--output" in run.err
+    assert blob.read_bytes() == before
+    out = tmp_path / "fixed"
+    run = cli("fix", folder, "--reference", edited, "--output", out)
+    assert run.code == 0, run.out + run.err
+    assert json.loads((out / "config.json").read_text())["dflash_config"]["mask_token_id"] \
+        == 151669
+    assert blob.read_bytes() == before and (out / "README.md").is_symlink()

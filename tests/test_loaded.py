@@ -1,0 +1,75 @@
+"""The transformers-load rules: real transformers, never remote code, cached results."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import metadata
+
+import pytest
+
+SENTINEL_CODE = """
+import pathlib
+pathlib.Path({path!r}).write_text("checkpoint code ran")
+
+class DFlashConfig:
+    pass
+
+class DFlashDraftModel:
+    pass
+"""
+
+
+@pytest.mark.parametrize("model_type", ["qwen3", "dflash"])
+def test_checkpoint_code_never_runs(tiny, tmp_path, model_type):
+    sentinel = tmp_path / "SENTINEL"
+    drafter = tiny / "drafter-guessed"
+    for module in ("dflash.py", "configuration_dflash.py", "modeling_dflash.py"):
+        (drafter / module).write_text(SENTINEL_CODE.format(path=str(sentinel)))
+    config = json.loads((drafter / "config.json").read_text())
+    config["model_type"] = model_type
+    config["auto_map"] = {"AutoConfig": "configuration_dflash.DFlashConfig",
+                          "AutoModel": "dflash.DFlashDraftModel"}
+    (drafter / "config.json").write_text(json.dumps(config, indent=2))
+    for command in (["check", str(drafter), "--target", str(tiny / "target")],
+                    ["check", str(drafter), "--no-cache", "--format", "json"],
+                    ["fix", str(drafter), "--unsafe-fixes", "--target", str(tiny / "target")],
+                    ["explain", "TF101"]):
+        run = subprocess.run([sys.executable, "-m", "drafter_lint", *command],
+                             capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert "Traceback" not in run.stderr
+        assert not sentinel.exists(), f"checkpoint code ran during {command[0]}"
+    if model_type == "dflash":
+        report = subprocess.run([sys.executable, "-m", "drafter_lint", "check", str(drafter),
+                                 "--format", "json"], capture_output=True, text=True,
+                                timeout=120, cwd=tmp_path)
+        refused = [f for f in json.loads(report.stdout)["results"][0]["findings"]
+                   if f["rule"] == "TF101"]
+        assert refused and "no config class for model_type 'dflash'" in refused[0]["message"]
+
+
+def test_messages_name_the_transformers_version(cli, tiny):
+    drafter = tiny / "drafter"
+    config = json.loads((drafter / "config.json").read_text())
+    config["use_sliding_window"] = False
+    (drafter / "config.json").write_text(json.dumps(config))
+    run = cli("check", drafter, "--select", "TF", "--format", "json")
+    messages = [f["message"] for f in run.json()["results"][0]["findings"]]
+    version = metadata.version("transformers")
+    assert messages and all(f"transformers {version}" in m for m in messages)
+
+
+def test_cache_is_keyed_by_bytes_and_version(tiny, tmp_path, monkeypatch):
+    from drafter_lint import loading
+
+    monkeypatch.setenv("DRAFTER_LINT_CACHE_DIR", str(tmp_path / "cache"))
+    text = (tiny / "drafter" / "config.json").read_text()
+    first = loading.load(text, "dflash")
+    assert not first.cached and first.values["sliding_window"] == 2048
+    second = loading.load(text, "dflash")
+    assert second.cached and second.values == first.values
+    assert not loading.load(text + " ", "dflash").cached          # other bytes, other entry
+    monkeypatch.setattr(loading, "transformers_version", lambda: "0.0-other")
+    assert not loading.load(text, "dflash").cached                 # other version
+    assert len(list((tmp_path / "cache" / "loaded").iterdir())) == 3
