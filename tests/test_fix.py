@@ -260,9 +260,13 @@ def test_sigkill_at_random_points_never_leaves_a_partial_file(tiny, tmp_path):
         for stale in drafter.glob("config.json.*.bak"):
             stale.unlink()
 
-    started = time.monotonic()
-    subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, timeout=120)
-    duration = time.monotonic() - started
+    durations = []
+    for _ in range(3):                       # warm caches, then time a whole run
+        reset()
+        started = time.monotonic()
+        subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, timeout=120)
+        durations.append(time.monotonic() - started)
+    duration = min(durations)
     new = (drafter / "config.json").read_bytes()
     assert new != old and json.loads(new) == manifest["drafter"]["config"]
     rng = random.Random(1234)
@@ -271,7 +275,7 @@ def test_sigkill_at_random_points_never_leaves_a_partial_file(tiny, tmp_path):
         reset()
         process = subprocess.Popen(command, cwd=tmp_path, env=env,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.3, 1.05) * duration)
+        time.sleep(rng.uniform(0.2, 1.0) * duration)
         process.send_signal(signal.SIGKILL)
         process.wait()
         data = (drafter / "config.json").read_bytes()
