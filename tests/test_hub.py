@@ -168,3 +168,11 @@ def test_fix_refuses_hub_cache_snapshot_and_writes_output(cli, hub, tmp_path):
     assert json.loads((out / "config.json").read_text())["dflash_config"]["mask_token_id"] \
         == 151669
     assert blob.read_bytes() == before and (out / "README.md").is_symlink()
+
+
+def test_fake_hub_answers_model_info(hub):
+    from huggingface_hub import HfApi
+
+    info = HfApi(endpoint=hub.url).model_info(REPO)
+    assert info.sha == hub.commit(REPO)
+    assert {s.rfilename for s in info.siblings} == {"config.json", "README.md"}

@@ -267,6 +267,8 @@ CASES = [
     Case("REF101", "fail", "string-window", ops=[("replace", "/sliding_window", "2048")],
          pointer="/sliding_window"),
     Case("REF101", "fail", "missing-here", ops=[("remove", "/is_causal")], pointer="/is_causal"),
+    Case("REF101", "fail", "int-for-bool", ops=[("replace", "/is_causal", 0)],
+         pointer="/is_causal"),
     Case("REF101", "pass", "same-as-published"),
     Case("REF102", "fail", "bos-differs", ops=[("add", "/bos_token_id", 1)],
          reference=[("add", "/bos_token_id", 248044)], pointer="/bos_token_id"),
