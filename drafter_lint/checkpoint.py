@@ -44,6 +44,7 @@ class Checkpoint:
     weights: dict[str, TensorInfo] | None = None
     tokenizer: TokenizerFacts | None = None
     problems: list[ReadProblem] = field(default_factory=list)
+    unread_shards: list[str] = field(default_factory=list)  # not needed by the family
 
     @property
     def documents(self) -> dict[str, jsondoc.JsonDocument]:
@@ -67,7 +68,9 @@ def find_root(path: Path) -> Path:
     return start
 
 
-def read_checkpoint(root: Path, display: str | None = None) -> Checkpoint:
+def read_checkpoint(root: Path, display: str | None = None, select=None) -> Checkpoint:
+    """Read `root`. `select(config, weight_map)` may name the only shards whose headers
+    are needed (None: all); it is asked only for sharded checkpoints."""
     if not root.is_dir():
         raise CheckpointNotFound(f"{root}: not a folder")
     ckpt = Checkpoint(root=root, display=display or str(root))
@@ -76,7 +79,7 @@ def read_checkpoint(root: Path, display: str | None = None) -> Checkpoint:
     except OSError as exc:
         raise CheckpointNotFound(f"{root}: cannot list folder: {exc.strerror}") from None
     _read_config(ckpt)
-    _read_weights(ckpt)
+    _read_weights(ckpt, select)
     try:
         ckpt.tokenizer = read_tokenizer(root, "checkpoint")
     except TokenizerError as exc:
@@ -125,11 +128,15 @@ def _read_config(ckpt: Checkpoint) -> None:
                                          f"{_kind(doc.value)}, not an object"))
 
 
-def _read_weights(ckpt: Checkpoint) -> None:
+def _read_weights(ckpt: Checkpoint, select=None) -> None:
     if INDEX in ckpt.files:
         shards = _read_index(ckpt)
         if shards is None:
             return
+        needed = select(ckpt.config, ckpt.index_doc.value["weight_map"]) if select else None
+        if needed is not None:
+            ckpt.unread_shards = sorted(set(shards) - needed)
+            shards = sorted(set(shards) & needed)
     else:
         shards = sorted(name for name in ckpt.files if name.endswith(".safetensors"))
     if not shards:
@@ -194,7 +201,7 @@ def _check_index_map(ckpt: Checkpoint) -> None:
     weight_map = ckpt.index_doc.value["weight_map"]
     for name, shard in weight_map.items():
         if shard not in ckpt.headers:
-            continue  # already reported
+            continue  # already reported, or not read
         held = ckpt.weights.get(name)
         if held is None or held.file != shard:
             where = f"it is in {held.file}" if held else "no shard holds it"

@@ -14,6 +14,8 @@ import click
 from drafter_lint import __version__
 
 SEVERITIES = ("error", "warning", "info")
+FAMILY_CHOICES = ("dflash", "dflash2", "eagle3", "eagle", "mtp", "medusa", "speculators",
+                  "speculators/eagle3", "speculators/dflash", "speculators/eagle")
 
 
 class Abort(Exception):
@@ -60,6 +62,13 @@ def inputs(function):
                      help="Skip these rule codes or prefixes (comma-separated, repeatable)."),
         click.option("--fail-on", type=click.Choice(SEVERITIES), default="error",
                      show_default=True, help="Lowest severity that makes the exit code 1."),
+        click.option("--family", type=click.Choice(FAMILY_CHOICES), default=None,
+                     help="Drafter family, instead of detecting it."),
+        click.option("--runtime", type=click.Choice(["vllm", "sglang"]), default=None,
+                     help="Runtime whose layer-id convention to check against "
+                          "(default: report both where they differ)."),
+        click.option("--num-speculative-tokens", "speculative_tokens", type=click.IntRange(1),
+                     default=None, help="The launch setting to check against the drafter."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -73,7 +82,8 @@ def _rules():
     return RULES
 
 
-def _prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cache) -> dict:
+def _prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cache,
+             family=None, runtime=None, speculative_tokens=None) -> dict:
     """Resolve the shared inputs into keyword arguments of engine.lint."""
     from drafter_lint.reference import ReferenceError, read_reference
     from drafter_lint.target import TargetError, resolve_target
@@ -107,8 +117,10 @@ def _prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_ca
             raise Abort(str(exc)) from None
         for note in target.notes:
             _note(note)
+    launch = {"num_speculative_tokens": speculative_tokens} if speculative_tokens else {}
     return {"target": target, "rules": rules, "select": select, "ignore": ignore,
-            "reference": reference, "use_cache": not no_cache}
+            "reference": reference, "use_cache": not no_cache, "family": family,
+            "runtime": runtime, "launch": launch}
 
 
 def _roots(paths) -> list:
@@ -127,12 +139,18 @@ def _roots(paths) -> list:
     return roots
 
 
-def _read(root):
+def _read(root, family: str | None = None):
+    from drafter_lint import family as families
     from drafter_lint.checkpoint import CheckpointNotFound, read_checkpoint
+
+    def select(config, weight_map):
+        if family is None:
+            return families.select_shards(config, weight_map)
+        return families.shards_needed(family, config, weight_map)
 
     display = str(root) if os.path.isabs(str(root)) else os.path.relpath(root)
     try:
-        return read_checkpoint(root, display=display)
+        return read_checkpoint(root, display=display, select=select)
     except CheckpointNotFound as exc:
         raise Abort(str(exc)) from None
 
@@ -157,7 +175,7 @@ def _render(results, fmt: str, colour: str) -> None:
 @click.option("--color", "colour", type=click.Choice(["auto", "always", "never"]),
               default="auto", show_default=True, help="Colour text output (NO_COLOR honoured).")
 def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, ignore,
-          fail_on, fmt, colour):
+          fail_on, family, runtime, speculative_tokens, fmt, colour):
     """Lint drafter checkpoints: folders, or files inside them (as pre-commit passes).
 
     Files are grouped by the nearest folder holding config.json; each folder is linted
@@ -169,10 +187,10 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     from drafter_lint.report import failing, locate
 
     lint_args = _prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
-                         no_cache)
+                         no_cache, family, runtime, speculative_tokens)
     results = []
     for root in _roots(paths):
-        checkpoint = _read(root)
+        checkpoint = _read(root, family)
         result = lint(checkpoint, **lint_args)
         locate(result, checkpoint.documents)
         results.append(result)
@@ -190,7 +208,8 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes marked unsafe.")
 @click.option("--no-backup", is_flag=True, help="Do not keep a backup of config.json.")
 def fix(path, target_arg, reference_arg, from_hub, offline, no_cache, select, ignore,
-        fail_on, show_diff, dry_run, output, unsafe_fixes, no_backup):
+        fail_on, family, runtime, speculative_tokens, show_diff, dry_run, output,
+        unsafe_fixes, no_backup):
     """Apply the findings' fixes to config.json, atomically, and verify the write.
 
     Exit 0 when nothing at or above --fail-on is left, 1 when something could not be
@@ -202,9 +221,9 @@ def fix(path, target_arg, reference_arg, from_hub, offline, no_cache, select, ig
     from drafter_lint.report import failing, locate
 
     lint_args = _prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
-                         no_cache)
+                         no_cache, family, runtime, speculative_tokens)
     roots = _roots([path])
-    checkpoint = _read(roots[0])
+    checkpoint = _read(roots[0], family)
     try:
         outcome = repair.run(checkpoint, lint_args, unsafe=unsafe_fixes,
                              write=not (show_diff or dry_run), output=output,
@@ -255,8 +274,11 @@ def list_rules(fmt):
     if fmt == "json":
         import json
 
-        click.echo(json.dumps({"rules": [r.to_json() for _, r in sorted(rules.items())]},
-                              indent=2))
+        by_family: dict[str, list[str]] = {}
+        for code, rule in sorted(rules.items()):
+            by_family.setdefault(rule.family, []).append(code)
+        click.echo(json.dumps({"rules": [r.to_json() for _, r in sorted(rules.items())],
+                               "families": by_family}, indent=2))
         return
     for code, rule in sorted(rules.items()):
         click.echo(f"{code:<6}  {rule.severity.value:<7}  {rule.family:<6}  "

@@ -26,6 +26,8 @@ def _missing_need(rule: Rule, facts: Facts) -> str | None:
             return NEEDS[need]
         if need == "target" and facts.target is None:
             return NEEDS[need]
+        if need == "launch" and not facts.launch:
+            return NEEDS[need]
         if need == "loaded" and facts.loaded is None:
             return NEEDS[need]
         if need == "reference" and facts.reference is None:
@@ -37,12 +39,16 @@ def _missing_need(rule: Rule, facts: Facts) -> str | None:
 
 def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
          select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
-         reference: Reference | None = None, use_cache: bool = True) -> Result:
+         reference: Reference | None = None, use_cache: bool = True,
+         family: str | None = None, runtime: str | None = None,
+         launch: dict | None = None) -> Result:
     from drafter_lint.structure import load_schema
 
-    family = detect(checkpoint.config, checkpoint.weights)
-    facts = Facts(checkpoint, target, family,
-                  load_schema(family) if family != "unknown" else None, reference)
+    family = family or detect(checkpoint.config, _tensor_names(checkpoint))
+    facts = Facts(checkpoint, target, family, None, reference, runtime=runtime,
+                  launch=launch or {})
+    schemas = [load_schema(f) for f in sorted(facts.families)]
+    facts.schema = next((s for s in schemas if s is not None), None)
     wanted = [r for c, r in rules.items() if selected(c, select, ignore)]
     if checkpoint.config_doc is not None and any("loaded" in r.needs for r in wanted):
         from drafter_lint.loading import load
@@ -54,15 +60,28 @@ def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
     for code, rule in sorted(rules.items()):
         if not selected(code, select, ignore):
             continue
-        if rule.family not in ("any", family):
-            result.skipped.append(Skipped(code, f"family is {family}, not {rule.family}"))
-            continue
+        if rule.family != "any" and rule.family not in facts.families:
+            continue  # another family's rule: not a skipped check
         reason = _missing_need(rule, facts)
         if reason:
             result.skipped.append(Skipped(code, reason))
             continue
         for finding in rule.check(facts):
             finding.rule, finding.name = rule.code, rule.name
+            if finding.file == "config.json":
+                finding.pointer = facts.where(finding.pointer)
             finding.severity = finding.severity or rule.severity
             result.findings.append(finding)
+    if checkpoint.unread_shards and selected("DL005", select, ignore):
+        read = len(checkpoint.headers)
+        result.skipped.append(Skipped("DL005", f"{len(checkpoint.unread_shards)} of "
+                                      f"{read + len(checkpoint.unread_shards)} shards not read: "
+                                      f"the {family} rules need only the shards holding "
+                                      f"their tensors"))
     return result
+
+
+def _tensor_names(checkpoint: Checkpoint):
+    if checkpoint.index_doc is not None:
+        return checkpoint.index_doc.value["weight_map"]
+    return checkpoint.weights

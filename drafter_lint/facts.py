@@ -23,11 +23,35 @@ class Facts:
     schema: dict | None = None
     reference: Reference | None = None
     loaded: Loaded | None = None            # what transformers loads (when asked for)
+    runtime: str | None = None              # "vllm" | "sglang" | None: report both
+    launch: dict = field(default_factory=dict)  # launch settings, e.g. num_speculative_tokens
     memo: dict = field(default_factory=dict)  # results shared by several rules
 
     @property
+    def families(self) -> frozenset[str]:
+        from drafter_lint.family import rule_families
+
+        return rule_families(self.family)
+
+    @property
     def config(self) -> dict:
-        return self.checkpoint.config or {}
+        """config.json as rules read it. For a speculators checkpoint, the wrapped
+        `transformer_layer_config` fields are visible at the top level (see `where`)."""
+        config = self.checkpoint.config or {}
+        inner = config.get("transformer_layer_config")
+        if self.family.startswith("speculators/") and isinstance(inner, dict):
+            return {**inner, **config}
+        return config
+
+    def where(self, pointer: str) -> str:
+        """The real pointer in config.json of a pointer into `config`."""
+        config = self.checkpoint.config or {}
+        inner = config.get("transformer_layer_config")
+        key = pointer[1:].split("/", 1)[0]
+        if (self.family.startswith("speculators/") and isinstance(inner, dict)
+                and key and key not in config and key in inner):
+            return "/transformer_layer_config" + pointer
+        return pointer
 
     @property
     def weights(self) -> dict[str, TensorInfo] | None:

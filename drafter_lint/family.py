@@ -1,16 +1,107 @@
-"""Tell the drafter family from config.json and tensor names."""
+"""Tell the drafter family from config.json and tensor names (research/other-drafters.md,
+"detection signature" per family).
+
+`detect` returns the family name reported in results; `rule_families` the set of rule
+families that run on it (a speculators checkpoint also runs the rules of the family its
+`transformer_layer_config` wraps).
+"""
 
 from __future__ import annotations
 
+import re
+
+FAMILIES = ("dflash", "dflash2", "eagle3", "eagle", "mtp", "medusa", "speculators")
+
+EAGLE3_ARCHITECTURES = frozenset({
+    "LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM", "Eagle3Qwen3ForCausalLM",
+    "Eagle3Speculator", "Eagle3DraftModel", "LlamaEagle3DraftModel", "PEagleDraftModel"})
+# speculators_model_type -> the family whose rules check the wrapped layer config
+SPECULATORS_WRAPS = {"eagle3": "eagle3", "peagle": "eagle3", "dflash": "dflash",
+                     "dspark": "dflash", "eagle": "eagle", "mtp": None}
+MTP_COUNT_FIELDS = ("num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules")
+_MTP_TENSOR = re.compile(r"^(?:model\.)?mtp[._]|^model\.mtp_layers\.")
+
+
+def mtp_count(config: dict) -> tuple[str, int] | None:
+    """(pointer, count) of the MTP count field, top level or in text_config."""
+    for prefix, section in (("", config), ("/text_config", config.get("text_config"))):
+        if not isinstance(section, dict):
+            continue
+        for key in MTP_COUNT_FIELDS:
+            value = section.get(key)
+            if type(value) is int:
+                return f"{prefix}/{key}", value
+    return None
+
+
+def _architectures(config: dict) -> list[str]:
+    value = config.get("architectures")
+    return [a for a in value if isinstance(a, str)] if isinstance(value, list) else []
+
 
 def detect(config: dict | None, tensor_names) -> str:
-    """"dflash" or "unknown" (more families arrive with their rule modules)."""
-    config = config or {}
-    architectures = config.get("architectures")
-    names = architectures if isinstance(architectures, list) else []
-    if "dflash_config" in config or any("DFlash" in str(n) for n in names):
+    """The family of a checkpoint, or "unknown"."""
+    config = config if isinstance(config, dict) else {}
+    names = set(tensor_names or ())
+    arch = set(_architectures(config))
+    wrapped = config.get("speculators_model_type")
+    if isinstance(wrapped, str) and "speculators_config" in config:
+        inner = SPECULATORS_WRAPS.get(wrapped)
+        return f"speculators/{inner}" if inner else "speculators"
+    dflash_config = config.get("dflash_config")
+    if ("DFlash2DraftModel" in arch
+            or (isinstance(dflash_config, dict) and "selector_rank" in dflash_config)
+            or any(n.startswith("candidate_selector.") for n in names)):
+        return "dflash2"
+    if dflash_config is not None or any("DFlash" in a for a in arch) or \
+            {"fc.weight", "hidden_norm.weight"} <= names:
         return "dflash"
-    tensors = set(tensor_names or ())
-    if "fc.weight" in tensors and "hidden_norm.weight" in tensors:
-        return "dflash"
+    if "medusa_num_heads" in config or config.get("model_type") == "medusa" or \
+            any(n.startswith(("medusa_heads.", "lm_heads.")) for n in names):
+        return "medusa"
+    if arch & EAGLE3_ARCHITECTURES or "draft_vocab_size" in config or \
+            "eagle_aux_hidden_state_layer_ids" in config or "eagle_config" in config or \
+            any(n.startswith("midlayer.") for n in names):
+        return "eagle3"
+    if config.get("model_type") == "eagle" or (
+            "fc.weight" in names and config.get("num_hidden_layers") in (1, 2, 3)
+            and not any(n.startswith("model.") for n in names)):
+        return "eagle"
+    count = mtp_count(config)
+    if (count and count[1] > 0) or any(_MTP_TENSOR.match(n) for n in names):
+        return "mtp"
     return "unknown"
+
+
+def rule_families(family: str) -> frozenset[str]:
+    """Rule families that apply to a detected family."""
+    if family.startswith("speculators"):
+        inner = family.split("/", 1)[1] if "/" in family else None
+        return frozenset({"speculators", inner} - {None})
+    if family == "dflash2":
+        return frozenset({"dflash", "dflash2"})
+    return frozenset({family})
+
+
+def shards_needed(family: str, config: dict | None, weight_map: dict[str, str]) -> set[str] | None:
+    """Shards whose headers a family needs (None: all). MTP heads live in huge target
+    checkpoints: only the shards holding MTP tensors are read."""
+    if family != "mtp":
+        return None
+    config = config if isinstance(config, dict) else {}
+    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    depth = text.get("num_hidden_layers") if type(text.get("num_hidden_layers")) is int else None
+    wanted = set()
+    for name, shard in weight_map.items():
+        if _MTP_TENSOR.match(name):
+            wanted.add(shard)
+        elif depth is not None:
+            match = re.match(r"^model\.layers\.(\d+)\.", name)
+            if match and int(match.group(1)) >= depth:
+                wanted.add(shard)
+    return wanted
+
+
+def select_shards(config: dict | None, weight_map: dict[str, str]) -> set[str] | None:
+    """For checkpoint.read_checkpoint: the shards to read, given config and index."""
+    return shards_needed(detect(config, weight_map), config, weight_map)

@@ -15,6 +15,7 @@ NEEDS = {
     "target": "no target given (--target)",
     "reference": "no reference given (--reference or --from-hub)",
     "loaded": "transformers is not installed",
+    "launch": "no launch settings given (--num-speculative-tokens)",
     "tokenizer": "no tokenizer.json or tokenizer_config.json in the target or the checkpoint",
 }
 
@@ -24,7 +25,7 @@ class Rule:
     code: str
     name: str
     severity: Severity
-    family: str          # "any" for file-level rules
+    family: str          # a family of drafter_lint.family.FAMILIES, or "any"
     needs: tuple[str, ...]
     fix: str             # "none" | "safe" | "unsafe" | "sometimes"
     summary: str
