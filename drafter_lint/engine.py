@@ -29,6 +29,11 @@ def _missing_need(rule: Rule, facts: Facts) -> str | None:
         if need == "launch" and not facts.launch:
             return NEEDS[need]
         if need == "loaded" and facts.loaded is None:
+            from drafter_lint.loading import loads_through_transformers
+
+            if not loads_through_transformers(facts.family, facts.checkpoint.config):
+                return (f"{facts.family} configs are read by the runtime's own config "
+                        f"class, not a transformers one")
             return NEEDS[need]
         if need == "reference" and facts.reference is None:
             return NEEDS[need]
@@ -45,15 +50,15 @@ def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
     from drafter_lint.structure import load_schema
 
     family = family or detect(checkpoint.config, _tensor_names(checkpoint))
-    facts = Facts(checkpoint, target, family, None, reference, runtime=runtime,
+    facts = Facts(checkpoint, target, family, [], reference, runtime=runtime,
                   launch=launch or {})
-    schemas = [load_schema(f) for f in sorted(facts.families)]
-    facts.schema = next((s for s in schemas if s is not None), None)
+    facts.schemas = [s for s in (load_schema(f) for f in sorted(facts.families)) if s]
     wanted = [r for c, r in rules.items() if selected(c, select, ignore)]
     if checkpoint.config_doc is not None and any("loaded" in r.needs for r in wanted):
-        from drafter_lint.loading import load
+        from drafter_lint.loading import load, loads_through_transformers
 
-        facts.loaded = load(checkpoint.config_doc.text, family, use_cache)
+        if loads_through_transformers(family, checkpoint.config):
+            facts.loaded = load(checkpoint.config_doc.text, family, use_cache)
     result = Result(path=checkpoint.display, family=family,
                     target=target.display if target else None,
                     reference=reference.display if reference else None)

@@ -20,7 +20,7 @@ class Facts:
     checkpoint: Checkpoint
     target: Target | None = None
     family: str = "unknown"
-    schema: dict | None = None
+    schemas: list = field(default_factory=list)   # JSON Schemas of the family's config
     reference: Reference | None = None
     loaded: Loaded | None = None            # what transformers loads (when asked for)
     runtime: str | None = None              # "vllm" | "sglang" | None: report both
@@ -63,6 +63,14 @@ class Facts:
         if self.target and self.target.tokenizer:
             return self.target.tokenizer
         return self.checkpoint.tokenizer
+
+    @property
+    def names(self):
+        """Every tensor name: from the shard index when there is one (its shards may not
+        all have been read), else from the headers."""
+        if self.checkpoint.index_doc is not None:
+            return self.checkpoint.index_doc.value["weight_map"].keys()
+        return (self.weights or {}).keys()
 
     def get(self, pointer: str, default=MISSING):
         """The config value at `pointer`, or `default` when absent."""

@@ -22,6 +22,15 @@ from pathlib import Path
 CACHE_FORMAT = 1
 # The class the reference code of a family uses when model_type names none.
 FAMILY_MODEL_TYPE = {"dflash": "qwen3"}
+# Families whose config.json runtimes read with their own config classes, not transformers'.
+NOT_TRANSFORMERS = ("medusa", "speculators")
+NOT_TRANSFORMERS_MODEL_TYPES = ("eagle", "medusa", "speculators")
+
+
+def loads_through_transformers(family: str, config: dict | None) -> bool:
+    model_type = (config or {}).get("model_type")
+    return not family.startswith(NOT_TRANSFORMERS) and \
+        model_type not in NOT_TRANSFORMERS_MODEL_TYPES
 
 
 @dataclass

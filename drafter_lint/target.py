@@ -26,6 +26,7 @@ class Target:
     layer_types: list[str] | None
     tokenizer: TokenizerFacts | None = None
     notes: list[str] = field(default_factory=list)
+    architectures: list[str] = field(default_factory=list)
 
 
 def resolve_target(arg: str, offline: bool = False) -> Target:
@@ -80,6 +81,8 @@ def read_target(path: Path, display: str | None = None) -> Target:
         hidden_size=_int(config, "hidden_size"),
         vocab_size=_int(config, "vocab_size") or _int(outer, "vocab_size"),
         layer_types=layer_types,
+        architectures=[a for a in outer.get("architectures") or [] if isinstance(a, str)]
+        if isinstance(outer.get("architectures"), list) else [],
     )
     try:
         target.tokenizer = read_tokenizer(folder, "target")

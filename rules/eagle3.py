@@ -1,0 +1,507 @@
+"""EAGLE-3 drafter rules (SafeAILab, SpecForge, AngelSlim, nvidia, speculators layouts).
+
+Facts from research/other-drafters.md section 1 and 0: aux-layer id conventions (vLLM:
+id k = residual entering layer k; SGLang: id k = output of layer k), d2t/t2d vocab maps,
+`fc` width against the number of taps, norm flags against norm tensors. The rule ids of
+that section (E3-01 ...) are named in each rule's docs.
+"""
+
+from __future__ import annotations
+
+import json
+
+from drafter_lint.facts import MISSING, Facts
+from drafter_lint.family import EAGLE3_ARCHITECTURES
+from drafter_lint.findings import Finding, Severity, add
+from drafter_lint.jsondoc import pointer
+from drafter_lint.registry import collect, rule
+
+AUX_TOP = "/eagle_aux_hidden_state_layer_ids"
+AUX_NESTED = "/eagle_config/eagle_aux_hidden_state_layer_ids"
+
+
+def aux_ids(facts: Facts) -> tuple[str, object]:
+    """(pointer, value) of the aux-layer ids in the place vLLM reads first; value MISSING."""
+    for ptr in (AUX_TOP, AUX_NESTED):
+        value = facts.get(ptr)
+        if value is not MISSING and value is not None:
+            return ptr, value
+    return AUX_TOP, MISSING
+
+
+def aux_list(facts: Facts) -> list[int] | None:
+    _, value = aux_ids(facts)
+    if isinstance(value, list) and value and all(type(v) is int for v in value):
+        return value
+    return None
+
+
+def default_ids(depth: int) -> list[int]:
+    """The heuristic runtimes fall back to: [2, L//2, L-3]."""
+    return [2, depth // 2, depth - 3]
+
+
+def meaning(facts: Facts, ids: list[int]) -> str:
+    """Which target layer outputs `ids` tap in each runtime of interest."""
+    parts = []
+    if facts.runtime in (None, "vllm"):
+        parts.append("vLLM taps the outputs of layers "
+                     f"{[i - 1 for i in ids]} (id k = residual entering layer k)")
+    if facts.runtime in (None, "sglang"):
+        parts.append(f"SGLang taps the outputs of layers {ids} (it adds +1 to capture after "
+                     f"layer k)")
+    return "; ".join(parts)
+
+
+def layer0(facts: Facts) -> str:
+    names = facts.weights or {}
+    return "midlayer." if any(n.startswith("midlayer.") for n in names) else "layers.0."
+
+
+def _width(facts: Facts) -> int | None:
+    return facts.int("/target_hidden_size") or facts.int("/hidden_size")
+
+
+def _tensor(facts: Facts, name: str, message: str, **kw) -> Finding:
+    info = (facts.weights or {}).get(name)
+    file = info.file if info else (sorted(facts.checkpoint.headers) or ["model.safetensors"])[0]
+    return Finding(pointer(name), message, file=file, **kw)
+
+
+def _draft_vocab(facts: Facts) -> int | None:
+    return facts.int("/draft_vocab_size") or facts.int("/vocab_size")
+
+
+@rule("EA301", "eagle3-fc-width", "error", "eagle3", needs=("config", "weights"))
+def fc_width(facts: Facts):
+    """`fc.weight` in-features differ from (number of aux layers) × target width (E3-01).
+
+    `fc` fuses k target hidden states: `[hidden_size, k * (target_hidden_size or
+    hidden_size)]`, k = len(aux ids), or 3 when they are absent. A mismatch fails the load
+    (vLLM #54526: `4096x16384` vs `4096x12288` for a 4-tap head).
+
+    Fails: 3 aux ids with `fc.weight` `[4096, 16384]`. Passes: `[4096, 12288]`.
+    """
+    shape, width = facts.shape("fc.weight"), _width(facts)
+    if shape is None or len(shape) != 2 or not width:
+        return
+    ids = aux_list(facts)
+    k = len(ids) if ids else 3
+    if shape[1] != k * width:
+        taps = f"{shape[1] // width}" if shape[1] % width == 0 else "no whole number of"
+        ptr, _ = aux_ids(facts)
+        yield Finding(ptr, f"fc.weight is {list(shape)}: {taps} taps of width {width}, but "
+                      f"{'the aux ids list ' + str(k) if ids else 'no aux ids means 3'} "
+                      f"taps ({k} × {width} = {k * width} in-features)")
+
+
+@rule("EA302", "eagle3-aux-ids-missing", "warning", "eagle3", fix="sometimes")
+def aux_ids_missing(facts: Facts):
+    """No aux-layer ids in config.json (E3-02): the runtime guesses `[2, L//2, L-3]`.
+
+    Neither `eagle_aux_hidden_state_layer_ids` nor `eagle_config.eagle_aux_hidden_state_
+    layer_ids` is set, so vLLM and SGLang silently use their heuristic. For
+    nvidia/Llama-3.3-70B-Instruct-Eagle3 that gave 1.21% acceptance instead of 58.9%
+    with a healthy server (vLLM PR #50170).
+
+    Fails: a config without aux ids. Passes: `"eagle_aux_hidden_state_layer_ids": [2, 16, 29]`.
+    Fix (unsafe, with `--target`): the heuristic ids for the target's depth, written
+    explicitly; right only for heads trained with the default.
+    """
+    ptr, value = aux_ids(facts)
+    if value is not MISSING:
+        return
+    depth = facts.target.num_hidden_layers if facts.target else None
+    guess = default_ids(depth) if depth else None
+    yield Finding(AUX_TOP, "eagle_aux_hidden_state_layer_ids is missing (top level and "
+                  "eagle_config): runtimes silently use [2, L//2, L-3]"
+                  + (f" = {guess} for this target" if guess else "")
+                  + "; a head trained on other layers accepts almost nothing (vLLM #50170)",
+                  fix=add(AUX_TOP, guess) if guess else None)
+
+
+@rule("EA303", "eagle3-aux-ids-invalid", "error", "eagle3")
+def aux_ids_invalid(facts: Facts):
+    """Aux-layer ids are not unique increasing integers inside the target (E3-03).
+
+    Each id must be an integer in `[0, L_target)` (L from `--target`), with no repeats,
+    in increasing order. An id past the target is never captured: fewer states reach
+    `fc` and the first forward fails (SGLang #32334: ids `[24, 30, 36]` on a 36-layer
+    gpt-oss became 37 and crashed with 8640 vs 5760).
+
+    Fails: `[24, 30, 36]` on a 36-layer target; `[2, 2, 29]`. Passes: `[2, 18, 33]`.
+    """
+    ptr, ids = aux_ids(facts)
+    if ids is MISSING:
+        return
+    if not isinstance(ids, list) or not ids:
+        yield Finding(ptr, f"aux layer ids are {json.dumps(ids)}, expected a non-empty list")
+        return
+    depth = facts.target.num_hidden_layers if facts.target else None
+    for i, k in enumerate(ids):
+        if type(k) is not int or k < 0:
+            yield Finding(f"{ptr}/{i}", f"aux layer id {json.dumps(k)} is not a layer index")
+        elif depth is not None and k >= depth:
+            yield Finding(f"{ptr}/{i}", f"aux layer id {k} is not below the target's "
+                          f"{depth} layers (valid 0..{depth - 1}); it is never captured")
+        elif i and type(ids[i - 1]) is int and k <= ids[i - 1]:
+            yield Finding(f"{ptr}/{i}", f"aux layer id {k} after {ids[i - 1]}: ids must be "
+                          f"unique and increasing")
+
+
+@rule("EA304", "eagle3-aux-ids-convention", "warning", "eagle3")
+def aux_ids_convention(facts: Facts):
+    """Aux-layer ids look written for the other runtime's convention (E3-04).
+
+    vLLM reads id k as the residual *entering* layer k (= output of layer k-1); SGLang
+    and SpecForge read it as the *output* of layer k. Lists starting at 1 are the
+    SGLang/SpecForge convention; lists starting at 2 (the `[2, L//2, L-3]` default) the
+    EAGLE/vLLM one. Served in the other runtime, every tap moves one layer: SGLang #25454
+    (-0.10 accept length), vLLM #43671 (~10% instead of ~45% at position 0). With
+    `--runtime` the warning is for that runtime only; without, both meanings are shown.
+
+    Fails: `[1, 29, 57]` for vLLM; `[2, 30, 58]` for SGLang. Passes: the runtime's own
+    convention.
+    """
+    ids = aux_list(facts)
+    if not ids:
+        return
+    ptr, _ = aux_ids(facts)
+    if ids[0] == 1 and facts.runtime in (None, "vllm"):
+        yield Finding(ptr, f"aux layer ids {ids} start at 1, the SGLang/SpecForge "
+                      f"output-of-layer convention: {meaning(facts, ids)}; serve in the "
+                      f"runtime it was trained for or shift the ids")
+    elif ids[0] == 2 and facts.runtime == "sglang":
+        yield Finding(ptr, f"aux layer ids {ids} start at 2, the EAGLE/vLLM "
+                      f"entering-layer convention: {meaning(facts, ids)} (SGLang #25454)")
+
+
+@rule("EA305", "eagle3-aux-ids-for-other-target", "warning", "eagle3",
+      needs=("config", "target"))
+def aux_ids_for_other_target(facts: Facts):
+    """The aux ids are the `[2, L//2, L-3]` default of a different depth (E3-05).
+
+    A head whose ids are the default spacing for L' layers was trained on an L'-layer
+    target; served on a target of another depth it taps the wrong layers.
+
+    Fails: `[2, 16, 29]` (L = 32) on an 80-layer target. Passes: `[2, 40, 77]` on 80.
+    """
+    ids, depth = aux_list(facts), facts.target.num_hidden_layers
+    if not ids or not depth or len(ids) != 3:
+        return
+    for other in range(4, 400):
+        if other != depth and ids == default_ids(other):
+            ptr, _ = aux_ids(facts)
+            yield Finding(ptr, f"aux layer ids {ids} are the default taps of a {other}-layer "
+                          f"target, but the target ({facts.target.display}) has {depth} "
+                          f"layers (its default is {default_ids(depth)})")
+            return
+
+
+@rule("EA306", "eagle3-aux-count-not-three", "warning", "eagle3")
+def aux_count_not_three(facts: Facts):
+    """The head fuses a number of aux layers other than 3 (E3-06).
+
+    vLLM's EAGLE-3 model built `fc` for exactly 3 taps until PR #54598: a 4-tap head
+    failed to load (vLLM #54526, speculators #1065). Needs a vLLM with that fix.
+
+    Fails: `[2, 46, 91, 93]`. Passes: three ids.
+    """
+    ids = aux_list(facts)
+    if ids and len(ids) != 3:
+        ptr, _ = aux_ids(facts)
+        yield Finding(ptr, f"{len(ids)} aux layers: vLLM before PR #54598 sizes fc for 3 "
+                      f"and fails to load this head (vLLM #54526)")
+
+
+@rule("EA307", "eagle3-lm-head-vs-draft-vocab", "error", "eagle3", needs=("config", "weights"))
+def lm_head_vs_draft_vocab(facts: Facts):
+    """`lm_head.weight` rows differ from `draft_vocab_size` (E3-07).
+
+    The head predicts over the draft vocabulary: `lm_head.weight` is
+    `[draft_vocab_size, hidden_size]` (`vocab_size` when `draft_vocab_size` is absent;
+    vLLM defaults it so). A mismatch fails the load.
+
+    Fails: `"draft_vocab_size": 32000` with `lm_head.weight` `[128256, 4096]`.
+    Passes: `[32000, 4096]`.
+    """
+    shape, vocab = facts.shape("lm_head.weight"), _draft_vocab(facts)
+    if shape and vocab and shape[0] != vocab:
+        field = "draft_vocab_size" if facts.has("/draft_vocab_size") else "vocab_size"
+        yield _tensor(facts, "lm_head.weight", f"lm_head.weight is {list(shape)} but "
+                      f"{field} is {vocab}")
+
+
+@rule("EA308", "eagle3-vocab-maps", "error", "eagle3", needs=("config", "weights"))
+def vocab_maps(facts: Facts):
+    """A reduced draft vocabulary without valid `d2t` / `t2d` maps (E3-08).
+
+    With `draft_vocab_size < vocab_size`, `d2t` (int64 `[draft_vocab_size]`, offsets:
+    `target = draft + d2t[draft]`) and `t2d` (bool `[vocab_size]`) must ship. Without
+    them draft id i is read as target id i: the first N ids of the vocabulary, silently
+    (verl-SpeCo #66; SafeAILab/EAGLE #222).
+
+    Fails: `"draft_vocab_size": 32000` and no `d2t`. Passes: both maps with those shapes.
+    """
+    draft, vocab = facts.int("/draft_vocab_size"), facts.int("/vocab_size")
+    if not draft or not vocab or draft >= vocab:
+        return
+    expected = {"d2t": ((draft,), ("I64",)), "t2d": ((vocab,), ("BOOL", "U8"))}
+    for name, (shape, dtypes) in expected.items():
+        info = (facts.weights or {}).get(name)
+        if info is None:
+            yield _tensor(facts, name, f"{name} is missing although draft_vocab_size {draft} "
+                          f"< vocab_size {vocab}: draft ids would be read as target ids "
+                          f"0..{draft - 1}")
+        elif info.shape != shape or info.dtype not in dtypes:
+            yield _tensor(facts, name, f"{name} is {info.dtype} {list(info.shape)}, expected "
+                          f"{dtypes[0]} {list(shape)}")
+
+
+@rule("EA309", "eagle3-vocab-vs-target", "error", "eagle3", needs=("config", "target"))
+def vocab_vs_target(facts: Facts):
+    """`vocab_size` (or `t2d` length) differs from the target vocabulary (E3-09).
+
+    `embed_tokens` and `t2d` index the target's token ids: both are sized by the target
+    vocabulary.
+
+    Fails: `"vocab_size": 128256` on a 151936-token target. Passes: equal sizes.
+    """
+    target = facts.target.vocab_size
+    vocab = facts.int("/vocab_size")
+    if target and vocab and vocab != target:
+        yield Finding("/vocab_size", f"vocab_size is {vocab} but the target "
+                      f"({facts.target.display}) has {target}")
+    t2d = facts.shape("t2d")
+    if target and t2d and t2d[0] != target:
+        yield _tensor(facts, "t2d", f"t2d has {t2d[0]} entries but the target has {target} "
+                      f"tokens")
+
+
+@rule("EA310", "eagle3-hidden-vs-target", "error", "eagle3", needs=("config", "target"))
+def hidden_vs_target(facts: Facts):
+    """The head's target width differs from the target's `hidden_size` (E3-10).
+
+    `fc` takes `target_hidden_size` (default `hidden_size`) per tap; speculators refuses a
+    verifier of another width.
+
+    Fails: `"hidden_size": 4096` for a 5120-wide target without `target_hidden_size`.
+    Passes: equal widths, or `target_hidden_size` equal to the target's.
+    """
+    target = facts.target.hidden_size
+    if not target:
+        return
+    T, H = facts.int("/target_hidden_size"), facts.int("/hidden_size")
+    if T is not None and T != target:
+        yield Finding("/target_hidden_size", f"target_hidden_size is {T} but the target "
+                      f"({facts.target.display}) has hidden_size {target}")
+    elif T is None and H is not None and H != target:
+        yield Finding("/hidden_size", f"hidden_size is {H} but the target "
+                      f"({facts.target.display}) has {target}, and no target_hidden_size "
+                      f"says otherwise")
+
+
+@rule("EA311", "eagle3-qkv-input-width", "error", "eagle3", needs=("config", "weights"))
+def qkv_input_width(facts: Facts):
+    """Layer 0's q/k/v projections do not take 2 × hidden_size (E3-11).
+
+    The first EAGLE-3 layer attends over `[embedding, fused hidden]`, so `q_proj`,
+    `k_proj`, `v_proj` of `midlayer.` / `layers.0.` have `2 * hidden_size` in-features;
+    later layers (vLLM PR #26164) take `hidden_size`.
+
+    Fails: `midlayer.self_attn.q_proj.weight` `[4096, 4096]`. Passes: `[4096, 8192]`.
+    """
+    H = facts.int("/hidden_size")
+    if not H:
+        return
+    first = layer0(facts)
+    for name, info in sorted((facts.weights or {}).items()):
+        if not name.endswith(("q_proj.weight", "k_proj.weight", "v_proj.weight")):
+            continue
+        expected = 2 * H if name.startswith(first) else H
+        if len(info.shape) == 2 and info.shape[1] != expected:
+            yield _tensor(facts, name, f"{name} takes {info.shape[1]} features, expected "
+                          f"{expected} ({'2 × ' if expected == 2 * H else ''}hidden_size {H})")
+
+
+def _norm_tensors(facts: Facts) -> tuple[str | None, list[str]]:
+    names = facts.weights or {}
+    single = next((n for n in names if n.endswith("input_norm.weight")), None)
+    per_tap = sorted(n for n in names if "fc_norm" in n)
+    return single, per_tap
+
+
+@rule("EA312", "eagle3-norm-flags-vs-tensors", "error", "eagle3", needs=("config", "weights"))
+def norm_flags_vs_tensors(facts: Facts):
+    """A norm flag is set but its tensors are missing or mis-sized (E3-12).
+
+    `norm_before_fc` needs one `input_norm.weight` of `[k * hidden]`; `fc_norm` needs k
+    per-tap norms; the two are exclusive (speculators validator).
+
+    Fails: `"norm_before_fc": true` without `input_norm.weight`; both flags true.
+    Passes: `"norm_before_fc": true` with `input_norm.weight` `[8640]` for 3 taps of 2880.
+    """
+    before, per_tap = facts.get("/norm_before_fc", False), facts.get("/fc_norm", False)
+    if before is True and per_tap is True:
+        yield Finding("/fc_norm", "norm_before_fc and fc_norm are both true; they are "
+                      "exclusive (speculators refuses the config)")
+    single, taps = _norm_tensors(facts)
+    ids, width = aux_list(facts), _width(facts)
+    k = len(ids) if ids else 3
+    if before is True:
+        if single is None:
+            yield Finding("/norm_before_fc", "norm_before_fc is true but no input_norm.weight "
+                          "tensor ships")
+        elif width and facts.shape(single) != (k * width,):
+            yield _tensor(facts, single, f"{single} is {list(facts.shape(single))}, expected "
+                          f"[{k * width}] ({k} taps × {width})")
+    if per_tap is True and len(taps) != k:
+        yield Finding("/fc_norm", f"fc_norm is true but {len(taps)} per-tap norm tensors "
+                      f"ship for {k} taps")
+
+
+@rule("EA313", "eagle3-norm-tensors-without-flag", "warning", "eagle3",
+      needs=("config", "weights"), fix="sometimes")
+def norm_tensors_without_flag(facts: Facts):
+    """Norm tensors ship but the flag that applies them is not set (E3-13).
+
+    Runtimes apply `input_norm` only with `norm_before_fc` and per-tap norms only with
+    `fc_norm`; otherwise the trained norm is silently skipped and acceptance drops (vLLM
+    #38111, SGLang #32334 for nvidia/gpt-oss-120b-Eagle3-v3).
+
+    Fails: `input_norm.weight` present, `norm_before_fc` absent.
+    Passes: the flag set with its tensor.
+    Fix (safe): set the flag to true.
+    """
+    single, taps = _norm_tensors(facts)
+    if single and facts.get("/norm_before_fc", None) is not True:
+        yield Finding("/norm_before_fc", f"{single} ships but norm_before_fc is not true: "
+                      f"the runtime skips the trained norm (vLLM #38111, SGLang #32334)",
+                      fix=add("/norm_before_fc", True, "safe"))
+    if taps and facts.get("/fc_norm", None) is not True:
+        yield Finding("/fc_norm", f"{len(taps)} per-tap fc_norm tensors ship but fc_norm is "
+                      f"not true: the runtime skips them", fix=add("/fc_norm", True, "safe"))
+
+
+@rule("EA314", "eagle3-multi-layer-sglang", "warning", "eagle3")
+def multi_layer_sglang(facts: Facts):
+    """More than one draft layer: SGLang refuses the head (E3-14).
+
+    SGLang raises "EAGLE3 currently only supports 1 layer"; vLLM serves multi-layer heads
+    since PR #26164. An error with `--runtime sglang`, a warning otherwise.
+
+    Fails: `"num_hidden_layers": 4` for SGLang. Passes: 1 layer.
+    """
+    n = facts.int("/num_hidden_layers")
+    if n and n > 1 and facts.runtime != "vllm":
+        yield Finding("/num_hidden_layers", f"num_hidden_layers is {n}: SGLang only serves "
+                      f"1-layer EAGLE-3 heads (vLLM since PR #26164)",
+                      severity=Severity.ERROR if facts.runtime == "sglang" else None)
+
+
+@rule("EA315", "eagle3-max-position-below-target", "info", "eagle3", needs=("config", "target"))
+def max_position_below_target(facts: Facts):
+    """The head's `max_position_embeddings` is below the target's (E3-15).
+
+    The draft's RoPE cache is sized by it; recent vLLM raises it to the target's length,
+    older versions ran past the cache on long prompts (vLLM #48894).
+
+    Reports: 2048 on a 131072-position target. Quiet: equal or larger.
+    """
+    mine = facts.int("/max_position_embeddings")
+    theirs = facts.target.config.get("max_position_embeddings")
+    if mine and type(theirs) is int and mine < theirs:
+        yield Finding("/max_position_embeddings", f"max_position_embeddings is {mine}, "
+                      f"below the target's {theirs}: older vLLM overran the draft RoPE cache "
+                      f"on long prompts (vLLM #48894)")
+
+
+@rule("EA316", "eagle3-rope-differs-from-target", "warning", "eagle3",
+      needs=("config", "target"))
+def rope_differs_from_target(facts: Facts):
+    """The head's RoPE theta or scaling differs from the target's (E3-16).
+
+    The draft attends over the same positions as the target; a different base or scaling
+    rotates its queries differently, silently (inferred).
+
+    Fails: no `rope_theta` (Llama default 10000) on a 500000-theta target.
+    Passes: equal RoPE settings.
+    """
+    def theta(config: dict):
+        params = config.get("rope_parameters")
+        if isinstance(params, dict) and "rope_theta" in params:
+            return params["rope_theta"]
+        return config.get("rope_theta", 10000.0)
+
+    mine, theirs = theta(facts.config), theta(facts.target.config)
+    if isinstance(mine, (int, float)) and isinstance(theirs, (int, float)) and mine != theirs:
+        where = "/rope_theta" if facts.has("/rope_theta") or not facts.has("/rope_parameters") \
+            else "/rope_parameters"
+        yield Finding(where, f"RoPE theta is {mine:g}"
+                      + ("" if facts.has(where) else " (the default)")
+                      + f" but the target's is {theirs:g}")
+
+
+@rule("EA317", "eagle3-embed-tokens", "info", "eagle3", needs=("config", "weights"))
+def embed_tokens(facts: Facts):
+    """The head's own `embed_tokens` is absent (shared from the target) or mis-sized (E3-17).
+
+    Absent is normal (the EAGLE reference and speculators load the target's); present
+    must be `[vocab_size, hidden_size]`, and vLLM then decides per rank whether to share
+    (vLLM #50158).
+
+    Reports: no `embed_tokens.weight` (info); `[32000, 4096]` for vocab 128256 (error).
+    Quiet: `[128256, 4096]`.
+    """
+    name = next((n for n in facts.weights or {} if n.endswith("embed_tokens.weight")), None)
+    vocab, H = facts.int("/vocab_size"), facts.int("/hidden_size")
+    if name is None:
+        yield Finding("", "no embed_tokens.weight: the target's embedding is shared")
+    elif vocab and H and facts.shape(name) != (vocab, H):
+        yield _tensor(facts, name, f"{name} is {list(facts.shape(name))}, expected "
+                      f"[{vocab}, {H}]", severity=Severity.ERROR)
+
+
+@rule("EA318", "eagle3-path-without-method", "info", "eagle3")
+def path_without_method(facts: Facts):
+    """The checkpoint folder name lacks "eagle3": vLLM will not guess the method (E3-18).
+
+    Without an explicit `"method": "eagle3"` vLLM infers the method from the draft path
+    (substring "eagle3"); a renamed folder silently becomes a plain draft model.
+
+    Reports: `/models/my-head`. Quiet: `/models/Llama-3.1-8B-eagle3`.
+    """
+    name = facts.checkpoint.root.resolve().name
+    if "eagle3" not in name.lower() and "eagle-3" not in name.lower():
+        yield Finding("", f"the folder name {name!r} does not contain 'eagle3': pass "
+                      f"\"method\": \"eagle3\" in --speculative-config, or vLLM serves it as "
+                      f"a plain draft model")
+
+
+@rule("EA319", "eagle3-architecture-unknown", "warning", "eagle3")
+def architecture_unknown(facts: Facts):
+    """`architectures` names no known EAGLE-3 class (E3-19).
+
+    Known: LlamaForCausalLMEagle3 (SpecForge/SGLang), Eagle3LlamaForCausalLM (vLLM,
+    AngelSlim), Eagle3Speculator / Eagle3DraftModel (speculators), LlamaEagle3DraftModel,
+    PEagleDraftModel, and LlamaForCausalLM with `draft_vocab_size` (SafeAILab originals).
+
+    Fails: `["Qwen3ForCausalLM"]`. Passes: `["LlamaForCausalLMEagle3"]`.
+    """
+    value = facts.get("/architectures", None)
+    names = set(value) if isinstance(value, list) else set()
+    if names & EAGLE3_ARCHITECTURES:
+        return
+    if "LlamaForCausalLM" in names and facts.has("/draft_vocab_size"):
+        return
+    yield Finding("/architectures", f"architectures is {json.dumps(value)}: no known EAGLE-3 "
+                  f"class; runtimes choose the model class by it")
+
+
+RULES = collect(
+    fc_width, aux_ids_missing, aux_ids_invalid, aux_ids_convention, aux_ids_for_other_target,
+    aux_count_not_three, lm_head_vs_draft_vocab, vocab_maps, vocab_vs_target,
+    hidden_vs_target, qkv_input_width, norm_flags_vs_tensors, norm_tensors_without_flag,
+    multi_layer_sglang, max_position_below_target, rope_differs_from_target, embed_tokens,
+    path_without_method, architecture_unknown,
+)

@@ -1,0 +1,165 @@
+"""MTP heads inside target checkpoints (research/other-drafters.md section 3).
+
+DeepSeek-V3/R1, GLM: `num_nextn_predict_layers` heads stored as `model.layers.{L+i}`.
+Qwen3-Next / Qwen3.5: `mtp_num_hidden_layers` (often in `text_config`), tensors `mtp.*`.
+Only the shards holding MTP tensors are read (drafter_lint.family.shards_needed).
+"""
+
+from __future__ import annotations
+
+import re
+
+from drafter_lint.facts import Facts
+from drafter_lint.family import mtp_count
+from drafter_lint.findings import Finding
+from drafter_lint.jsondoc import pointer
+from drafter_lint.registry import collect, rule
+
+QWEN_LAYER = re.compile(r"^(?:model\.)?mtp\.layers\.(\d+)\.")
+MIMO_LAYER = re.compile(r"^model\.mtp_layers\.(\d+)\.")
+DEEPSEEK_LAYER = re.compile(r"^model\.layers\.(\d+)\.")
+
+
+def text_config(facts: Facts) -> tuple[str, dict]:
+    section = facts.config.get("text_config")
+    return ("/text_config", section) if isinstance(section, dict) else ("", facts.config)
+
+
+def mtp_layers(facts: Facts) -> tuple[str, set[int]]:
+    """(layout, distinct MTP layer indices) from the tensor names."""
+    _, text = text_config(facts)
+    depth = text.get("num_hidden_layers") if type(text.get("num_hidden_layers")) is int else None
+    qwen, mimo, deepseek = set(), set(), set()
+    for name in facts.names:
+        for pattern, found in ((QWEN_LAYER, qwen), (MIMO_LAYER, mimo)):
+            match = pattern.match(name)
+            if match:
+                found.add(int(match.group(1)))
+        match = DEEPSEEK_LAYER.match(name)
+        if match and depth is not None and int(match.group(1)) >= depth:
+            deepseek.add(int(match.group(1)) - depth)
+    if qwen or any(n.startswith(("mtp.", "model.mtp.")) for n in facts.names):
+        return "qwen", qwen
+    if mimo:
+        return "mimo", mimo
+    return "deepseek", deepseek
+
+
+@rule("MTP101", "mtp-count-vs-weights", "error", "mtp")
+def count_vs_weights(facts: Facts):
+    """The MTP count field differs from the MTP layers in the weights (MTP-01).
+
+    vLLM sets `n_predict` from `num_nextn_predict_layers` / `mtp_num_hidden_layers` /
+    `num_mtp_modules` and builds that many MTP layers; the weight map must hold exactly
+    those layers (`model.layers.{L..L+n-1}` for DeepSeek, `mtp.layers.{0..n-1}` for
+    Qwen3-Next/3.5).
+
+    Fails: `"num_nextn_predict_layers": 2` with one extra layer in the weights.
+    Passes: equal counts.
+    """
+    count = mtp_count(facts.config)
+    layout, layers = mtp_layers(facts)
+    if count is None or count[1] < 1 or not layers:
+        return
+    if len(layers) != count[1]:
+        yield Finding(count[0], f"{count[0][1:].replace('/', '.')} is {count[1]} but the "
+                      f"weights hold {len(layers)} MTP layer(s) ({layout} layout, indices "
+                      f"{sorted(layers)})")
+
+
+@rule("MTP102", "mtp-weights-missing", "error", "mtp")
+def weights_missing(facts: Facts):
+    """The config declares MTP layers but the weights hold none (MTP-02).
+
+    A quantized or pruned export often drops `mtp.*`: `method: mtp` then fails to load
+    (Inkling raises "checkpoint does not contain MTP weights") or runs unloaded layers.
+
+    Fails: `"mtp_num_hidden_layers": 1` and no `mtp.*` tensor. Passes: `mtp.*` present.
+    """
+    count = mtp_count(facts.config)
+    _, layers = mtp_layers(facts)
+    has_any = layers or any(n.startswith(("mtp.", "model.mtp")) for n in facts.names)
+    if count and count[1] > 0 and not has_any and facts.names:
+        yield Finding(count[0], f"{count[0][1:].replace('/', '.')} is {count[1]} but no MTP "
+                      f"tensor is in the weights (an export that dropped mtp.*?)")
+
+
+@rule("MTP103", "mtp-speculative-tokens-indivisible", "error", "mtp",
+      needs=("config", "launch"))
+def speculative_tokens_indivisible(facts: Facts):
+    """`num_speculative_tokens` exceeds the MTP layers and is not a multiple (MTP-03).
+
+    vLLM reuses MTP layers for k > n_predict only when k is divisible by n_predict, and
+    raises ValueError otherwise (PR #13626).
+
+    Fails: 3 tokens with 2 MTP layers. Passes: 4 tokens with 2 layers; 1 with 1.
+    """
+    count, k = mtp_count(facts.config), facts.launch.get("num_speculative_tokens")
+    if count and count[1] > 0 and k and k > count[1] and k % count[1]:
+        yield Finding(count[0], f"num_speculative_tokens {k} > {count[1]} MTP layers and not "
+                      f"a multiple of it: vLLM refuses to start")
+
+
+@rule("MTP104", "mtp-speculative-tokens-reuse", "warning", "mtp", needs=("config", "launch"))
+def speculative_tokens_reuse(facts: Facts):
+    """`num_speculative_tokens` exceeds the MTP layers, so layers run repeatedly (MTP-04).
+
+    vLLM warns that reusing one MTP layer for several steps lowers acceptance (vLLM
+    #48892: 83% at k=1 vs 76% at k=8 at position 0).
+
+    Fails: 3 tokens with 1 MTP layer. Passes: 1 token with 1 layer.
+    """
+    count, k = mtp_count(facts.config), facts.launch.get("num_speculative_tokens")
+    if count and count[1] > 0 and k and k > count[1]:
+        yield Finding(count[0], f"num_speculative_tokens {k} > {count[1]} MTP layer(s): each "
+                      f"layer runs several draft steps, at lower acceptance (vLLM #48892)")
+
+
+@rule("MTP105", "mtp-tensor-shapes", "error", "mtp", needs=("config", "weights"))
+def tensor_shapes(facts: Facts):
+    """An MTP head tensor is missing or mis-shaped (MTP-05).
+
+    DeepSeek-style layer `model.layers.{L+i}.`: `eh_proj.weight [H, 2H]`, `enorm.weight`,
+    `hnorm.weight`, `shared_head.norm.weight [H]`, `shared_head.head.weight [vocab, H]`.
+    Qwen3-Next/3.5: `mtp.fc.weight [H, 2H]`, `mtp.norm.weight`,
+    `mtp.pre_fc_norm_hidden.weight`, `mtp.pre_fc_norm_embedding.weight [H]`.
+
+    Fails: `eh_proj.weight` `[7168, 7168]`. Passes: `[7168, 14336]`.
+    """
+    _, text = text_config(facts)
+    H, vocab = text.get("hidden_size"), text.get("vocab_size")
+    depth = text.get("num_hidden_layers")
+    if type(H) is not int or type(depth) is not int:
+        return
+    layout, layers = mtp_layers(facts)
+    expected: dict[str, tuple] = {}
+    if layout == "qwen":
+        prefix = "model.mtp." if any(n.startswith("model.mtp.") for n in facts.names) else "mtp."
+        expected = {f"{prefix}fc.weight": (H, 2 * H), f"{prefix}norm.weight": (H,),
+                    f"{prefix}pre_fc_norm_hidden.weight": (H,),
+                    f"{prefix}pre_fc_norm_embedding.weight": (H,)}
+    elif layout == "deepseek":
+        for i in sorted(layers):
+            p = f"model.layers.{depth + i}."
+            expected.update({p + "eh_proj.weight": (H, 2 * H), p + "enorm.weight": (H,),
+                             p + "hnorm.weight": (H,), p + "shared_head.norm.weight": (H,)})
+            if type(vocab) is int:
+                expected[p + "shared_head.head.weight"] = (vocab, H)
+    weights = facts.weights or {}
+    for name, shape in expected.items():
+        info = weights.get(name)
+        if info is None:
+            if name not in facts.names:
+                yield Finding(pointer(name), f"MTP tensor {name} is missing",
+                              file=_any_shard(facts))
+        elif info.shape != shape:
+            yield Finding(pointer(name), f"MTP tensor {name} is {list(info.shape)}, expected "
+                          f"{list(shape)}", file=info.file)
+
+
+def _any_shard(facts: Facts) -> str:
+    return (sorted(facts.checkpoint.headers) or ["model.safetensors"])[0]
+
+
+RULES = collect(count_vs_weights, weights_missing, speculative_tokens_indivisible,
+                speculative_tokens_reuse, tensor_shapes)

@@ -1,0 +1,253 @@
+"""Rules for the `speculators` unified format (vllm-project/speculators; research/
+other-drafters.md section 5). The wrapped `transformer_layer_config` is also checked with
+the rules of the family it wraps (facts.config shows its fields at the top level).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from drafter_lint.facts import MISSING, Facts
+from drafter_lint.findings import Finding, Severity
+from drafter_lint.registry import collect, rule
+
+KNOWN = ("eagle3", "peagle", "dflash", "dspark", "mtp", "eagle")
+VLLM_SERVES = ("eagle3", "peagle", "dflash", "dspark")
+METHODS = "/speculators_config/proposal_methods"
+
+
+def raw(facts: Facts, ptr: str, default=MISSING):
+    """A value of config.json as written (not through the wrapped-config view)."""
+    node = facts.checkpoint.config or {}
+    for token in ptr[1:].split("/"):
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return default
+    return node
+
+
+def _model_type(facts: Facts) -> str | None:
+    value = raw(facts, "/speculators_model_type", None)
+    return value if isinstance(value, str) else None
+
+
+@rule("SPC101", "speculators-model-type", "error", "speculators")
+def model_type(facts: Facts):
+    """`speculators_model_type` is unknown, or one vLLM cannot serve (SPC-01).
+
+    speculators registers eagle3, peagle, dflash, dspark and mtp (eagle historically);
+    vLLM serves eagle3, peagle, dflash and dspark and raises ValueError for the rest.
+
+    Fails: `"speculators_model_type": "medusa"` (error); `"mtp"` (warning).
+    Passes: `"eagle3"`.
+    """
+    kind = _model_type(facts)
+    if kind not in KNOWN:
+        yield Finding("/speculators_model_type", f"speculators_model_type is "
+                      f"{json.dumps(kind)}: not one of {', '.join(KNOWN)}")
+    elif kind not in VLLM_SERVES:
+        yield Finding("/speculators_model_type", f"speculators_model_type {kind!r} is not "
+                      f"served by vLLM (it serves {', '.join(VLLM_SERVES)})",
+                      severity=Severity.WARNING)
+
+
+@rule("SPC102", "speculators-structure", "error", "speculators")
+def structure(facts: Facts):
+    """A field vLLM requires of a speculators config is missing (SPC-02).
+
+    vLLM's `validate_speculators_config` needs
+    `speculators_config.proposal_methods[0].speculative_tokens`,
+    `speculators_config.verifier.name_or_path` and a `transformer_layer_config` object;
+    otherwise "Invalid speculators config structure".
+
+    Fails: no `verifier.name_or_path`. Passes: the three present.
+    """
+    for ptr, what in ((f"{METHODS}/0/speculative_tokens", "an integer"),
+                      ("/speculators_config/verifier/name_or_path", "a model path or hub id"),
+                      ("/transformer_layer_config", "an object")):
+        value = raw(facts, ptr)
+        ok = {"an integer": lambda v: type(v) is int and v >= 1,
+              "a model path or hub id": lambda v: isinstance(v, str) and v,
+              "an object": lambda v: isinstance(v, dict)}[what](value)
+        if not ok:
+            shown = "missing" if value is MISSING else json.dumps(value)
+            yield Finding(ptr, f"{ptr[1:].replace('/', '.')} is {shown}, expected {what}: "
+                          f"vLLM refuses the config")
+
+
+@rule("SPC103", "speculators-default-proposal-method", "error", "speculators")
+def default_proposal_method(facts: Facts):
+    """`default_proposal_method` names no entry of `proposal_methods` (SPC-03).
+
+    speculators validates it against the `proposal_type` of each proposal method.
+
+    Fails: `"default_proposal_method": "tree"` with only a greedy method.
+    Passes: `"greedy"`.
+    """
+    name = raw(facts, "/speculators_config/default_proposal_method", None)
+    methods = raw(facts, METHODS, [])
+    types = [m.get("proposal_type") for m in methods if isinstance(m, dict)] \
+        if isinstance(methods, list) else []
+    if name is not None and name not in types:
+        yield Finding("/speculators_config/default_proposal_method",
+                      f"default_proposal_method is {json.dumps(name)} but the proposal "
+                      f"methods are {types}")
+
+
+@rule("SPC104", "speculators-algorithm-mismatch", "warning", "speculators")
+def algorithm_mismatch(facts: Facts):
+    """`speculators_config.algorithm` differs from `speculators_model_type` (SPC-04).
+
+    `algorithm` is a free string nobody validates; a different value usually means a
+    config assembled from two sources.
+
+    Fails: algorithm "eagle" with model type "eagle3". Passes: equal.
+    """
+    algorithm = raw(facts, "/speculators_config/algorithm", None)
+    kind = _model_type(facts)
+    if isinstance(algorithm, str) and kind and algorithm != kind:
+        yield Finding("/speculators_config/algorithm", f"algorithm is {algorithm!r} but "
+                      f"speculators_model_type is {kind!r}")
+
+
+@rule("SPC105", "speculators-norm-before-residual-missing", "warning", "speculators")
+def norm_before_residual_missing(facts: Facts):
+    """`norm_before_residual` is not written: vLLM and speculators default it differently
+    (SPC-05).
+
+    vLLM's speculators adapter defaults it to true when absent; speculators' own class
+    defaults it to false. The runtime then computes a different residual than training.
+
+    Fails: an eagle3 speculators config without `norm_before_residual`.
+    Passes: the field written.
+    """
+    if _model_type(facts) in ("eagle3", "peagle") and \
+            raw(facts, "/norm_before_residual") is MISSING:
+        yield Finding("/norm_before_residual", "norm_before_residual is not written: vLLM "
+                      "assumes true, speculators false; write the trained value")
+
+
+@rule("SPC106", "speculators-draft-vocab-missing", "warning", "speculators")
+def draft_vocab_missing(facts: Facts):
+    """`draft_vocab_size` is absent or null (SPC-06).
+
+    vLLM falls back to the full `vocab_size`; speculators' class default is 32000. The
+    `lm_head` rows decide which one is right.
+
+    Fails: `"draft_vocab_size": null`. Passes: `32000`.
+    """
+    if _model_type(facts) in ("eagle3", "peagle") and \
+            raw(facts, "/draft_vocab_size", None) is None:
+        yield Finding("/draft_vocab_size", "draft_vocab_size is not set: vLLM uses "
+                      "vocab_size, speculators 32000")
+
+
+@rule("SPC107", "speculators-verifier-local-path", "warning", "speculators")
+def verifier_local_path(facts: Facts):
+    """`verifier.name_or_path` is a local path (SPC-07).
+
+    Serving the speculator alone, vLLM loads the target from this field (PR #21345); a
+    path from the training machine (`/model/from_s3`) resolves nowhere else.
+
+    Fails: `"/model/from_s3"`. Passes: `"Qwen/Qwen3-8B"`.
+    """
+    value = raw(facts, "/speculators_config/verifier/name_or_path", None)
+    if isinstance(value, str) and (os.path.isabs(value) or value.startswith((".", "~"))):
+        yield Finding("/speculators_config/verifier/name_or_path", f"verifier.name_or_path "
+                      f"is the local path {value!r}: other machines cannot resolve the "
+                      f"target from it")
+
+
+@rule("SPC108", "speculators-verifier-architecture", "warning", "speculators",
+      needs=("config", "target"))
+def verifier_architecture(facts: Facts):
+    """`verifier.architectures` differs from the target's `architectures` (SPC-08).
+
+    Fails: `["Qwen3MoeForCausalLM"]` for a Llama target. Passes: equal.
+    """
+    mine = raw(facts, "/speculators_config/verifier/architectures", None)
+    theirs = facts.target.architectures
+    if isinstance(mine, list) and theirs and not set(mine) & set(theirs):
+        yield Finding("/speculators_config/verifier/architectures", f"verifier.architectures "
+                      f"is {mine} but the target ({facts.target.display}) is {theirs}")
+
+
+@rule("SPC109", "speculators-layer-model-type", "error", "speculators")
+def layer_model_type(facts: Facts):
+    """An eagle3/peagle `transformer_layer_config.model_type` vLLM cannot map (SPC-09).
+
+    vLLM maps llama to Eagle3LlamaForCausalLM and qwen3 to Eagle3Qwen3ForCausalLM and
+    raises for anything else.
+
+    Fails: `"model_type": "mistral"`. Passes: `"llama"`, `"qwen3"`.
+    """
+    if _model_type(facts) not in ("eagle3", "peagle"):
+        return
+    kind = raw(facts, "/transformer_layer_config/model_type", None)
+    if kind not in ("llama", "qwen3"):
+        yield Finding("/transformer_layer_config/model_type", f"transformer_layer_config."
+                      f"model_type is {json.dumps(kind)}; vLLM serves llama and qwen3 layers")
+
+
+@rule("SPC110", "speculators-layer-vs-target", "error", "speculators",
+      needs=("config", "target"))
+def layer_vs_target(facts: Facts):
+    """`transformer_layer_config` vocab or width differs from the target (SPC-10).
+
+    The layer's `vocab_size` is the target vocabulary (speculators' `target_vocab_size`);
+    its `hidden_size` must match the target unless `target_hidden_size` is set.
+
+    Fails: `vocab_size` 151936 for a 128256-token target. Passes: equal.
+    """
+    layer = raw(facts, "/transformer_layer_config", None)
+    if not isinstance(layer, dict):
+        return
+    vocab, target_vocab = layer.get("vocab_size"), facts.target.vocab_size
+    if type(vocab) is int and target_vocab and vocab != target_vocab:
+        yield Finding("/transformer_layer_config/vocab_size", f"transformer_layer_config."
+                      f"vocab_size is {vocab} but the target has {target_vocab}")
+    hidden, target_hidden = layer.get("hidden_size"), facts.target.hidden_size
+    if type(hidden) is int and target_hidden and hidden != target_hidden and \
+            raw(facts, "/target_hidden_size", None) is None:
+        yield Finding("/transformer_layer_config/hidden_size", f"transformer_layer_config."
+                      f"hidden_size is {hidden} but the target's is {target_hidden} and no "
+                      f"target_hidden_size is set")
+
+
+@rule("SPC111", "speculators-norm-output", "info", "speculators")
+def norm_output(facts: Facts):
+    """`norm_output: true` ("Eagle 3.1") needs runtime support (SPC-11).
+
+    vLLM PR #46488 added it; older runtimes feed the un-normed hidden state back.
+
+    Reports: `"norm_output": true`. Quiet: false or absent.
+    """
+    if raw(facts, "/norm_output", None) is True:
+        yield Finding("/norm_output", "norm_output is true (Eagle 3.1): needs a runtime with "
+                      "vLLM PR #46488 or equivalent")
+
+
+@rule("SPC112", "speculators-mtp-layers", "error", "speculators")
+def mtp_layers(facts: Facts):
+    """A speculators MTP config with `num_nextn_predict_layers` other than 1 (MTP-06).
+
+    speculators' MTPSpeculatorConfig validator accepts only 1.
+
+    Fails: `"num_nextn_predict_layers": 2`. Passes: 1.
+    """
+    if _model_type(facts) != "mtp":
+        return
+    value = raw(facts, "/num_nextn_predict_layers", None)
+    if value is not None and value != 1:
+        yield Finding("/num_nextn_predict_layers", f"num_nextn_predict_layers is "
+                      f"{json.dumps(value)}; speculators MTP configs must have 1")
+
+
+RULES = collect(model_type, structure, default_proposal_method, algorithm_mismatch,
+                norm_before_residual_missing, draft_vocab_missing, verifier_local_path,
+                verifier_architecture, layer_model_type, layer_vs_target, norm_output,
+                mtp_layers)
