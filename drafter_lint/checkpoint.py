@@ -87,13 +87,15 @@ def read_checkpoint(root: Path, display: str | None = None, select=None) -> Chec
     return ckpt
 
 
-def read_json_file(path: Path) -> jsondoc.JsonDocument:
-    """Parse one JSON file with positions; raises OSError, UnicodeError or JsonSyntaxError."""
+def read_json_file(path: Path, fast: bool = False) -> jsondoc.JsonDocument:
+    """Parse one JSON file with positions (computed lazily when `fast`); raises OSError,
+    UnicodeError or JsonSyntaxError."""
     with open(path, "rb") as handle:
         raw = handle.read(MAX_CONFIG_BYTES + 1)
     if len(raw) > MAX_CONFIG_BYTES:
         raise OSError(0, f"larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB")
-    return jsondoc.parse(raw.decode("utf-8"))
+    text = raw.decode("utf-8")
+    return jsondoc.parse_fast(text) if fast else jsondoc.parse(text)
 
 
 def _read_config(ckpt: Checkpoint) -> None:
@@ -171,7 +173,8 @@ def _read_weights(ckpt: Checkpoint, select=None) -> None:
 
 def _read_index(ckpt: Checkpoint) -> list[str] | None:
     try:
-        doc = read_json_file(ckpt.root / INDEX) if _contained(ckpt.root, INDEX) else None
+        doc = read_json_file(ckpt.root / INDEX, fast=True) if _contained(ckpt.root, INDEX) \
+            else None
     except jsondoc.JsonSyntaxError as exc:
         ckpt.problems.append(ReadProblem("DL004", INDEX, "", f"{INDEX} is not valid JSON: "
                                          f"{exc.reason}", (exc.line, exc.column)))

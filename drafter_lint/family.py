@@ -8,8 +8,6 @@ families that run on it (a speculators checkpoint also runs the rules of the fam
 
 from __future__ import annotations
 
-import re
-
 FAMILIES = ("dflash", "dflash2", "eagle3", "eagle", "mtp", "medusa", "speculators")
 
 EAGLE3_ARCHITECTURES = frozenset({
@@ -19,7 +17,6 @@ EAGLE3_ARCHITECTURES = frozenset({
 SPECULATORS_WRAPS = {"eagle3": "eagle3", "peagle": "eagle3", "dflash": "dflash",
                      "dspark": "dflash", "eagle": "eagle", "mtp": None}
 MTP_COUNT_FIELDS = ("num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules")
-_MTP_TENSOR = re.compile(r"^(?:model\.)?mtp[._]|^model\.mtp_layers\.")
 
 
 def mtp_count(config: dict) -> tuple[str, int] | None:
@@ -39,10 +36,22 @@ def _architectures(config: dict) -> list[str]:
     return [a for a in value if isinstance(a, str)] if isinstance(value, list) else []
 
 
+def _heads(names) -> set[str]:
+    """First name components, and "model.<second>" ones: enough to tell families apart."""
+    heads = set()
+    for name in names:
+        first, _, rest = name.partition(".")
+        heads.add(first)
+        if first == "model":
+            heads.add("model." + rest.partition(".")[0])
+    return heads
+
+
 def detect(config: dict | None, tensor_names) -> str:
     """The family of a checkpoint, or "unknown"."""
     config = config if isinstance(config, dict) else {}
-    names = set(tensor_names or ())
+    names = tensor_names.keys() if isinstance(tensor_names, dict) else set(tensor_names or ())
+    heads = _heads(names)
     arch = set(_architectures(config))
     wrapped = config.get("speculators_model_type")
     if isinstance(wrapped, str) and "speculators_config" in config:
@@ -51,24 +60,24 @@ def detect(config: dict | None, tensor_names) -> str:
     dflash_config = config.get("dflash_config")
     if ("DFlash2DraftModel" in arch
             or (isinstance(dflash_config, dict) and "selector_rank" in dflash_config)
-            or any(n.startswith("candidate_selector.") for n in names)):
+            or "candidate_selector" in heads):
         return "dflash2"
     if dflash_config is not None or any("DFlash" in a for a in arch) or \
             {"fc.weight", "hidden_norm.weight"} <= names:
         return "dflash"
     if "medusa_num_heads" in config or config.get("model_type") == "medusa" or \
-            any(n.startswith(("medusa_heads.", "lm_heads.")) for n in names):
+            heads & {"medusa_heads", "lm_heads"}:
         return "medusa"
     if arch & EAGLE3_ARCHITECTURES or "draft_vocab_size" in config or \
             "eagle_aux_hidden_state_layer_ids" in config or "eagle_config" in config or \
-            any(n.startswith("midlayer.") for n in names):
+            "midlayer" in heads:
         return "eagle3"
     if config.get("model_type") == "eagle" or (
             "fc.weight" in names and config.get("num_hidden_layers") in (1, 2, 3)
-            and not any(n.startswith("model.") for n in names)):
+            and "model" not in heads):
         return "eagle"
     count = mtp_count(config)
-    if (count and count[1] > 0) or any(_MTP_TENSOR.match(n) for n in names):
+    if (count and count[1] > 0) or heads & {"mtp", "model.mtp", "model.mtp_layers"}:
         return "mtp"
     return "unknown"
 
@@ -93,12 +102,14 @@ def shards_needed(family: str, config: dict | None, weight_map: dict[str, str]) 
     depth = text.get("num_hidden_layers") if type(text.get("num_hidden_layers")) is int else None
     wanted = set()
     for name, shard in weight_map.items():
-        if _MTP_TENSOR.match(name):
+        if shard in wanted:
+            continue
+        parts = name.split(".", 3)
+        if parts[0] == "mtp" or (parts[0] == "model" and parts[1] in ("mtp", "mtp_layers")):
             wanted.add(shard)
-        elif depth is not None:
-            match = re.match(r"^model\.layers\.(\d+)\.", name)
-            if match and int(match.group(1)) >= depth:
-                wanted.add(shard)
+        elif (depth is not None and parts[:2] == ["model", "layers"] and len(parts) > 2
+              and parts[2].isdigit() and int(parts[2]) >= depth):
+            wanted.add(shard)
     return wanted
 
 

@@ -47,13 +47,15 @@ class Duplicate:
 class JsonDocument:
     text: str
     value: object
-    positions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    positions: dict[str, tuple[int, int]] | None = field(default_factory=dict)  # None: lazy
     duplicates: list[Duplicate] = field(default_factory=list)
     indent: int | str | None = 2
     trailing_newline: bool = True
 
     def position(self, pointer: str) -> tuple[int, int]:
         """Position of `pointer`, or of its nearest existing parent (missing keys)."""
+        if self.positions is None:
+            self.positions = parse(self.text).positions
         while True:
             if pointer in self.positions:
                 return self.positions[pointer]
@@ -223,3 +225,24 @@ def parse(text: str) -> JsonDocument:
         parser.fail("extra data after the JSON value", end)
     indent, newline = _style(text)
     return JsonDocument(text, value, parser.positions, parser.duplicates, indent, newline)
+
+
+def parse_fast(text: str) -> JsonDocument:
+    """Like `parse`, at C speed for large files (shard indexes): positions are worked out
+    on first use. Falls back to `parse` when the text has duplicate keys or is invalid."""
+    duplicated = False
+
+    def pairs_hook(pairs):
+        nonlocal duplicated
+        result = dict(pairs)
+        duplicated = duplicated or len(result) != len(pairs)
+        return result
+
+    try:
+        value = json.loads(text, object_pairs_hook=pairs_hook)
+    except (ValueError, RecursionError):
+        return parse(text)
+    if duplicated:
+        return parse(text)
+    indent = _style(text[:4096])[0]
+    return JsonDocument(text, value, None, [], indent, text.endswith("\n"))

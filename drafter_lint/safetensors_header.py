@@ -80,7 +80,7 @@ def read_header(path: str | os.PathLike, name: str) -> Header:
     if not text.startswith("{"):
         raise HeaderError("header does not start with '{'")
     try:
-        document = jsondoc.parse(text.rstrip(" "))
+        document = jsondoc.parse_fast(text.rstrip(" "))
     except jsondoc.JsonSyntaxError as exc:
         raise HeaderError(f"header is not valid JSON: {exc.reason}") from None
     if document.duplicates:

@@ -7,17 +7,11 @@ Only the shards holding MTP tensors are read (drafter_lint.family.shards_needed)
 
 from __future__ import annotations
 
-import re
-
 from drafter_lint.facts import Facts
 from drafter_lint.family import mtp_count
 from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import pointer
 from drafter_lint.registry import collect, rule
-
-QWEN_LAYER = re.compile(r"^(?:model\.)?mtp\.layers\.(\d+)\.")
-MIMO_LAYER = re.compile(r"^model\.mtp_layers\.(\d+)\.")
-DEEPSEEK_LAYER = re.compile(r"^model\.layers\.(\d+)\.")
 
 
 def text_config(facts: Facts) -> tuple[str, dict]:
@@ -26,23 +20,28 @@ def text_config(facts: Facts) -> tuple[str, dict]:
 
 
 def mtp_layers(facts: Facts) -> tuple[str, set[int]]:
-    """(layout, distinct MTP layer indices) from the tensor names."""
+    """(layout, distinct MTP layer indices) from the tensor names (one pass, memoized)."""
+    if "mtp-layers" in facts.memo:
+        return facts.memo["mtp-layers"]
     _, text = text_config(facts)
     depth = text.get("num_hidden_layers") if type(text.get("num_hidden_layers")) is int else None
-    qwen, mimo, deepseek = set(), set(), set()
+    qwen, mimo, deepseek, qwen_any = set(), set(), set(), False
     for name in facts.names:
-        for pattern, found in ((QWEN_LAYER, qwen), (MIMO_LAYER, mimo)):
-            match = pattern.match(name)
-            if match:
-                found.add(int(match.group(1)))
-        match = DEEPSEEK_LAYER.match(name)
-        if match and depth is not None and int(match.group(1)) >= depth:
-            deepseek.add(int(match.group(1)) - depth)
-    if qwen or any(n.startswith(("mtp.", "model.mtp.")) for n in facts.names):
-        return "qwen", qwen
-    if mimo:
-        return "mimo", mimo
-    return "deepseek", deepseek
+        parts = name.split(".", 4)
+        if parts[0] == "model":
+            parts = parts[1:]
+            if parts[0] == "layers" and depth is not None and parts[1].isdigit() \
+                    and int(parts[1]) >= depth:
+                deepseek.add(int(parts[1]) - depth)
+            elif parts[0] == "mtp_layers" and parts[1].isdigit():
+                mimo.add(int(parts[1]))
+        if parts[0] == "mtp":
+            qwen_any = True
+            if len(parts) > 2 and parts[1] == "layers" and parts[2].isdigit():
+                qwen.add(int(parts[2]))
+    found = ("qwen", qwen) if qwen_any else ("mimo", mimo) if mimo else ("deepseek", deepseek)
+    facts.memo["mtp-layers"] = found
+    return found
 
 
 @rule("MTP101", "mtp-count-vs-weights", "error", "mtp")
@@ -77,8 +76,8 @@ def weights_missing(facts: Facts):
     Fails: `"mtp_num_hidden_layers": 1` and no `mtp.*` tensor. Passes: `mtp.*` present.
     """
     count = mtp_count(facts.config)
-    _, layers = mtp_layers(facts)
-    has_any = layers or any(n.startswith(("mtp.", "model.mtp")) for n in facts.names)
+    layout, layers = mtp_layers(facts)
+    has_any = layers or layout == "qwen"
     if count and count[1] > 0 and not has_any and facts.names:
         yield Finding(count[0], f"{count[0][1:].replace('/', '.')} is {count[1]} but no MTP "
                       f"tensor is in the weights (an export that dropped mtp.*?)")
@@ -134,7 +133,7 @@ def tensor_shapes(facts: Facts):
     layout, layers = mtp_layers(facts)
     expected: dict[str, tuple] = {}
     if layout == "qwen":
-        prefix = "model.mtp." if any(n.startswith("model.mtp.") for n in facts.names) else "mtp."
+        prefix = "mtp." if "mtp.fc.weight" in facts.names else "model.mtp."
         expected = {f"{prefix}fc.weight": (H, 2 * H), f"{prefix}norm.weight": (H,),
                     f"{prefix}pre_fc_norm_hidden.weight": (H,),
                     f"{prefix}pre_fc_norm_embedding.weight": (H,)}

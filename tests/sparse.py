@@ -81,3 +81,123 @@ def apply_ops(document, ops):
         else:
             node[last] = value[0]
     return document
+
+
+# --- MTP targets: big sharded checkpoints, generated (tens of thousands of tensors) -------
+
+def _shard(tensors, shards: int):
+    """Split [name, dtype, shape] items into `shards` runs of similar byte size."""
+    sizes = [math.prod(s) * DTYPE_BITS[d] // 8 for _, d, s in tensors]
+    budget = sum(sizes) / shards
+    out, current, total = [], [], 0
+    for item, size in zip(tensors, sizes):
+        current.append(item)
+        total += size
+        if total >= budget and len(out) < shards - 1:
+            out.append(current)
+            current, total = [], 0
+    out.append(current)
+    return out
+
+
+def write_sharded(folder: Path, config: dict, tensors, shards: int) -> int:
+    """A sharded checkpoint (sparse shards + index); returns its apparent size."""
+    write_json(folder / "config.json", config)
+    weight_map, total = {}, 0
+    parts = _shard(tensors, shards)
+    for i, part in enumerate(parts, 1):
+        name = f"model-{i:05d}-of-{len(parts):05d}.safetensors"
+        total += write_safetensors(folder / name, part, {"format": "pt"})
+        weight_map.update({t[0]: name for t in part})
+    write_json(folder / "model.safetensors.index.json",
+               {"metadata": {"total_size": total}, "weight_map": weight_map})
+    return total
+
+
+def deepseek_v3(folder: Path, mtp_layers: int = 1, experts: int = 256) -> int:
+    """DeepSeek-V3 layout (61 layers, MLA attention, 3 dense + 58 MoE layers, FP8 matrices)
+    with `mtp_layers` MTP layers stored as model.layers.61+."""
+    H, L, V, moe, dense = 7168, 61, 129280, 2048, 18432
+    config = {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3",
+              "hidden_size": H, "intermediate_size": dense, "moe_intermediate_size": moe,
+              "num_hidden_layers": L, "num_nextn_predict_layers": mtp_layers,
+              "n_routed_experts": experts, "first_k_dense_replace": 3, "vocab_size": V,
+              "num_attention_heads": 128, "kv_lora_rank": 512, "q_lora_rank": 1536,
+              "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128}
+    tensors = [["model.embed_tokens.weight", "BF16", [V, H]]]
+
+    def block(i):
+        p = f"model.layers.{i}."
+        out = [[p + "input_layernorm.weight", "BF16", [H]],
+               [p + "post_attention_layernorm.weight", "BF16", [H]],
+               [p + "self_attn.q_a_proj.weight", "F8_E4M3", [1536, H]],
+               [p + "self_attn.q_a_layernorm.weight", "BF16", [1536]],
+               [p + "self_attn.q_b_proj.weight", "F8_E4M3", [128 * 192, 1536]],
+               [p + "self_attn.kv_a_proj_with_mqa.weight", "F8_E4M3", [576, H]],
+               [p + "self_attn.kv_a_layernorm.weight", "BF16", [512]],
+               [p + "self_attn.kv_b_proj.weight", "F8_E4M3", [128 * 256, 512]],
+               [p + "self_attn.o_proj.weight", "F8_E4M3", [H, 128 * 128]]]
+        if i < 3:
+            out += [[p + f"mlp.{m}_proj.weight", "F8_E4M3", s] for m, s in
+                    (("gate", [dense, H]), ("up", [dense, H]), ("down", [H, dense]))]
+        else:
+            out.append([p + "mlp.gate.weight", "BF16", [experts, H]])
+            for e in [*range(experts), "shared"]:
+                q = p + (f"mlp.experts.{e}." if e != "shared" else "mlp.shared_experts.")
+                out += [[q + "gate_proj.weight", "F8_E4M3", [moe, H]],
+                        [q + "up_proj.weight", "F8_E4M3", [moe, H]],
+                        [q + "down_proj.weight", "F8_E4M3", [H, moe]]]
+        return out
+
+    for i in range(L):
+        tensors += block(i)
+    tensors += [["model.norm.weight", "BF16", [H]], ["lm_head.weight", "BF16", [V, H]]]
+    for j in range(mtp_layers):
+        p = f"model.layers.{L + j}."
+        tensors += block(L + j) + [
+            [p + "embed_tokens.weight", "BF16", [V, H]], [p + "enorm.weight", "BF16", [H]],
+            [p + "hnorm.weight", "BF16", [H]], [p + "eh_proj.weight", "BF16", [H, 2 * H]],
+            [p + "shared_head.norm.weight", "BF16", [H]],
+            [p + "shared_head.head.weight", "BF16", [V, H]]]
+    return write_sharded(folder, config, tensors, 163)
+
+
+def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False) -> int:
+    """A Qwen3.5-style MoE target (composite config, text_config.mtp_num_hidden_layers,
+    `mtp.*` tensors); geometry illustrative, 48 layers x 256 experts, BF16."""
+    H, L, V, moe, experts = 2048, 48, 248320, 512, 256
+    text = {"model_type": "qwen3_5_moe_text", "hidden_size": H, "num_hidden_layers": L,
+            "vocab_size": V, "moe_intermediate_size": moe, "num_experts": experts,
+            "mtp_num_hidden_layers": mtp_layers, "mtp_use_dedicated_embeddings": False,
+            "full_attention_interval": 4, "num_attention_heads": 16, "num_key_value_heads": 2,
+            "head_dim": 256}
+    config = {"architectures": ["Qwen3_5MoeForConditionalGeneration"],
+              "model_type": "qwen3_5_moe", "text_config": text}
+
+    def block(p):
+        out = [[p + "input_layernorm.weight", "BF16", [H]],
+               [p + "post_attention_layernorm.weight", "BF16", [H]],
+               [p + "self_attn.q_proj.weight", "BF16", [16 * 256 * 2, H]],
+               [p + "self_attn.k_proj.weight", "BF16", [2 * 256, H]],
+               [p + "self_attn.v_proj.weight", "BF16", [2 * 256, H]],
+               [p + "self_attn.o_proj.weight", "BF16", [H, 16 * 256]],
+               [p + "mlp.gate.weight", "BF16", [experts, H]]]
+        for e in range(experts):
+            q = p + f"mlp.experts.{e}."
+            out += [[q + "gate_proj.weight", "BF16", [moe, H]],
+                    [q + "up_proj.weight", "BF16", [moe, H]],
+                    [q + "down_proj.weight", "BF16", [H, moe]]]
+        return out
+
+    tensors = [["model.language_model.embed_tokens.weight", "BF16", [V, H]]]
+    for i in range(L):
+        tensors += block(f"model.language_model.layers.{i}.")
+    tensors += [["model.language_model.norm.weight", "BF16", [H]],
+                ["lm_head.weight", "BF16", [V, H]]]
+    if not drop_mtp:
+        tensors += [["mtp.fc.weight", "BF16", [H, 2 * H]], ["mtp.norm.weight", "BF16", [H]],
+                    ["mtp.pre_fc_norm_hidden.weight", "BF16", [H]],
+                    ["mtp.pre_fc_norm_embedding.weight", "BF16", [H]]]
+        for j in range(mtp_layers):
+            tensors += block(f"mtp.layers.{j}.")
+    return write_sharded(folder, config, tensors, 17)
