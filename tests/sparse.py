@@ -162,10 +162,11 @@ def deepseek_v3(folder: Path, mtp_layers: int = 1, experts: int = 256) -> int:
     return write_sharded(folder, config, tensors, 163)
 
 
-def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False) -> int:
+def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False,
+               experts: int = 256) -> int:
     """A Qwen3.5-style MoE target (composite config, text_config.mtp_num_hidden_layers,
     `mtp.*` tensors); geometry illustrative, 48 layers x 256 experts, BF16."""
-    H, L, V, moe, experts = 2048, 48, 248320, 512, 256
+    H, L, V, moe = 2048, 48, 248320, 512
     text = {"model_type": "qwen3_5_moe_text", "hidden_size": H, "num_hidden_layers": L,
             "vocab_size": V, "moe_intermediate_size": moe, "num_experts": experts,
             "mtp_num_hidden_layers": mtp_layers, "mtp_use_dedicated_embeddings": False,

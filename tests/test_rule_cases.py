@@ -376,7 +376,9 @@ def test_rule_case(case: Case, tmp_path):
 
 
 def test_every_rule_has_a_passing_and_a_failing_case():
-    outcomes = {(c.rule, c.outcome) for c in CASES}
+    from test_families import FAMILY_CASES
+
+    outcomes = {(c.rule, c.outcome) for c in CASES + FAMILY_CASES}
     missing = [(code, o) for code in RULES for o in ("pass", "fail") if (code, o) not in outcomes]
     assert missing == []
 

@@ -1,0 +1,402 @@
+"""Every drafter family: detection, published layouts, documented failures, rule cases."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import pytest
+from sparse import (apply_ops, deepseek_v3, load_manifest, materialize, qwen35_moe,
+                    write_json)
+
+from drafter_lint.checkpoint import read_checkpoint
+from drafter_lint.engine import lint
+from drafter_lint.family import select_shards
+from drafter_lint.rules import RULES
+from drafter_lint.target import read_target
+
+AUX = "/eagle_aux_hidden_state_layer_ids"
+NESTED = "/eagle_config/eagle_aux_hidden_state_layer_ids"
+ST = "model.safetensors"
+FAMILY_MANIFESTS = {"eagle3-llama3.1-8b": "eagle3", "eagle3-gpt-oss-120b": "eagle3",
+                    "eagle-llama3-8b": "eagle", "medusa-vicuna-7b": "medusa",
+                    "speculators-eagle3-qwen3-235b": "speculators/eagle3",
+                    "qwen3.6-27b-dflash": "dflash", "qwen3-4b-dflash-b16": "dflash"}
+
+
+@dataclass
+class Case:
+    rule: str
+    outcome: str
+    why: str
+    source: str                       # a manifest, or "deepseek-v3" / "qwen3.5-moe"
+    ops: list = field(default_factory=list)
+    tensors: Callable | None = None
+    target_ops: list = field(default_factory=list)
+    runtime: str | None = None
+    launch: dict = field(default_factory=dict)
+    pointer: str | None = None
+    file: str = "config.json"
+    severity: str | None = None
+    generator: dict = field(default_factory=dict)   # arguments of the MTP generators
+    folder: str = "drafter"                          # the checkpoint folder's name
+
+    @property
+    def id(self) -> str:
+        return f"{self.rule}-{self.outcome}-{self.why}"
+
+
+def drop(*names):
+    return lambda ts: [t for t in ts if t[0] not in names]
+
+
+def extra(*items):
+    return lambda ts: ts + [list(t) for t in items]
+
+
+def reshape(name, shape):
+    return lambda ts: [[t[0], t[1], shape] if t[0] == name else t for t in ts]
+
+
+def build(case: Case, root):
+    if case.source in ("deepseek-v3", "qwen3.5-moe"):
+        folder = root / "target-with-mtp"
+        make = deepseek_v3 if case.source == "deepseek-v3" else qwen35_moe
+        make(folder, **{"experts": 4, **case.generator})
+        if case.ops:
+            config = json.loads((folder / "config.json").read_text())
+            write_json(folder / "config.json", apply_ops(config, case.ops))
+        return read_checkpoint(folder, "ckpt", select=select_shards), None
+    manifest = load_manifest(case.source)
+    tensors = manifest["drafter"]["files"][ST]["tensors"]
+    target_config = apply_ops(manifest["target"]["config"], case.target_ops)
+    manifest["target"]["config"] = target_config
+    drafter, target = materialize(manifest, root, apply_ops(manifest["drafter"]["config"],
+                                                            case.ops),
+                                  case.tensors(tensors) if case.tensors else None)
+    if case.folder != drafter.name:
+        drafter = drafter.rename(drafter.parent / case.folder)
+    return read_checkpoint(drafter, "drafter"), read_target(target, "target")
+
+
+E3, GPT, E1, MED, SPC = ("eagle3-llama3.1-8b", "eagle3-gpt-oss-120b", "eagle-llama3-8b",
+                         "medusa-vicuna-7b", "speculators-eagle3-qwen3-235b")
+IDS3 = [("add", AUX, [2, 16, 29])]
+
+FAMILY_CASES = [
+    # EAGLE-3
+    Case("EA301", "fail", "fc-for-4-taps", E3, IDS3, reshape("fc.weight", [4096, 16384]),
+         pointer=AUX),
+    Case("EA301", "pass", "three-taps", E3, IDS3),
+    Case("EA302", "fail", "no-aux-ids", E3, pointer=AUX),
+    Case("EA302", "pass", "nested-ids", GPT),
+    Case("EA303", "fail", "id-past-target", GPT, [("replace", NESTED, [24, 30, 36])],
+         pointer=NESTED + "/2"),
+    Case("EA303", "fail", "repeated", E3, [("add", AUX, [2, 2, 29])], pointer=AUX + "/1"),
+    Case("EA303", "pass", "in-range", E3, IDS3),
+    Case("EA304", "fail", "specforge-ids-in-vllm", GPT, runtime="vllm", pointer=NESTED),
+    Case("EA304", "fail", "vllm-ids-in-sglang", E3, IDS3, runtime="sglang", pointer=AUX),
+    Case("EA304", "pass", "specforge-ids-in-sglang", GPT, runtime="sglang"),
+    Case("EA305", "fail", "ids-of-a-32-layer-target", E3, IDS3,
+         target_ops=[("replace", "/num_hidden_layers", 80)], pointer=AUX),
+    Case("EA305", "pass", "ids-of-this-target", E3, IDS3),
+    Case("EA306", "fail", "four-taps", SPC, pointer=AUX),
+    Case("EA306", "pass", "three-taps", E3, IDS3),
+    Case("EA307", "fail", "lm-head-full-vocab", E3, tensors=reshape("lm_head.weight",
+                                                                    [128256, 4096]),
+         pointer="/lm_head.weight", file=ST),
+    Case("EA307", "pass", "lm-head-draft-vocab", E3),
+    Case("EA308", "fail", "no-d2t", E3, tensors=drop("d2t", "t2d"), pointer="/d2t", file=ST),
+    Case("EA308", "fail", "d2t-wrong-dtype", E3, tensors=lambda ts: [
+        [t[0], "F32", t[2]] if t[0] == "d2t" else t for t in ts], pointer="/d2t", file=ST),
+    Case("EA308", "pass", "maps-present", E3),
+    Case("EA309", "fail", "other-target-vocab", E3,
+         target_ops=[("replace", "/vocab_size", 151936)], pointer="/vocab_size"),
+    Case("EA309", "pass", "same-vocab", E3),
+    Case("EA310", "fail", "narrower-target", E3, target_ops=[("replace", "/hidden_size", 5120)],
+         pointer="/hidden_size"),
+    Case("EA310", "pass", "same-width", E3),
+    Case("EA311", "fail", "q-proj-takes-h", E3, tensors=reshape(
+        "midlayer.self_attn.q_proj.weight", [4096, 4096]),
+         pointer="/midlayer.self_attn.q_proj.weight", file=ST),
+    Case("EA311", "pass", "q-proj-takes-2h", E3),
+    Case("EA312", "fail", "flag-without-tensor", SPC, tensors=drop("input_norm.weight"),
+         pointer="/norm_before_fc"),
+    Case("EA312", "fail", "both-flags", SPC, [("replace", "/fc_norm", True)], pointer="/fc_norm"),
+    Case("EA312", "pass", "flag-with-tensor", SPC),
+    Case("EA313", "fail", "tensor-without-flag", SPC, [("remove", "/norm_before_fc")],
+         pointer="/norm_before_fc"),
+    Case("EA313", "pass", "flag-set", SPC),
+    Case("EA314", "fail", "four-layers-sglang", E3, [("replace", "/num_hidden_layers", 4)],
+         runtime="sglang", pointer="/num_hidden_layers", severity="error"),
+    Case("EA314", "pass", "four-layers-vllm", E3, [("replace", "/num_hidden_layers", 4)],
+         runtime="vllm"),
+    Case("EA315", "fail", "short-rope-cache", E3, pointer="/max_position_embeddings"),
+    Case("EA315", "pass", "long-enough", E3, [("replace", "/max_position_embeddings", 131072)]),
+    Case("EA316", "fail", "default-theta", E3, pointer="/rope_theta"),
+    Case("EA316", "pass", "target-theta", E3, [("add", "/rope_theta", 500000.0)]),
+    Case("EA317", "fail", "shared-embedding", E3, pointer=""),
+    Case("EA317", "fail", "wrong-shape", E3, tensors=extra(("embed_tokens.weight", "F16",
+                                                             [32000, 4096])),
+         pointer="/embed_tokens.weight", file=ST, severity="error"),
+    Case("EA317", "pass", "own-embedding", E3, tensors=extra(("embed_tokens.weight", "F16",
+                                                              [128256, 4096]))),
+    Case("EA318", "fail", "plain-folder-name", E3, pointer=""),
+    Case("EA318", "pass", "eagle3-in-name", E3, folder="EAGLE3-LLaMA3.1-Instruct-8B"),
+    Case("EA319", "fail", "qwen-architecture", GPT, [("replace", "/architectures",
+                                                      ["Qwen3ForCausalLM"])],
+         pointer="/architectures"),
+    Case("EA319", "pass", "specforge-architecture", GPT),
+    # EAGLE-1/2, HASS
+    Case("EA101", "fail", "bias-dropped", E1, tensors=extra(("fc.bias", "F16", [4096])),
+         pointer="/bias"),
+    Case("EA101", "fail", "fc-not-2h", E1, tensors=reshape("fc.weight", [4096, 4096]),
+         pointer="/fc.weight", file=ST),
+    Case("EA101", "pass", "no-bias", E1),
+    Case("EA102", "fail", "layer0-norm", E1, tensors=extra(("layers.0.input_layernorm.weight",
+                                                             "F16", [4096])),
+         pointer="/layers.0.input_layernorm.weight", file=ST),
+    Case("EA102", "pass", "reference-layout", E1),
+    # MTP
+    Case("MTP101", "fail", "count-2-weights-1", "deepseek-v3",
+         [("replace", "/num_nextn_predict_layers", 2)], pointer="/num_nextn_predict_layers"),
+    Case("MTP101", "pass", "deepseek-one-layer", "deepseek-v3"),
+    Case("MTP102", "fail", "export-dropped-mtp", "qwen3.5-moe", generator={"drop_mtp": True},
+         pointer="/text_config/mtp_num_hidden_layers"),
+    Case("MTP102", "pass", "qwen-mtp-present", "qwen3.5-moe"),
+    Case("MTP103", "fail", "three-tokens-two-layers", "qwen3.5-moe",
+         generator={"mtp_layers": 2}, launch={"num_speculative_tokens": 3},
+         pointer="/text_config/mtp_num_hidden_layers"),
+    Case("MTP103", "pass", "four-tokens-two-layers", "qwen3.5-moe",
+         generator={"mtp_layers": 2}, launch={"num_speculative_tokens": 4}),
+    Case("MTP104", "fail", "eight-tokens-one-layer", "deepseek-v3",
+         launch={"num_speculative_tokens": 8}, pointer="/num_nextn_predict_layers"),
+    Case("MTP104", "pass", "one-token", "deepseek-v3", launch={"num_speculative_tokens": 1}),
+    Case("MTP105", "fail", "eh-proj-square", "deepseek-v3",
+         generator={}, pointer="/model.layers.61.eh_proj.weight", file="*"),
+    Case("MTP105", "pass", "deepseek-shapes", "deepseek-v3"),
+    # Medusa
+    Case("MED101", "fail", "four-heads-in-weights", MED, tensors=lambda ts: [
+        t for t in ts if not t[0].startswith(("blocks.4.", "lm_heads.4."))],
+         pointer="/medusa_num_heads"),
+    Case("MED101", "pass", "five-heads", MED),
+    Case("MED102", "fail", "no-vocab-size", MED, [("remove", "/vocab_size")],
+         pointer="/vocab_size"),
+    Case("MED102", "fail", "heads-vs-target-vocab", MED,
+         target_ops=[("replace", "/vocab_size", 32001)], pointer="/lm_heads.0.weight",
+         file=ST, severity="error"),
+    Case("MED102", "pass", "vocab-written", MED),
+    # speculators
+    Case("SPC101", "fail", "unknown-type", SPC, [("replace", "/speculators_model_type",
+                                                  "medusa")],
+         pointer="/speculators_model_type"),
+    Case("SPC101", "pass", "eagle3", SPC),
+    Case("SPC102", "fail", "no-verifier-path", SPC,
+         [("remove", "/speculators_config/verifier/name_or_path")],
+         pointer="/speculators_config/verifier/name_or_path"),
+    Case("SPC102", "pass", "complete", SPC),
+    Case("SPC103", "fail", "unknown-default", SPC,
+         [("replace", "/speculators_config/default_proposal_method", "tree")],
+         pointer="/speculators_config/default_proposal_method"),
+    Case("SPC103", "pass", "greedy", SPC),
+    Case("SPC104", "fail", "algorithm-eagle", SPC,
+         [("replace", "/speculators_config/algorithm", "eagle")],
+         pointer="/speculators_config/algorithm"),
+    Case("SPC104", "pass", "same", SPC),
+    Case("SPC105", "fail", "missing", SPC, [("remove", "/norm_before_residual")],
+         pointer="/norm_before_residual"),
+    Case("SPC105", "pass", "written", SPC),
+    Case("SPC106", "fail", "null", SPC, [("replace", "/draft_vocab_size", None)],
+         pointer="/draft_vocab_size"),
+    Case("SPC106", "pass", "set", SPC),
+    Case("SPC107", "fail", "training-machine-path", SPC,
+         pointer="/speculators_config/verifier/name_or_path"),
+    Case("SPC107", "pass", "hub-id", SPC, [("replace", "/speculators_config/verifier/name_or_path",
+                                           "Qwen/Qwen3-235B-A22B")]),
+    Case("SPC108", "fail", "llama-target", SPC,
+         target_ops=[("replace", "/architectures", ["LlamaForCausalLM"])],
+         pointer="/speculators_config/verifier/architectures"),
+    Case("SPC108", "pass", "same-architecture", SPC),
+    Case("SPC109", "fail", "mistral-layer", SPC,
+         [("replace", "/transformer_layer_config/model_type", "mistral")],
+         pointer="/transformer_layer_config/model_type"),
+    Case("SPC109", "pass", "llama-layer", SPC),
+    Case("SPC110", "fail", "other-vocab", SPC, target_ops=[("replace", "/vocab_size", 128256)],
+         pointer="/transformer_layer_config/vocab_size"),
+    Case("SPC110", "pass", "same-vocab", SPC),
+    Case("SPC111", "fail", "eagle-3.1", SPC, pointer="/norm_output"),
+    Case("SPC111", "pass", "no-norm-output", SPC, [("replace", "/norm_output", False)]),
+    Case("SPC112", "fail", "two-layers", SPC, [("replace", "/speculators_model_type", "mtp"),
+                                              ("add", "/num_nextn_predict_layers", 2)],
+         pointer="/num_nextn_predict_layers"),
+    Case("SPC112", "pass", "eagle3-type", SPC),
+]
+
+
+def run_case(case: Case, tmp_path):
+    checkpoint, target = build(case, tmp_path)
+    if case.rule == "MTP105" and case.outcome == "fail":   # a square eh_proj in its shard
+        name = "model.layers.61.eh_proj.weight"
+        checkpoint.weights[name] = checkpoint.weights[name].__class__(
+            name, "BF16", (7168, 7168), checkpoint.weights[name].file, (0, 0))
+    return lint(checkpoint, target, RULES, runtime=case.runtime, launch=case.launch)
+
+
+@pytest.mark.parametrize("case", FAMILY_CASES, ids=lambda c: c.id)
+def test_family_rule_case(case: Case, tmp_path):
+    result = run_case(case, tmp_path)
+    assert case.rule not in [s.rule for s in result.skipped]
+    mine = [f for f in result.findings if f.rule == case.rule]
+    if case.outcome == "pass":
+        assert mine == [], [f.message for f in mine]
+        return
+    hits = [f for f in mine if f.pointer == case.pointer
+            and (case.file == "*" or f.file == case.file)]
+    assert hits, [(f.file, f.pointer, f.message) for f in mine] or \
+        [(f.rule, f.message) for f in result.findings]
+    assert hits[0].severity.value == (case.severity or RULES[case.rule].severity.value)
+
+
+# --- detection ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,family", sorted(FAMILY_MANIFESTS.items()))
+def test_family_is_detected(cli, tmp_path, name, family):
+    drafter, target = materialize(load_manifest(name), tmp_path)
+    run = cli("check", drafter, "--target", target, "--format", "json")
+    assert run.json()["results"][0]["family"] == family
+
+
+@pytest.mark.parametrize("make,family", [(deepseek_v3, "mtp"), (qwen35_moe, "mtp")])
+def test_mtp_targets_are_detected(cli, tmp_path, make, family):
+    make(tmp_path / "t", experts=2)
+    assert cli("check", tmp_path / "t", "--format", "json").json()["results"][0]["family"] \
+        == family
+
+
+def test_family_override_and_unknown(cli, tmp_path):
+    drafter, _ = materialize(load_manifest(MED), tmp_path)
+    natural = cli("check", drafter, "--format", "json").json()["results"][0]
+    assert natural["family"] == "medusa"
+    run = cli("check", drafter, "--family", "eagle3", "--format", "json")
+    result = run.json()["results"][0]
+    assert result["family"] == "eagle3"
+    assert "EA302" in {f["rule"] for f in result["findings"]}
+    assert not [f for f in result["findings"] if f["rule"].startswith("MED")]
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "config.json").write_text('{"model_type": "gpt2", "n_layer": 12}')
+    unknown = cli("check", plain, "--format", "json").json()["results"][0]
+    assert unknown["family"] == "unknown"
+    assert [f["rule"] for f in unknown["findings"]] == ["DL007"]
+
+
+def test_dflash2_is_named_and_warned(cli, tiny):
+    config = json.loads((tiny / "drafter" / "config.json").read_text())
+    config["architectures"] = ["DFlash2DraftModel"]
+    (tiny / "drafter" / "config.json").write_text(json.dumps(config))
+    result = cli("check", tiny / "drafter", "--format", "json").json()["results"][0]
+    assert result["family"] == "dflash2"
+    warned = [f for f in result["findings"] if f["rule"] == "DF136"]
+    assert warned and "will not serve it" in warned[0]["message"]
+
+
+# --- published layouts and documented failures ---------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(n for n in FAMILY_MANIFESTS
+                                         if not n.startswith("speculators")))
+def test_published_family_configs_give_no_error(cli, tmp_path, name):
+    """(The speculators fixture is a bug report's config: it is among the bug cases.)"""
+    drafter, target = materialize(load_manifest(name), tmp_path)
+    run = cli("check", drafter, "--target", target, "--format", "json")
+    errors = [f for f in run.json()["results"][0]["findings"] if f["severity"] == "error"]
+    assert errors == [] and run.code == 0
+
+
+@pytest.mark.parametrize("make", [deepseek_v3, qwen35_moe])
+def test_published_mtp_targets_give_no_error(cli, tmp_path, make):
+    make(tmp_path / "t", experts=4)
+    run = cli("check", tmp_path / "t", "--num-speculative-tokens", "1", "--format", "json")
+    assert run.code == 0, run.out
+
+
+BUGS = [
+    # (bug, case): each documented failure that is checkable offline
+    ("vllm-50170", Case("EA302", "fail", "", E3, pointer=AUX)),
+    ("sglang-25454", Case("EA304", "fail", "", E3, IDS3, runtime="sglang", pointer=AUX)),
+    ("vllm-43671", Case("EA304", "fail", "", GPT, runtime="vllm", pointer=NESTED)),
+    ("sglang-32334-ids", Case("EA303", "fail", "", GPT, [("replace", NESTED, [24, 30, 36])],
+                              pointer=NESTED + "/2")),
+    ("sglang-32334-norm", Case("EA313", "fail", "", SPC, [("remove", "/norm_before_fc")],
+                               pointer="/norm_before_fc")),
+    ("vllm-38111", Case("EA313", "fail", "", SPC, [("replace", "/norm_before_fc", False)],
+                        pointer="/norm_before_fc")),
+    ("vllm-54526", Case("EA306", "fail", "", SPC, pointer=AUX)),
+    ("speculators-1065", Case("EA301", "fail", "", SPC, tensors=reshape("fc.weight",
+                                                                        [4096, 12288]),
+                              pointer=AUX)),
+    ("vllm-48894", Case("EA315", "fail", "", E3, pointer="/max_position_embeddings")),
+    ("verl-speco-66", Case("EA308", "fail", "", E3, tensors=drop("d2t", "t2d"),
+                           pointer="/d2t", file=ST)),
+    ("vllm-11126", Case("EA101", "fail", "", E1, [("replace", "/model_type", "eagle"),
+                                                  ("remove", "/bias")],
+                        tensors=extra(("fc.bias", "F16", [4096])), pointer="/eagle_fc_bias")),
+    ("vllm-9565", Case("EA102", "fail", "", E1, tensors=extra((
+        "layers.0.input_layernorm.weight", "F16", [4096])),
+        pointer="/layers.0.input_layernorm.weight", file=ST)),
+    ("vllm-12755-13626", Case("MTP103", "fail", "", "qwen3.5-moe", generator={"mtp_layers": 2},
+                              launch={"num_speculative_tokens": 3},
+                              pointer="/text_config/mtp_num_hidden_layers")),
+    ("vllm-48892", Case("MTP104", "fail", "", "deepseek-v3", launch={"num_speculative_tokens": 8},
+                        pointer="/num_nextn_predict_layers")),
+]
+
+
+@pytest.mark.parametrize("bug,case", BUGS, ids=[b for b, _ in BUGS])
+def test_documented_failure_is_detected(bug, case, tmp_path):
+    result = run_case(case, tmp_path)
+    hits = [f for f in result.findings if f.rule == case.rule and f.pointer == case.pointer
+            and f.file == case.file]
+    assert hits, (bug, [(f.rule, f.pointer) for f in result.findings])
+    assert hits[0].severity.value == RULES[case.rule].severity.value
+
+
+# --- MTP targets: size and speed ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make,shards,read", [(deepseek_v3, 163, 4), (qwen35_moe, 17, 1)])
+def test_huge_mtp_target_lints_fast_reading_only_mtp_shards(tmp_path, make, shards, read):
+    size = make(tmp_path / "target")
+    assert size > 60 * 1024**3
+    command = [sys.executable, "-m", "drafter_lint", "check", str(tmp_path / "target"),
+               "--ignore", "TF", "--format", "json"]
+    started = time.monotonic()
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    elapsed = time.monotonic() - started
+    result = json.loads(run.stdout)["results"][0]
+    assert result["family"] == "mtp" and run.returncode == 0
+    skipped = {s["rule"]: s["reason"] for s in result["skipped"]}
+    assert skipped["DL005"].startswith(f"{shards - read} of {shards} shards not read")
+    assert elapsed < 2.0, f"{elapsed:.2f} s"
+
+
+def test_runtime_option_changes_the_message(cli, tmp_path):
+    drafter, target = materialize(load_manifest(GPT), tmp_path)
+    both = cli("check", drafter, "--format", "json").json()["results"][0]["findings"]
+    vllm = cli("check", drafter, "--runtime", "vllm", "--format", "json").json()
+    message = next(f["message"] for f in both if f["rule"] == "EA304")
+    assert "vLLM taps the outputs of layers [0, 16, 32]" in message and "SGLang" in message
+    only = next(f["message"] for f in vllm["results"][0]["findings"] if f["rule"] == "EA304")
+    assert "SGLang taps" not in only
+
+
+def test_rules_json_lists_families(cli):
+    listed = cli("rules", "--format", "json").json()
+    assert set(listed["families"]) >= {"dflash", "eagle3", "eagle", "mtp", "medusa",
+                                       "speculators", "any"}
+    assert "EA301" in listed["families"]["eagle3"]
