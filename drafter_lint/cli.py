@@ -60,8 +60,9 @@ def inputs(function):
                      help="Only these rule codes or prefixes (comma-separated, repeatable)."),
         click.option("--ignore", multiple=True, metavar="CODES",
                      help="Skip these rule codes or prefixes (comma-separated, repeatable)."),
-        click.option("--fail-on", type=click.Choice(SEVERITIES), default="error",
-                     show_default=True, help="Lowest severity that makes the exit code 1."),
+        click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+                     help="Lowest severity that makes the exit code 1 [default: error, or "
+                          "the config file's]."),
         click.option("--family", type=click.Choice(FAMILY_CHOICES), default=None,
                      help="Drafter family, instead of detecting it."),
         click.option("--runtime", type=click.Choice(["vllm", "sglang"]), default=None,
@@ -155,47 +156,105 @@ def _read(root, family: str | None = None):
         raise Abort(str(exc)) from None
 
 
-def _render(results, fmt: str, colour: str) -> None:
+FORMATS = ("text", "concise", "json", "sarif", "github")
+
+
+def _render(results, fmt: str | None, colour: str, output: str | None = None) -> None:
+    """Render in `fmt` (auto: github under GitHub Actions, else text) to stdout or a file."""
+    if fmt is None:
+        fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    use = _use_colour(colour) and output is None and fmt == "text"
     if fmt == "json":
         from drafter_lint.report.json_report import render as render_json
 
-        click.echo(render_json(results), nl=False)
+        text = render_json(results)
+    elif fmt == "sarif":
+        from drafter_lint.report.sarif import render as render_sarif
+
+        text = render_sarif(results, _rules())
+    elif fmt == "github":
+        from drafter_lint.report.github import render as render_github
+
+        text = render_github(results)
+    elif fmt == "concise":
+        from drafter_lint.report.concise import render as render_concise
+
+        text = render_concise(results)
     else:
         from drafter_lint.report.text import render as render_text
 
-        use = _use_colour(colour)
-        click.echo(render_text(results, use), nl=False, color=use)
+        text = render_text(results, use)
+    if output:
+        try:
+            with open(output, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise Abort(f"cannot write {output}: {exc.strerror or exc}") from None
+    else:
+        click.echo(text, nl=False, color=use)
 
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @inputs
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+              help="Output format [default: github under GitHub Actions, else text].")
+@click.option("-o", "--output-file", "output_file", metavar="FILE",
+              help="Write the report to FILE instead of stdout.")
+@click.option("--baseline", "baseline_arg", metavar="FILE",
+              help="Suppress the findings recorded in this baseline file.")
+@click.option("--write-baseline", "write_baseline_arg", metavar="FILE",
+              help="Record every current finding in FILE and exit 0.")
 @click.option("--color", "colour", type=click.Choice(["auto", "always", "never"]),
               default="auto", show_default=True, help="Colour text output (NO_COLOR honoured).")
 def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, ignore,
-          fail_on, family, runtime, speculative_tokens, fmt, colour):
+          fail_on, family, runtime, speculative_tokens, fmt, output_file, baseline_arg,
+          write_baseline_arg, colour):
     """Lint drafter checkpoints: folders, or files inside them (as pre-commit passes).
 
     Files are grouped by the nearest folder holding config.json; each folder is linted
-    once. Exit 0 when nothing reaches --fail-on, 1 when something does, 2 when a path,
-    the target or the reference cannot be read.
+    once. Settings come from the command line, then the nearest .drafter-lint.toml or
+    pyproject.toml [tool.drafter-lint], then its parents. Exit 0 when nothing reaches
+    --fail-on, 1 when something does, 2 when a path, a setting, the target or the
+    reference cannot be read.
     """
-    from drafter_lint.engine import lint
+    from pathlib import Path
+
+    from drafter_lint import settings as config
+    from drafter_lint.engine import lint, suppress
     from drafter_lint.findings import Severity
-    from drafter_lint.report import failing, locate
+    from drafter_lint.report import locate
 
     lint_args = _prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
                          no_cache, family, runtime, speculative_tokens)
-    results = []
+    results, failed, for_baseline = [], False, []
     for root in _roots(paths):
+        try:
+            found = config.load(root)
+            baseline_path = Path(baseline_arg).resolve() if baseline_arg else found.baseline
+            entries = (config.read_baseline(baseline_path)
+                       if baseline_path and not write_baseline_arg else None)
+        except config.SettingsError as exc:
+            raise Abort(str(exc)) from None
+        found.select = lint_args["select"] or found.select
+        found.ignore = lint_args["ignore"] or found.ignore
+        args = {**lint_args, "select": found.select, "ignore": found.ignore,
+                "runtime": lint_args["runtime"] or found.runtime}
         checkpoint = _read(root, family)
-        result = lint(checkpoint, **lint_args)
+        result = lint(checkpoint, **args)
+        suppress(result, checkpoint, args["rules"], found, entries,
+                 baseline_path if entries is not None else None)
         locate(result, checkpoint.documents)
         results.append(result)
-    _render(results, fmt, colour)
-    sys.exit(1 if failing(results, Severity(fail_on)) else 0)
+        for_baseline.append((result, root))
+        level = Severity(fail_on or found.fail_on)
+        failed = failed or any(f.severity.rank >= level.rank for f in result.findings)
+    if write_baseline_arg:
+        count = config.write_baseline(Path(write_baseline_arg), for_baseline)
+        _note(f"wrote {count} baseline entries to {write_baseline_arg}")
+        sys.exit(0)
+    _render(results, fmt, colour, output_file)
+    sys.exit(1 if failed else 0)
 
 
 @cli.command()
@@ -236,6 +295,7 @@ def fix(path, target_arg, reference_arg, from_hub, offline, no_cache, select, ig
         click.echo(outcome.diff, nl=False)
     if outcome.result is None:
         sys.exit(1)
+    fail_on = fail_on or "error"
     locate(outcome.result, outcome.documents)
     left = [f for f in outcome.result.findings
             if f.severity.rank >= Severity(fail_on).rank]

@@ -67,6 +67,8 @@ def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
             continue
         if rule.family != "any" and rule.family not in facts.families:
             continue  # another family's rule: not a skipped check
+        if rule.phase != "check":
+            continue
         reason = _missing_need(rule, facts)
         if reason:
             result.skipped.append(Skipped(code, reason))
@@ -90,3 +92,51 @@ def _tensor_names(checkpoint: Checkpoint):
     if checkpoint.index_doc is not None:
         return checkpoint.index_doc.value["weight_map"]
     return checkpoint.weights
+
+def suppress(result: Result, checkpoint: Checkpoint, rules: dict[str, Rule], settings,
+             baseline: list[dict] | None = None, baseline_path=None) -> None:
+    """Apply configured severities, per-path ignores and the baseline to `result`, then
+    report ignores that matched nothing and stale baseline entries (DL009, DL010)."""
+    import os
+
+    from drafter_lint.settings import baseline_key
+
+    def level(code: str) -> str | None:
+        matches = [k for k in settings.severity if code.startswith(k)]
+        return settings.severity[max(matches, key=len)] if matches else None
+
+    from drafter_lint.findings import Severity
+
+    keys = {(e["rule"], e["path"], e["pointer"]): e for e in baseline or []}
+    used_keys = set()
+    kept = []
+    for finding in result.findings:
+        if level(finding.rule):
+            finding.severity = Severity(level(finding.rule))
+        hit = next((i for i in settings.ignores if i.matches(finding)), None)
+        if hit is not None:
+            hit.used = True
+            continue
+        if baseline_path is not None:
+            key = baseline_key(finding.rule, checkpoint.root, finding.file, finding.pointer,
+                               baseline_path.parent)
+            if key in keys:
+                used_keys.add(key)
+                continue
+        kept.append(finding)
+    result.findings = kept
+    stale = []
+    if baseline_path is not None:
+        prefix = os.path.relpath(checkpoint.root.resolve(), baseline_path.parent.resolve())
+        prefix = prefix.replace(os.sep, "/") + "/"
+        stale = [e for k, e in keys.items() if k not in used_keys
+                 and (e["path"] + "/").startswith(prefix)]
+    facts = Facts(checkpoint, family=result.family)
+    facts.memo.update({"unused-ignores": [i for i in settings.ignores if not i.used],
+                       "stale-baseline": stale, "baseline-path": baseline_path})
+    for code, rule in sorted(rules.items()):
+        if rule.phase == "suppression" and selected(code, settings.select, settings.ignore):
+            for finding in rule.check(facts):
+                finding.rule, finding.name = rule.code, rule.name
+                finding.severity = finding.severity or rule.severity
+                result.findings.append(finding)

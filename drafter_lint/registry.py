@@ -16,6 +16,7 @@ NEEDS = {
     "reference": "no reference given (--reference or --from-hub)",
     "loaded": "transformers is not installed",
     "launch": "no launch settings given (--num-speculative-tokens)",
+    "suppressions": "no ignores or baseline apply",
     "tokenizer": "no tokenizer.json or tokenizer_config.json in the target or the checkpoint",
 }
 
@@ -31,6 +32,7 @@ class Rule:
     summary: str
     doc: str
     check: Callable[..., Iterable[Finding]]
+    phase: str = "check"   # "suppression": runs after ignores and the baseline are applied
 
     def to_json(self) -> dict:
         return {"code": self.code, "name": self.name, "severity": self.severity.value,
@@ -39,7 +41,7 @@ class Rule:
 
 
 def rule(code: str, name: str, severity: str, family: str,
-         needs: tuple[str, ...] = ("config",), fix: str = "none"):
+         needs: tuple[str, ...] = ("config",), fix: str = "none", phase: str = "check"):
     """Declare a rule; the decorated function yields Findings from a Facts object."""
     for need in needs:
         if need not in NEEDS:
@@ -50,7 +52,7 @@ def rule(code: str, name: str, severity: str, family: str,
         if not doc:
             raise ValueError(f"{code}: a rule needs a docstring")
         function.rule = Rule(code, name, Severity(severity), family, needs, fix,
-                             doc.splitlines()[0], doc, function)
+                             doc.splitlines()[0], doc, function, phase)
         return function
 
     return wrap

@@ -154,5 +154,46 @@ def config_schema(facts: Facts):
                 yield finding
 
 
+@rule("DL009", "unused-ignore", "warning", "any", needs=(), phase="suppression")
+def unused_ignore(facts: Facts):
+    """A `per-path-ignores` entry covers this checkpoint but suppressed nothing.
+
+    Ignores outlive the problems they hid: a stale one would silently hide the next real
+    finding of that rule. Remove it, or narrow it.
+
+    Fails: `{path = "models/*", rules = ["DF114"]}` where no DF114 finding remains.
+    Passes: an ignore that suppresses a finding.
+    """
+    import os
+
+    for ignore in facts.memo.get("unused-ignores", []):
+        where = os.path.relpath(ignore.source, facts.checkpoint.root)
+        yield Finding(ignore.pointer_in_source, f"ignore of {', '.join(ignore.rules)} for "
+                      f"{ignore.glob!r}" + (f" at {ignore.pointer}" if ignore.pointer else "")
+                      + f" ({ignore.reason or 'no reason given'}) matched no finding here; "
+                      f"remove it", file=where)
+
+
+@rule("DL010", "stale-baseline-entry", "info", "any", needs=(), phase="suppression")
+def stale_baseline_entry(facts: Facts):
+    """A baseline entry for this checkpoint matches no finding any more.
+
+    The problem it recorded is gone (or moved to another pointer): rewrite the baseline
+    with `--write-baseline` so it cannot hide a future finding at that place.
+
+    Fails: an entry for `DF114` at `/dflash_config/target_layer_ids` after the taps were
+    fixed. Passes: every entry still matches.
+    """
+    import os
+
+    path = facts.memo.get("baseline-path")
+    for entry in facts.memo.get("stale-baseline", []):
+        yield Finding("", f"baseline entry {entry['rule']} {entry['path']} "
+                      f"{entry['pointer'] or '/'} matches no finding any more; rewrite the "
+                      f"baseline with --write-baseline",
+                      file=os.path.relpath(path, facts.checkpoint.root))
+
+
 RULES = collect(config_unreadable, config_not_object, duplicate_key, weights_unreadable,
-                weights_index_mismatch, tokenizer_unreadable, family_unknown, config_schema)
+                weights_index_mismatch, tokenizer_unreadable, family_unknown, config_schema,
+                unused_ignore, stale_baseline_entry)

@@ -1,0 +1,192 @@
+"""Configuration files and suppressions.
+
+`[tool.drafter-lint]` in pyproject.toml, or the top level of `.drafter-lint.toml`, found by
+walking up from each checkpoint folder. The nearest file wins key by key, parents fill in
+the rest, and the command line wins over both. `per-path-ignores` of every file apply,
+each relative to its own file. A baseline (`--baseline FILE`) suppresses known findings
+keyed on rule + path + pointer, never on lines.
+
+    [tool.drafter-lint]
+    select = ["DF", "EA3"]
+    ignore = ["DF126"]
+    fail-on = "warning"
+    runtime = "vllm"
+    baseline = "drafter-lint-baseline.json"
+    severity = { DF125 = "warning" }
+
+    [[tool.drafter-lint.per-path-ignores]]
+    path = "models/legacy-*"
+    rules = ["DF114"]
+    pointer = "/dflash_config/target_layer_ids"   # optional
+    reason = "custom taps, trained so"
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+KEYS = ("select", "ignore", "fail-on", "runtime", "baseline", "severity",
+        "per-path-ignores")
+LEVELS = ("error", "warning", "info")
+
+
+class SettingsError(ValueError):
+    """A configuration file cannot be used; one line."""
+
+
+@dataclass
+class Ignore:
+    source: Path           # the file that declares it
+    pointer_in_source: str
+    base: Path             # globs are relative to this folder
+    glob: str
+    rules: tuple[str, ...]
+    pointer: str | None
+    reason: str
+    used: bool = False
+
+    def covers(self, root: Path) -> bool:
+        try:
+            rel = os.path.relpath(root.resolve(), self.base.resolve()).replace(os.sep, "/")
+        except ValueError:
+            return False
+        return not rel.startswith("..") and (fnmatch.fnmatch(rel, self.glob)
+                                             or fnmatch.fnmatch(rel + "/", self.glob))
+
+    def matches(self, finding) -> bool:
+        if not any(finding.rule.startswith(code) for code in self.rules):
+            return False
+        return self.pointer is None or finding.pointer == self.pointer or \
+            finding.pointer.startswith(self.pointer + "/")
+
+
+@dataclass
+class Settings:
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    fail_on: str = "error"
+    runtime: str | None = None
+    baseline: Path | None = None
+    severity: dict[str, str] = field(default_factory=dict)
+    ignores: list[Ignore] = field(default_factory=list)
+    sources: list[Path] = field(default_factory=list)
+
+
+def _read(path: Path) -> dict | None:
+    """The drafter-lint table of a config file (None when the file has none)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: not valid TOML: {exc}") from None
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("drafter-lint")
+        if data is None:
+            return None
+    unknown = sorted(set(data) - set(KEYS))
+    if unknown:
+        raise SettingsError(f"{path}: unknown setting(s) {', '.join(unknown)} "
+                            f"(known: {', '.join(KEYS)})")
+    return data
+
+
+def find_files(root: Path) -> list[Path]:
+    """Config files from `root` up to the file-system root, nearest first."""
+    found = []
+    for folder in [root.resolve(), *root.resolve().parents]:
+        for name in (".drafter-lint.toml", "pyproject.toml"):
+            path = folder / name
+            if path.is_file() and _read(path) is not None:
+                found.append(path)
+                break
+    return found
+
+
+def _codes(value, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SettingsError(f"{where}: expected a list of rule codes")
+    return tuple(v.strip().upper() for v in value)
+
+
+def load(root: Path) -> Settings:
+    """The settings that apply to checkpoint folder `root` (files only, no CLI)."""
+    settings = Settings()
+    files = find_files(root)
+    settings.sources = files
+    for path in reversed(files):                      # parents first, nearest last
+        data = _read(path) or {}
+        prefix = "/tool/drafter-lint" if path.name == "pyproject.toml" else ""
+        where = f"{path}"
+        if "select" in data:
+            settings.select = _codes(data["select"], f"{where}: select")
+        if "ignore" in data:
+            settings.ignore = _codes(data["ignore"], f"{where}: ignore")
+        if "fail-on" in data:
+            if data["fail-on"] not in LEVELS:
+                raise SettingsError(f"{where}: fail-on must be one of {', '.join(LEVELS)}")
+            settings.fail_on = data["fail-on"]
+        if "runtime" in data:
+            if data["runtime"] not in ("vllm", "sglang"):
+                raise SettingsError(f"{where}: runtime must be vllm or sglang")
+            settings.runtime = data["runtime"]
+        if "baseline" in data:
+            settings.baseline = (path.parent / str(data["baseline"])).resolve()
+        for code, level in (data.get("severity") or {}).items():
+            if level not in LEVELS:
+                raise SettingsError(f"{where}: severity of {code} must be one of "
+                                    f"{', '.join(LEVELS)}")
+            settings.severity[code.upper()] = level
+        for i, entry in enumerate(data.get("per-path-ignores") or []):
+            if not isinstance(entry, dict) or "path" not in entry or "rules" not in entry:
+                raise SettingsError(f"{where}: per-path-ignores[{i}] needs path and rules")
+            ignore = Ignore(path, f"{prefix}/per-path-ignores/{i}", path.parent,
+                            str(entry["path"]), _codes(entry["rules"], f"{where}: rules"),
+                            entry.get("pointer"), str(entry.get("reason", "")))
+            if ignore.covers(root):
+                settings.ignores.append(ignore)
+    return settings
+
+
+# --- baseline ---------------------------------------------------------------------------
+
+
+def baseline_key(rule: str, root: Path, file: str, pointer: str, base: Path) -> tuple:
+    path = os.path.relpath((root / file).resolve(), base.resolve()).replace(os.sep, "/")
+    return rule, path, pointer
+
+
+def write_baseline(path: Path, results_with_roots) -> int:
+    """Write every finding as a baseline entry; returns how many."""
+    entries = []
+    for result, root in results_with_roots:
+        for f in result.findings:
+            rule, rel, ptr = baseline_key(f.rule, root, f.file, f.pointer, path.parent)
+            entries.append({"rule": rule, "path": rel, "pointer": ptr})
+    entries = sorted({json.dumps(e, sort_keys=True) for e in entries})
+    document = {"version": 1, "tool": "drafter-lint",
+                "entries": [json.loads(e) for e in entries]}
+    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    return len(entries)
+
+
+def read_baseline(path: Path) -> list[dict]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SettingsError(f"baseline {path}: cannot read: {exc}") from None
+    entries = data.get("entries") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not all(
+            isinstance(e, dict) and {"rule", "path", "pointer"} <= set(e) for e in entries):
+        raise SettingsError(f"baseline {path}: expected {{\"entries\": [{{rule, path, "
+                            f"pointer}}, ...]}}")
+    return entries

