@@ -225,10 +225,17 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     from drafter_lint.findings import Severity
     from drafter_lint.report import locate
 
+    from drafter_lint import precommit
+    from drafter_lint.progress import Progress
+
     lint_args = _prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
                          no_cache, family, runtime, speculative_tokens)
     results, failed, for_baseline = [], False, []
-    for root in _roots(paths):
+    seen = precommit.already_linted()
+    roots = [r for r in _roots(paths) if str(r.resolve()) not in seen]
+    progress = Progress(len(roots), "drafter-lint")
+    for root in roots:
+        progress.step(str(root))
         try:
             found = config.load(root)
             baseline_path = Path(baseline_arg).resolve() if baseline_arg else found.baseline
@@ -249,6 +256,8 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
         for_baseline.append((result, root))
         level = Severity(fail_on or found.fail_on)
         failed = failed or any(f.severity.rank >= level.rank for f in result.findings)
+    progress.close()
+    precommit.remember(roots)
     if write_baseline_arg:
         count = config.write_baseline(Path(write_baseline_arg), for_baseline)
         _note(f"wrote {count} baseline entries to {write_baseline_arg}")
@@ -258,7 +267,7 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
 
 
 @cli.command()
-@click.argument("path", type=click.Path(path_type=str))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @inputs
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--dry-run", is_flag=True, help="List the edits; write nothing.")
@@ -266,23 +275,32 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
               help="Write the fixed checkpoint to DIR (config.json, links to the rest).")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes marked unsafe.")
 @click.option("--no-backup", is_flag=True, help="Do not keep a backup of config.json.")
-def fix(path, target_arg, reference_arg, from_hub, offline, no_cache, select, ignore,
+def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, ignore,
         fail_on, family, runtime, speculative_tokens, show_diff, dry_run, output,
         unsafe_fixes, no_backup):
     """Apply the findings' fixes to config.json, atomically, and verify the write.
 
-    Exit 0 when nothing at or above --fail-on is left, 1 when something could not be
-    fixed, 2 when the write was refused or could not be verified (the file is then
-    unchanged).
+    PATHS are checkpoint folders or files in them (each folder is fixed once). Exit 0
+    when nothing at or above --fail-on is left, 1 when something could not be fixed, 2
+    when a write was refused or could not be verified (that file is then unchanged).
     """
+    lint_args = _prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
+                         no_cache, family, runtime, speculative_tokens)
+    roots = _roots(paths)
+    if output and len(roots) > 1:
+        raise Abort("--output takes one checkpoint")
+    codes = [_fix_one(root, lint_args, family, fail_on or "error", show_diff, dry_run, output,
+                      unsafe_fixes, no_backup) for root in roots]
+    sys.exit(max(codes))
+
+
+def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsafe_fixes,
+             no_backup) -> int:
     from drafter_lint import repair
     from drafter_lint.findings import Severity
     from drafter_lint.report import failing, locate
 
-    lint_args = _prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
-                         no_cache, family, runtime, speculative_tokens)
-    roots = _roots([path])
-    checkpoint = _read(roots[0], family)
+    checkpoint = _read(root, family)
     try:
         outcome = repair.run(checkpoint, lint_args, unsafe=unsafe_fixes,
                              write=not (show_diff or dry_run), output=output,
@@ -294,8 +312,7 @@ def fix(path, target_arg, reference_arg, from_hub, offline, no_cache, select, ig
     if show_diff and outcome.diff:
         click.echo(outcome.diff, nl=False)
     if outcome.result is None:
-        sys.exit(1)
-    fail_on = fail_on or "error"
+        return 1
     locate(outcome.result, outcome.documents)
     left = [f for f in outcome.result.findings
             if f.severity.rank >= Severity(fail_on).rank]
@@ -303,7 +320,95 @@ def fix(path, target_arg, reference_arg, from_hub, offline, no_cache, select, ig
         outcome.result.findings = left
         outcome.result.skipped = []
         _render([outcome.result], "text", "auto")
-    sys.exit(1 if failing([outcome.result], Severity(fail_on)) else 0)
+    return 1 if failing([outcome.result], Severity(fail_on)) else 0
+
+
+@cli.command(context_settings={"ignore_unknown_options": True,
+                               "allow_interspersed_args": False})
+@click.option("--target", "target_arg", metavar="PATH|REPO[@REV]",
+              help="Target to lint against instead of the launch line's model.")
+@click.option("--offline", is_flag=True, help="Use the local hub cache only.")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default="error", show_default=True)
+@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def gate(target_arg, offline, fail_on, ignore, command):
+    """Lint the drafter of a launch line, then run it: `drafter-lint gate -- vllm serve ...`.
+
+    Reads `vllm serve TARGET --speculative-config JSON|FILE` or
+    `python -m sglang.launch_server --model-path ... --speculative-algorithm ...` the way
+    the server does, lints the drafter against the target and the launch settings, and
+    replaces itself with the command (exec). On findings at or above --fail-on it exits 1
+    and starts nothing.
+    """
+    from drafter_lint import gate as gating
+    from drafter_lint.engine import lint
+    from drafter_lint.findings import Severity
+    from drafter_lint.report import locate
+    from drafter_lint.target import TargetError, resolve_target
+
+    argv = list(command)
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    try:
+        launch = gating.parse(argv)
+        if not launch.draft:
+            raise gating.GateError("the launch line names no draft model (vLLM: "
+                                   "--speculative-config model; SGLang: "
+                                   "--speculative-draft-model-path)")
+        draft = gating.resolve(launch.draft, offline, "draft model")
+        target = None
+        if target_arg or launch.target:
+            try:
+                target = resolve_target(str(target_arg or gating.resolve(
+                    launch.target, offline, "target model")), offline)
+            except TargetError as exc:
+                raise gating.GateError(str(exc)) from None
+    except gating.GateError as exc:
+        click.echo(f"drafter-lint gate: refused: {exc}; nothing started", err=True)
+        sys.exit(1)
+    from drafter_lint.checkpoint import find_root
+
+    checkpoint = _read(find_root(draft))
+    result = lint(checkpoint, target, _rules(), (), _codes(ignore), runtime=launch.runtime,
+                  launch=launch.facts())
+    locate(result, checkpoint.documents)
+    level = Severity(fail_on)
+    blocking = [f for f in result.findings if f.severity.rank >= level.rank]
+    if blocking:
+        from drafter_lint.report.text import render as render_text
+
+        result.findings, result.skipped = blocking, []
+        click.echo(render_text([result], False), nl=False, err=True)
+        click.echo(f"drafter-lint gate: refused: {len(blocking)} finding(s) at or above "
+                   f"{fail_on}; nothing started", err=True)
+        sys.exit(1)
+    warnings = len(result.findings)
+    _note(f"gate passed ({warnings} finding(s) below {fail_on}); starting "
+          f"{' '.join(launch.argv[:2])}")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execvpe(launch.argv[0], launch.argv, {**os.environ, **launch.env})
+    except OSError as exc:
+        raise Abort(f"cannot start {launch.argv[0]}: {exc.strerror or exc}") from None
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=str))
+@click.option("--target", "target_arg", metavar="PATH|REPO[@REV]",
+              help="The target model the drafter serves.")
+@click.option("--offline", is_flag=True, help="Use the local hub cache only.")
+@click.option("--family", type=click.Choice(FAMILY_CHOICES), default=None)
+def inspect(path, target_arg, offline, family):
+    """Draw how the drafter is wired to its target: layers, taps per runtime, block, mask."""
+    from drafter_lint import family as families
+    from drafter_lint.facts import Facts
+    from drafter_lint.picture import render
+
+    args = _prepare(target_arg, None, None, offline, (), (), True)
+    checkpoint = _read(_roots([path])[0], family)
+    detected = family or families.detect(checkpoint.config, checkpoint.weights)
+    click.echo(render(Facts(checkpoint, args["target"], detected)), nl=False)
 
 
 @cli.command()

@@ -106,10 +106,13 @@ def _explain(exc: Exception, repo_id: str, revision: str, filename: str, offline
 
 
 def _quiet() -> None:
-    from huggingface_hub.utils import disable_progress_bars, logging
+    """Download progress bars only on a terminal; no retry chatter (our errors say it)."""
+    import sys
 
-    disable_progress_bars()
-    logging.set_verbosity_error()  # our one-line errors replace its retry chatter
+    from huggingface_hub.utils import disable_progress_bars, enable_progress_bars, logging
+
+    enable_progress_bars() if sys.stderr.isatty() else disable_progress_bars()
+    logging.set_verbosity_error()
 
 
 def _preflight(repo_id: str, revision: str, filename: str) -> None:

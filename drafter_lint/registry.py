@@ -15,7 +15,7 @@ NEEDS = {
     "target": "no target given (--target)",
     "reference": "no reference given (--reference or --from-hub)",
     "loaded": "transformers is not installed",
-    "launch": "no launch settings given (--num-speculative-tokens)",
+    "launch": "no launch settings given (--num-speculative-tokens, or `gate`)",
     "suppressions": "no ignores or baseline apply",
     "tokenizer": "no tokenizer.json or tokenizer_config.json in the target or the checkpoint",
 }

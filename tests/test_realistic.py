@@ -39,7 +39,9 @@ def test_published_config_gives_no_error(cli, tmp_path, name):
     assert [f for f in findings if f["severity"] == "error"] == []
     skipped = {s["rule"]: s["reason"] for s in run.json()["results"][0]["skipped"]}
     assert skipped.pop("DF104").startswith("no tokenizer.json")
-    assert set(skipped.values()) == {"no reference given (--reference or --from-hub)"}
+    assert set(skipped.values()) == {"no reference given (--reference or --from-hub)",
+                                     "no launch settings given (--num-speculative-tokens, "
+                                     "or `gate`)"}
 
 
 def _drop_layer(tensors, i):

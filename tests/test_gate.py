@@ -1,0 +1,234 @@
+"""The launch gate, `inspect`, the progress bar, and the pre-commit hooks, for real."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sparse import FIXTURES, load_manifest, materialize
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
+
+STAND_IN = """#!{python}
+import json, os, sys
+with open(os.environ["STANDIN_OUT"], "w") as handle:
+    json.dump({{"argv": sys.argv, "v2": os.environ.get("VLLM_USE_V2_MODEL_RUNNER")}}, handle)
+"""
+
+
+@pytest.fixture
+def stand_ins(tmp_path):
+    """A harmless `vllm` executable and `sglang.launch_server` module that record argv."""
+    bin_dir, lib = tmp_path / "bin", tmp_path / "lib"
+    bin_dir.mkdir()
+    (lib / "sglang").mkdir(parents=True)
+    (bin_dir / "vllm").write_text(STAND_IN.format(python=sys.executable))
+    (bin_dir / "vllm").chmod(0o755)
+    (lib / "sglang" / "__init__.py").write_text("")
+    (lib / "sglang" / "launch_server.py").write_text(STAND_IN.format(python=sys.executable))
+    out = tmp_path / "started.json"
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", PYTHONPATH=str(lib),
+               STANDIN_OUT=str(out))
+    env.pop("VLLM_USE_V2_MODEL_RUNNER", None)
+    return env, out
+
+
+def gate(env, cwd, *command, options=()):
+    exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+    return subprocess.run([exe, "gate", *options, "--", *command], env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def spec(method="dflash", model="drafter", tokens=15):
+    return json.dumps({"method": method, "model": model, "num_speculative_tokens": tokens})
+
+
+V2 = "VLLM_USE_V2_MODEL_RUNNER=1"
+# (rule, outcome, launch line, findings that must block or must not appear)
+GATE_CASES = [
+    ("LCH101", "pass", [V2, "vllm", "serve", "target", "--speculative-config", spec()]),
+    ("LCH101", "fail", [V2, "vllm", "serve", "target", "--speculative-config",
+                        spec("eagle3")]),
+    ("LCH102", "pass", [sys.executable, "-m", "sglang.launch_server", "--model-path", "target",
+                        "--speculative-algorithm", "DFLASH", "--speculative-draft-model-path",
+                        "drafter", "--speculative-num-draft-tokens", "16"]),
+    ("LCH102", "fail", [V2, "vllm", "serve", "target", "--speculative-config",
+                        spec(tokens=16)]),
+    ("LCH102", "fail", [sys.executable, "-m", "sglang.launch_server", "--model-path", "target",
+                        "--speculative-algo", "DFLASH", "--speculative-draft", "drafter",
+                        "--speculative-num-draft-tokens", "17"]),
+    ("LCH101", "fail", [sys.executable, "-m", "sglang.launch_server", "--model-path", "target",
+                        "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path",
+                        "drafter"]),
+    ("LCH103", "pass", [V2, "vllm", "serve", "target", "--speculative-config", spec()]),
+    ("LCH103", "fail", ["vllm", "serve", "target", "--speculative-config", spec()]),
+]
+
+
+@pytest.mark.parametrize("rule,outcome,command", GATE_CASES,
+                         ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(GATE_CASES)])
+def test_gate_launch_lines(tiny, stand_ins, rule, outcome, command):
+    env, out = stand_ins
+    blocking = rule != "LCH103"            # LCH103 is a warning: it blocks with --fail-on warning
+    run = gate(env, tiny, *command, options=() if blocking else ("--fail-on", "warning"))
+    if outcome == "fail":
+        assert run.returncode == 1, run.stderr
+        assert rule in run.stderr and "nothing started" in run.stderr
+        assert not out.exists()
+    else:
+        assert run.returncode == 0, run.stderr
+        started = json.loads(out.read_text())
+        assert started["argv"][-2:] == command[-2:]       # the stand-in got the launch args
+        assert rule not in run.stderr
+
+
+def test_gate_execs_the_exact_command(tiny, stand_ins):
+    env, out = stand_ins
+    config_file = tiny / "spec.json"
+    config_file.write_text(spec())
+    run = gate(env, tiny, V2, "vllm", "serve", "target", "--speculative-config",
+               str(config_file), "--max-num-batched-tokens", "32768")
+    assert run.returncode == 0, run.stderr
+    started = json.loads(out.read_text())
+    assert started["argv"][1:] == ["serve", "target", "--speculative-config", str(config_file),
+                                   "--max-num-batched-tokens", "32768"]
+    assert started["v2"] == "1"                       # the env prefix reaches the server
+
+
+@pytest.mark.parametrize("command,reason", [
+    (["vllm", "serve", "target", "--speculative-config", spec(model="nowhere")],
+     "does not exist"),
+    (["vllm", "serve", "target", "--speculative-config", "{not json"], "neither JSON"),
+    (["vllm", "serve", "target"], "names no draft model"),
+    (["python", "train.py"], "not a vLLM or SGLang launch command"),
+])
+def test_gate_refuses_unusable_launch_lines(tiny, stand_ins, command, reason):
+    env, out = stand_ins
+    run = gate(env, tiny, *command)
+    assert run.returncode == 1 and reason in run.stderr and not out.exists()
+    assert "Traceback" not in run.stderr
+
+
+def test_gate_blocks_the_guessed_drafter(tiny, stand_ins):
+    env, out = stand_ins
+    run = gate(env, tiny, V2, "vllm", "serve", "target", "--speculative-config",
+               spec(model="drafter-guessed"))
+    assert run.returncode == 1 and "DF114" in run.stderr and not out.exists()
+
+
+# --- inspect ------------------------------------------------------------------------------
+
+
+def test_inspect_snapshot_qwen36(cli, tmp_path, monkeypatch):
+    materialize(load_manifest("qwen3.6-27b-dflash"), tmp_path)
+    shutil.copy(FIXTURES / "hub" / "Qwen" / "Qwen3.6-27B" / "main" / "tokenizer.json",
+                tmp_path / "target")
+    monkeypatch.chdir(tmp_path)
+    run = cli("inspect", "drafter", "--target", "target")
+    snapshot = SNAPSHOTS / "inspect-qwen3.6-27b-dflash.txt"
+    if os.environ.get("DRAFTER_LINT_UPDATE_SNAPSHOTS"):
+        snapshot.write_text(run.out)
+    assert run.code == 0 and run.out == snapshot.read_text()
+
+
+def test_inspect_shows_a_shifted_tap(cli, tiny):
+    run = cli("inspect", tiny / "drafter-guessed", "--target", tiny / "target")
+    lines = run.out.splitlines()
+    vllm = next(line for line in lines if line.startswith("vLLM taps"))
+    default = next(line for line in lines if line.startswith("z-lab default"))
+    assert vllm.index("^") == default.index("^") + 1
+    assert "ORDINARY TEXT TOKEN" in run.out
+
+
+# --- progress -----------------------------------------------------------------------------
+
+
+class FakeTerminal:
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+def test_progress_bar_only_on_a_terminal(cli, tiny):
+    from drafter_lint.progress import Progress
+
+    terminal = FakeTerminal()
+    bar = Progress(3, "drafter-lint", stream=terminal)
+    for name in ("a", "b", "c"):
+        bar.step(name)
+    bar.close()
+    assert "3/3 c" in terminal.text and "#" * 24 in terminal.text
+    run = cli("check", tiny / "drafter", tiny / "drafter-guessed", tiny / "target")
+    assert "\r" not in run.err and "[" not in run.err       # not a terminal: no bar
+
+
+# --- pre-commit ---------------------------------------------------------------------------
+
+
+def test_hook_manifest_is_what_the_readme_says():
+    import yaml
+
+    hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert hooks["drafter-lint"]["entry"].endswith("--offline")
+    assert hooks["drafter-lint"]["require_serial"] is True
+    assert hooks["drafter-lint-fix"]["stages"] == ["manual"]
+
+
+def test_each_folder_once_per_pre_commit_run(tiny, tmp_path):
+    """Two batches of one pre-commit run (same parent process) lint a folder once."""
+    driver = f"""
+import json, os, subprocess, sys
+exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+env = dict(os.environ, PRE_COMMIT="1")
+counts = []
+for batch in (["{tiny}/drafter/config.json"], ["{tiny}/drafter/model.safetensors"]):
+    run = subprocess.run([exe, "check", "--format", "json", *batch], env=env,
+                         capture_output=True, text=True)
+    counts.append(len(json.loads(run.stdout)["results"]))
+print(json.dumps(counts))
+"""
+    run = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == [1, 0], run.stderr
+
+
+def git(repo, *args):
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
+                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
+                            GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t"))
+
+
+def test_pre_commit_try_repo_blocks_a_broken_drafter(tmp_path):
+    """The real `pre-commit try-repo` against this repository, in a git model repo."""
+    repo = tmp_path / "model-repo"
+    shutil.copytree(FIXTURES / "tiny-qwen3.6" / "drafter-guessed", repo / "drafter")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"))
+    env.pop("VIRTUAL_ENV", None)
+    exe = os.path.join(os.path.dirname(sys.executable), "pre-commit")
+    command = [exe, "try-repo", str(ROOT), "drafter-lint", "--verbose"]
+    broken = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True,
+                            timeout=1200)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "DF114" in broken.stdout and "DF122" in broken.stdout
+    shutil.copy(FIXTURES / "tiny-qwen3.6" / "drafter" / "config.json",
+                repo / "drafter" / "config.json")
+    git(repo, "add", "-A")
+    fixed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True,
+                           timeout=1200)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
