@@ -14,11 +14,13 @@ from pathlib import Path
 
 from drafter_lint import jsondoc
 from drafter_lint.safetensors_header import Header, HeaderError, TensorInfo, read_header
-from drafter_lint.tokenizer import TokenizerError, TokenizerFacts, read_tokenizer
+from drafter_lint.tokenizer import (TOKENIZER_FILES, TokenizerError, TokenizerFacts,
+                                    read_tokenizer)
 
 CONFIG = "config.json"
 INDEX = "model.safetensors.index.json"
-MAX_CONFIG_BYTES = 64 * 1024 * 1024
+MAX_CONFIG_BYTES = 4 * 1024 * 1024      # real configs are a few KB; refuse before parsing
+MAX_INDEX_BYTES = 256 * 1024 * 1024     # indexes of 100k-tensor checkpoints are ~10 MB
 
 
 @dataclass
@@ -80,20 +82,27 @@ def read_checkpoint(root: Path, display: str | None = None, select=None) -> Chec
         raise CheckpointNotFound(f"{root}: cannot list folder: {exc.strerror}") from None
     _read_config(ckpt)
     _read_weights(ckpt, select)
-    try:
-        ckpt.tokenizer = read_tokenizer(root, "checkpoint")
-    except TokenizerError as exc:
-        ckpt.problems.append(ReadProblem("DL006", str(exc).split(":")[0], "", str(exc)))
+    escaping = [n for n in TOKENIZER_FILES if n in ckpt.files and not _contained(root, n)]
+    for name in escaping:
+        ckpt.problems.append(ReadProblem("DL006", name, "", f"{name} is a link that leaves "
+                                         f"the checkpoint folder; not opened"))
+    if not escaping:
+        try:
+            ckpt.tokenizer = read_tokenizer(root, "checkpoint")
+        except TokenizerError as exc:
+            ckpt.problems.append(ReadProblem("DL006", str(exc).split(":")[0], "", str(exc)))
     return ckpt
 
 
-def read_json_file(path: Path, fast: bool = False) -> jsondoc.JsonDocument:
+def read_json_file(path: Path, fast: bool = False,
+                   limit: int = MAX_CONFIG_BYTES) -> jsondoc.JsonDocument:
     """Parse one JSON file with positions (computed lazily when `fast`); raises OSError,
-    UnicodeError or JsonSyntaxError."""
+    UnicodeError or JsonSyntaxError. A file over `limit` bytes is refused unparsed."""
     with open(path, "rb") as handle:
-        raw = handle.read(MAX_CONFIG_BYTES + 1)
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise OSError(0, f"larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MiB")
+        raw = handle.read(limit + 1)
+    if len(raw) > limit:
+        raise OSError(0, f"over the {limit // (1024 * 1024)} MiB limit for this file; "
+                         f"refused unparsed")
     text = raw.decode("utf-8")
     return jsondoc.parse_fast(text) if fast else jsondoc.parse(text)
 
@@ -173,8 +182,8 @@ def _read_weights(ckpt: Checkpoint, select=None) -> None:
 
 def _read_index(ckpt: Checkpoint) -> list[str] | None:
     try:
-        doc = read_json_file(ckpt.root / INDEX, fast=True) if _contained(ckpt.root, INDEX) \
-            else None
+        doc = read_json_file(ckpt.root / INDEX, fast=True, limit=MAX_INDEX_BYTES) \
+            if _contained(ckpt.root, INDEX) else None
     except jsondoc.JsonSyntaxError as exc:
         ckpt.problems.append(ReadProblem("DL004", INDEX, "", f"{INDEX} is not valid JSON: "
                                          f"{exc.reason}", (exc.line, exc.column)))
@@ -222,7 +231,8 @@ def _check_index_map(ckpt: Checkpoint) -> None:
 
 def _contained(root: Path, name: str) -> bool:
     """Whether `name` stays inside `root` (or the HF cache repo holding the snapshot)."""
-    if not name or os.path.isabs(name) or ".." in Path(name).parts or "\\" in name:
+    if not name or "\0" in name or os.path.isabs(name) or ".." in Path(name).parts \
+            or "\\" in name:
         return False
     real_root = os.path.realpath(root)
     allowed = [real_root]

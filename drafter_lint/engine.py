@@ -5,7 +5,9 @@ from __future__ import annotations
 from drafter_lint.checkpoint import Checkpoint
 from drafter_lint.facts import Facts
 from drafter_lint.family import detect
-from drafter_lint.findings import Result, Skipped
+from drafter_lint.findings import Finding, Result, Skipped
+
+MAX_FINDINGS_PER_RULE = 50  # a broken 100k-tensor file must not print 100k lines
 from drafter_lint.reference import Reference
 from drafter_lint.registry import NEEDS, Rule
 from drafter_lint.target import Target
@@ -73,12 +75,21 @@ def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
         if reason:
             result.skipped.append(Skipped(code, reason))
             continue
+        count = 0
         for finding in rule.check(facts):
+            count += 1
+            if count > MAX_FINDINGS_PER_RULE:
+                continue
             finding.rule, finding.name = rule.code, rule.name
             if finding.file == "config.json":
                 finding.pointer = facts.where(finding.pointer)
             finding.severity = finding.severity or rule.severity
             result.findings.append(finding)
+        if count > MAX_FINDINGS_PER_RULE:
+            more = count - MAX_FINDINGS_PER_RULE
+            result.findings.append(Finding("", f"{more} more {code} findings in this "
+                                           f"checkpoint are not listed", file=finding.file,
+                                           severity=rule.severity, rule=code, name=rule.name))
     if checkpoint.unread_shards and selected("DL005", select, ignore):
         read = len(checkpoint.headers)
         result.skipped.append(Skipped("DL005", f"{len(checkpoint.unread_shards)} of "

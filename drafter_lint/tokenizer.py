@@ -28,6 +28,10 @@ class TokenizerError(ValueError):
     pass
 
 
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
+MAX_TOKENIZER_BYTES = 64 * 1024 * 1024
+
+
 def read_tokenizer(folder: Path, label: str = "") -> TokenizerFacts | None:
     """Facts from the tokenizer files in `folder` (named `label` in messages), or None."""
     tokenizer_json = folder / "tokenizer.json"
@@ -46,7 +50,8 @@ def read_tokenizer(folder: Path, label: str = "") -> TokenizerFacts | None:
         elif isinstance(vocab, list):        # Unigram: [[token, score], ...]
             facts.ordinary = {i: e[0] for i, e in enumerate(vocab)
                               if isinstance(e, list) and e and isinstance(e[0], str)}
-        for entry in data.get("added_tokens") or []:
+        added = data.get("added_tokens")
+        for entry in added if isinstance(added, list) else []:
             if isinstance(entry, dict) and type(entry.get("id")) is int:
                 facts.added[entry["id"]] = (str(entry.get("content", "")),
                                             bool(entry.get("special", False)))
@@ -65,9 +70,17 @@ def read_tokenizer(folder: Path, label: str = "") -> TokenizerFacts | None:
 
 def _load(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_TOKENIZER_BYTES + 1)
+        if len(raw) > MAX_TOKENIZER_BYTES:
+            raise TokenizerError(f"{path.name}: over the {MAX_TOKENIZER_BYTES >> 20} MiB "
+                                 f"limit; refused unparsed")
+        data = json.loads(raw.decode("utf-8"))
+    except TokenizerError:
+        raise
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise TokenizerError(f"{path.name}: {str(exc).splitlines()[0]}") from None
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise TokenizerError(f"{path.name}: {message}") from None
     if not isinstance(data, dict):
         raise TokenizerError(f"{path.name}: not a JSON object")
     return data

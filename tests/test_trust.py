@@ -1,0 +1,353 @@
+"""Guarantees: hostile inputs never crash a reader, nothing from the checkpoint runs,
+crashes mid-write never leave a partial file, resources stay bounded, tokens stay secret.
+
+The property-based suites run DRAFTER_LINT_FUZZ_EXAMPLES examples per reader (10,000 by
+default, as in CI).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import random
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sparse import FIXTURES, write_safetensors
+
+from drafter_lint.checkpoint import read_checkpoint
+from drafter_lint.engine import lint
+from drafter_lint.rules import RULES
+
+EXAMPLES = int(os.environ.get("DRAFTER_LINT_FUZZ_EXAMPLES", "10000"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+                suppress_health_check=list(HealthCheck))
+TINY = FIXTURES / "tiny-qwen3.6"
+BASE_CONFIG = json.loads((TINY / "drafter" / "config.json").read_text())
+BASE_HEADER = (TINY / "drafter" / "model.safetensors").read_bytes()
+RULES_NO_TF = {c: r for c, r in RULES.items() if not c.startswith("TF")}
+
+
+def lint_folder(folder: Path):
+    """Read and lint; every outcome must be findings, each a single line."""
+    checkpoint = read_checkpoint(folder, "fuzz")
+    result = lint(checkpoint, None, RULES_NO_TF)
+    for finding in result.findings:
+        assert finding.message and "\n" not in finding.message, finding
+    return result
+
+
+@pytest.fixture(scope="module")
+def fuzz_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("fuzz")
+
+
+def fresh(folder: Path, config: bytes | None = None, weights: bytes | None = None) -> Path:
+    for child in folder.iterdir():
+        child.unlink()
+    (folder / "config.json").write_bytes(config if config is not None
+                                         else json.dumps(BASE_CONFIG).encode())
+    (folder / "model.safetensors").write_bytes(weights if weights is not None else BASE_HEADER)
+    return folder
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=True)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner,
+                                                                max_size=5),
+    max_leaves=12)
+CONFIG_KEYS = sorted(BASE_CONFIG) + ["eagle_aux_hidden_state_layer_ids", "draft_vocab_size",
+                                     "speculators_model_type", "speculators_config",
+                                     "transformer_layer_config", "num_nextn_predict_layers",
+                                     "medusa_num_heads", "text_config", "target_hidden_size"]
+
+
+@st.composite
+def mutated_configs(draw):
+    config = json.loads(json.dumps(BASE_CONFIG))
+    for _ in range(draw(st.integers(1, 4))):
+        key = draw(st.sampled_from(CONFIG_KEYS))
+        if draw(st.booleans()) and key in config:
+            del config[key]
+        else:
+            config[key] = draw(json_values)
+    if draw(st.booleans()):
+        config["dflash_config"] = {"mask_token_id": draw(json_values),
+                                   "target_layer_ids": draw(json_values)}
+    return json.dumps(config).encode()
+
+
+@FUZZ
+@given(st.one_of(st.binary(max_size=300), mutated_configs(),
+                 json_values.map(lambda v: json.dumps(v).encode())))
+def test_config_reader_never_crashes(fuzz_dir, data):
+    lint_folder(fresh(fuzz_dir, config=data))
+
+
+@st.composite
+def safetensors_files(draw):
+    if draw(st.integers(0, 4)) == 0:
+        return draw(st.binary(max_size=200))
+    tensors = {}
+    for i in range(draw(st.integers(0, 4))):
+        tensors[draw(st.sampled_from(["fc.weight", "norm.weight", f"layers.{i}.x", "d2t",
+                                      "__metadata__"]))] = {
+            "dtype": draw(st.sampled_from(["F16", "BF16", "I64", "F4", "XX", 7])),
+            "shape": draw(st.lists(st.integers(-3, 2**40) | st.floats(0, 4) | st.text(max_size=2),
+                                   max_size=3)),
+            "data_offsets": draw(st.lists(st.integers(-10, 2**63) | st.none(), max_size=3)),
+        }
+    header = json.dumps(tensors).encode()
+    if draw(st.booleans()):
+        header = draw(json_values.map(lambda v: json.dumps(v).encode()))
+    length = draw(st.sampled_from([len(header), len(header) + 1, 2**62, 2**64 - 1, 0,
+                                   max(len(header) - 3, 0)]))
+    data = b"\0" * draw(st.integers(0, 64))
+    return struct.pack("<Q", length) + header + data
+
+
+@FUZZ
+@given(safetensors_files())
+def test_safetensors_reader_never_crashes(fuzz_dir, data):
+    result = lint_folder(fresh(fuzz_dir, weights=data))
+    problems = [f for f in result.findings if f.rule == "DL004"]
+    assert all(f.file == "model.safetensors" for f in problems)
+
+
+@st.composite
+def index_files(draw):
+    if draw(st.integers(0, 5)) == 0:
+        return draw(st.binary(max_size=200))
+    weight_map = {draw(st.text(max_size=10)): draw(
+        st.sampled_from(["model.safetensors", "../x.safetensors", "/etc/passwd", "",
+                         "missing.safetensors", "a/../../b", "model.safetensors\0"])
+        | json_values) for _ in range(draw(st.integers(0, 5)))}
+    document = {"metadata": draw(json_values), "weight_map": weight_map}
+    if draw(st.integers(0, 5)) == 0:
+        document = draw(json_values)
+    return json.dumps(document).encode()
+
+
+@FUZZ
+@given(index_files())
+def test_index_reader_never_crashes(fuzz_dir, data):
+    folder = fresh(fuzz_dir)
+    (folder / "model.safetensors.index.json").write_bytes(data)
+    lint_folder(folder)
+
+
+@st.composite
+def tokenizer_files(draw):
+    if draw(st.integers(0, 5)) == 0:
+        return draw(st.binary(max_size=200))
+    vocab = draw(st.dictionaries(st.text(max_size=5), st.integers(-5, 300000) | json_values,
+                                 max_size=6) | json_values)
+    added = draw(st.lists(st.fixed_dictionaries({"id": st.integers(-5, 300000) | json_values,
+                                                 "content": json_values,
+                                                 "special": json_values}), max_size=4)
+                 | json_values)
+    return json.dumps({"model": {"vocab": vocab}, "added_tokens": added}).encode()
+
+
+@FUZZ
+@given(tokenizer_files(), st.integers(-1, 300000))
+def test_tokenizer_reader_never_crashes(fuzz_dir, data, mask):
+    config = dict(BASE_CONFIG, dflash_config={"mask_token_id": mask,
+                                              "target_layer_ids": [1, 6, 11, 16, 21]})
+    folder = fresh(fuzz_dir, config=json.dumps(config).encode())
+    (folder / "tokenizer.json").write_bytes(data)
+    lint_folder(folder)
+
+
+# --- nothing from the checkpoint runs ------------------------------------------------------
+
+
+class Sentinel:
+    """Unpickling this object creates the sentinel file."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (Path.write_text, (Path(self.path), "unpickled"))
+
+
+def test_no_checkpoint_code_runs_in_any_command(tmp_path, tiny):
+    sentinel = tmp_path / "SENTINEL"
+    drafter = tiny / "drafter-guessed"
+    code = f"open({str(sentinel)!r}, 'w').write('imported')\nclass X: pass\n"
+    for module in ("dflash.py", "configuration_dflash.py", "__init__.py"):
+        (drafter / module).write_text(code)
+    for blob in ("pytorch_model.bin", "mask_embedding.pt", "training_args.bin"):
+        (drafter / blob).write_bytes(pickle.dumps(Sentinel(str(sentinel))))
+    config = json.loads((drafter / "config.json").read_text())
+    config["auto_map"] = {"AutoConfig": "configuration_dflash.X", "AutoModel": "dflash.X"}
+    (drafter / "config.json").write_text(json.dumps(config, indent=2))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "vllm").write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "vllm").chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", PYTHONPATH=str(drafter))
+    exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+    spec = json.dumps({"method": "dflash", "model": str(drafter), "num_speculative_tokens": 15})
+    commands = {
+        "check": ["check", str(drafter), "--target", str(tiny / "target"), "--no-cache"],
+        "fix": ["fix", str(drafter), "--unsafe-fixes"],
+        "explain": ["explain", "DF114"],
+        "inspect": ["inspect", str(drafter), "--target", str(tiny / "target")],
+        "gate": ["gate", "--fail-on", "info", "--", "vllm", "serve", str(tiny / "target"),
+                 "--speculative-config", spec],
+    }
+    for name, command in commands.items():
+        run = subprocess.run([exe, *command], env=env, capture_output=True, text=True,
+                             timeout=120, cwd=tmp_path)
+        assert "Traceback" not in run.stderr, run.stderr
+        assert not sentinel.exists(), f"checkpoint code ran during {name}"
+
+
+# --- crash safety ---------------------------------------------------------------------------
+
+
+def test_200_sigkills_leave_no_partial_file(tmp_path):
+    """Two workers, 100 trials each: `fix` killed at a random moment, every time config.json
+    is the old or the new bytes, backups are whole, and the next fix gets the lock."""
+    reference = tmp_path / "published"
+    shutil.copytree(TINY / "drafter", reference)
+    old = (TINY / "drafter-guessed" / "config.json").read_bytes()
+    new_value = json.loads((reference / "config.json").read_text())
+    outcomes = {"old": 0, "new": 0}
+    errors: list[str] = []
+
+    def worker(index: int) -> None:
+        folder = tmp_path / f"w{index}"
+        shutil.copytree(TINY / "drafter-guessed", folder)
+        command = [sys.executable, "-m", "drafter_lint", "fix", str(folder), "--reference",
+                   str(reference), "--target", str(TINY / "target")]
+        durations = []
+        for _ in range(2):
+            (folder / "config.json").write_bytes(old)
+            started = time.monotonic()
+            subprocess.run(command, capture_output=True, timeout=120, cwd=tmp_path)
+            durations.append(time.monotonic() - started)
+        new = (folder / "config.json").read_bytes()
+        if json.loads(new) != new_value:
+            errors.append("calibration run did not fix")
+            return
+        rng = random.Random(index)
+        for _ in range(100):
+            (folder / "config.json").write_bytes(old)
+            for backup in folder.glob("config.json.*.bak"):
+                backup.unlink()
+            process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+            time.sleep(rng.uniform(0.2, 1.0) * min(durations))
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            data = (folder / "config.json").read_bytes()
+            if data not in (old, new):
+                errors.append(f"partial config.json: {data[:60]!r}")
+            outcomes["old" if data == old else "new"] += 1
+            if any(b.read_bytes() != old for b in folder.glob("config.json.*.bak")):
+                errors.append("a partial backup")
+        (folder / "config.json").write_bytes(old)
+        final = subprocess.run(command, capture_output=True, timeout=120, cwd=tmp_path)
+        if final.returncode != 0 or (folder / "config.json").read_bytes() != new:
+            errors.append(f"fix after the kills failed: {final.stderr[-200:]!r}")
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert outcomes["old"] + outcomes["new"] == 200
+    assert outcomes["old"] and outcomes["new"], outcomes
+    print(f"200 SIGKILL trials: {outcomes}, 0 partial files")
+
+
+# --- resource bounds ------------------------------------------------------------------------
+
+MEASURE = """
+import resource, sys, time
+from drafter_lint.cli import main
+sys.argv = ["drafter-lint", "check", *sys.argv[1:], "--format", "json", "-o", "/dev/null"]
+started = time.monotonic()
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+print(time.monotonic() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, code)
+"""
+
+
+def measure(folder: Path, *args):
+    run = subprocess.run([sys.executable, "-c", MEASURE, str(folder), *args],
+                         capture_output=True, text=True, timeout=120, cwd=folder.parent)
+    seconds, rss_kb, code = run.stdout.split()
+    return float(seconds), int(rss_kb) / 1024, int(code), run.stderr
+
+
+def test_header_length_2_pow_62(tmp_path):
+    folder = tmp_path / "ckpt"
+    shutil.copytree(TINY / "drafter", folder)
+    (folder / "model.safetensors").write_bytes(struct.pack("<Q", 2**62) + b"{}")
+    seconds, rss, code, err = measure(folder, "--ignore", "TF")
+    assert code == 1 and seconds < 2 and rss < 300, (seconds, rss, err)
+
+
+def test_100000_tensors(tmp_path):
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(BASE_CONFIG))
+    write_safetensors(folder / "model.safetensors",
+                      [[f"extra.{i}.weight", "F16", [8, 8]] for i in range(100_000)])
+    seconds, rss, code, err = measure(folder, "--ignore", "TF")
+    assert code == 1 and seconds < 2 and rss < 300, (seconds, rss, err)
+
+
+def test_50_mb_config(tmp_path):
+    folder = tmp_path / "ckpt"
+    shutil.copytree(TINY / "drafter", folder)
+    with open(folder / "config.json", "w") as handle:
+        handle.write('{"pad": "' + "x" * (50 * 1024 * 1024) + '"}')
+    seconds, rss, code, err = measure(folder)
+    assert code == 1 and seconds < 2 and rss < 300, (seconds, rss, err)
+
+
+def test_findings_per_rule_are_bounded(cli, tmp_path):
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(BASE_CONFIG))
+    write_safetensors(folder / "model.safetensors",
+                      [[f"extra.{i}.weight", "F16", [2]] for i in range(500)])
+    found = cli("check", folder, "--format", "json", "--select", "DF132").json()
+    rows = found["results"][0]["findings"]
+    summary = [r for r in rows if "more DF132 findings" in r["message"]]
+    assert len(rows) == 51 and len(summary) == 1 and summary[0]["message"].startswith("450 more")
+
+
+# --- secrets --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["text", "concise", "json", "sarif", "github"])
+def test_token_never_printed(cli, hub, tiny, fmt):
+    token = "hf_SECRETtokenSECRETtokenSECRET42"
+    good = cli("check", tiny / "drafter", "--from-hub", "z-lab/Qwen3.6-27B-DFlash",
+               "--format", fmt, env={"HF_TOKEN": token})
+    hub.behaviour["z-lab/Qwen3.6-27B-DFlash"] = "gated"
+    bad = cli("check", tiny / "drafter", "--reference", "z-lab/Qwen3.6-27B-DFlash@main",
+              "--format", fmt, "--no-cache", env={"HF_TOKEN": token})
+    assert bad.code == 2 and good.code in (0, 1)
+    for run in (good, bad):
+        assert token not in run.out + run.err
