@@ -8,6 +8,7 @@ from drafter_lint.family import detect
 from drafter_lint.findings import Finding, Result, Skipped
 
 MAX_FINDINGS_PER_RULE = 50  # a broken 100k-tensor file must not print 100k lines
+STOP_COUNTING = 1000        # ... nor spend its time building them
 from drafter_lint.reference import Reference
 from drafter_lint.registry import NEEDS, Rule
 from drafter_lint.target import Target
@@ -75,10 +76,13 @@ def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
         if reason:
             result.skipped.append(Skipped(code, reason))
             continue
-        count = 0
+        count, stopped = 0, False
         for finding in rule.check(facts):
             count += 1
             if count > MAX_FINDINGS_PER_RULE:
+                if count >= STOP_COUNTING:
+                    stopped = True
+                    break
                 continue
             finding.rule, finding.name = rule.code, rule.name
             if finding.file == "config.json":
@@ -86,7 +90,7 @@ def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
             finding.severity = finding.severity or rule.severity
             result.findings.append(finding)
         if count > MAX_FINDINGS_PER_RULE:
-            more = count - MAX_FINDINGS_PER_RULE
+            more = f"{count - MAX_FINDINGS_PER_RULE}{'+' if stopped else ''}"
             result.findings.append(Finding("", f"{more} more {code} findings in this "
                                            f"checkpoint are not listed", file=finding.file,
                                            severity=rule.severity, rule=code, name=rule.name))
