@@ -364,7 +364,10 @@ def gate(target_arg, offline, fail_on, ignore, command):
             except TargetError as exc:
                 raise gating.GateError(str(exc)) from None
     except gating.GateError as exc:
-        click.echo(f"drafter-lint gate: refused: {exc}; nothing started", err=True)
+        from drafter_lint.findings import one_line
+
+        click.echo(f"drafter-lint gate: refused: {one_line(str(exc))}; nothing started",
+                   err=True)
         sys.exit(1)
     from drafter_lint.checkpoint import find_root
 
@@ -454,7 +457,9 @@ def main() -> None:
     try:
         cli.main(standalone_mode=False)
     except Abort as exc:
-        click.echo(f"drafter-lint: error: {exc}", err=True)
+        from drafter_lint.findings import one_line
+
+        click.echo(f"drafter-lint: error: {one_line(str(exc))}", err=True)
         sys.exit(2)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
@@ -469,7 +474,9 @@ def main() -> None:
     except BrokenPipeError:
         sys.exit(1)
     except Exception as exc:  # an internal error is exit 2 with one line, not a traceback
-        click.echo(f"drafter-lint: internal error: {type(exc).__name__}: {exc} "
+        from drafter_lint.findings import one_line
+
+        click.echo(f"drafter-lint: internal error: {type(exc).__name__}: {one_line(str(exc))} "
                    f"(set DRAFTER_LINT_TRACEBACK=1 for details)", err=True)
         if os.environ.get("DRAFTER_LINT_TRACEBACK"):
             raise

@@ -5,7 +5,7 @@ from __future__ import annotations
 from drafter_lint.checkpoint import Checkpoint
 from drafter_lint.facts import Facts
 from drafter_lint.family import detect
-from drafter_lint.findings import Finding, Result, Skipped
+from drafter_lint.findings import Finding, Result, Skipped, one_line
 
 MAX_FINDINGS_PER_RULE = 50  # a broken 100k-tensor file must not print 100k lines
 STOP_COUNTING = 1000        # ... nor spend its time building them
@@ -88,6 +88,7 @@ def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
             if finding.file == "config.json":
                 finding.pointer = facts.where(finding.pointer)
             finding.severity = finding.severity or rule.severity
+            finding.message, finding.file = one_line(finding.message), one_line(finding.file)
             result.findings.append(finding)
         if count > MAX_FINDINGS_PER_RULE:
             more = f"{count - MAX_FINDINGS_PER_RULE}{'+' if stopped else ''}"
@@ -154,4 +155,5 @@ def suppress(result: Result, checkpoint: Checkpoint, rules: dict[str, Rule], set
             for finding in rule.check(facts):
                 finding.rule, finding.name = rule.code, rule.name
                 finding.severity = finding.severity or rule.severity
+                finding.message = one_line(finding.message)
                 result.findings.append(finding)

@@ -6,6 +6,14 @@ import enum
 from dataclasses import dataclass, field
 
 
+_CONTROL = {c: f"\\x{c:02x}" for c in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t", 127: "\\x7f"}
+
+
+def one_line(text: str) -> str:
+    """`text` with control characters escaped: messages quote names from hostile files."""
+    return text.translate(_CONTROL)
+
+
 class Severity(str, enum.Enum):
     ERROR = "error"
     WARNING = "warning"
