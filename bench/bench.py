@@ -135,8 +135,9 @@ def main() -> None:
         target = work / "qwen36" / "target-weights"
         size = qwen36_27b_target(target)
         many = work / "many"
-        for i in range(200):
-            shutil.copytree(drafter, many / f"drafter-{i:03d}")
+        for i in range(200):                    # sparse copies: materialize, never copy data
+            materialize(manifest, many / f"m{i:03d}")
+            (many / f"m{i:03d}" / "drafter").rename(many / f"drafter-{i:03d}")
         env = dict(os.environ, DRAFTER_LINT_CACHE_DIR=str(work / "cache"),
                    HF_HUB_OFFLINE="1", TRANSFORMERS_NO_ADVISORY_WARNINGS="1")
         env.pop("NO_COLOR", None)

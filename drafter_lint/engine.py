@@ -54,7 +54,7 @@ def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
 
     family = family or detect(checkpoint.config, _tensor_names(checkpoint))
     facts = Facts(checkpoint, target, family, [], reference, runtime=runtime,
-                  launch=launch or {})
+                  launch=launch or {}, use_cache=use_cache)
     facts.schemas = [s for s in (load_schema(f) for f in sorted(facts.families)) if s]
     wanted = [r for c, r in rules.items() if selected(c, select, ignore)]
     if checkpoint.config_doc is not None and any("loaded" in r.needs for r in wanted):

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from drafter_lint import jsondoc
 from drafter_lint.checkpoint import Checkpoint
-from drafter_lint.loading import Loaded
 from drafter_lint.reference import Reference
 from drafter_lint.safetensors_header import TensorInfo
 from drafter_lint.target import Target
 from drafter_lint.tokenizer import TokenizerFacts
+
+if TYPE_CHECKING:
+    from drafter_lint.loading import Loaded
 
 MISSING = object()
 
@@ -22,10 +25,11 @@ class Facts:
     family: str = "unknown"
     schemas: list = field(default_factory=list)   # JSON Schemas of the family's config
     reference: Reference | None = None
-    loaded: Loaded | None = None            # what transformers loads (when asked for)
+    loaded: "Loaded | None" = None            # what transformers loads (when asked for)
     runtime: str | None = None              # "vllm" | "sglang" | None: report both
     launch: dict = field(default_factory=dict)  # launch settings, e.g. num_speculative_tokens
     memo: dict = field(default_factory=dict)  # results shared by several rules
+    use_cache: bool = True                      # --no-cache turns result caches off
 
     @property
     def families(self) -> frozenset[str]:

@@ -11,12 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
-import tempfile
-import warnings
 from dataclasses import asdict, dataclass, field
-from importlib import metadata
 from pathlib import Path
 
 CACHE_FORMAT = 1
@@ -51,6 +47,8 @@ class Loaded:
 
 
 def transformers_version() -> str | None:
+    from importlib import metadata
+
     try:
         return metadata.version("transformers")
     except metadata.PackageNotFoundError:
@@ -96,6 +94,8 @@ def load(text: str, family: str = "unknown", use_cache: bool = True) -> Loaded |
 
 
 def _store(path: Path, loaded: Loaded) -> None:
+    import tempfile
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -106,16 +106,19 @@ def _store(path: Path, loaded: Loaded) -> None:
         pass  # a cache that cannot be written only costs time
 
 
-class _Capture(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.messages: list[str] = []
-
-    def emit(self, record):
-        self.messages.append(record.getMessage().strip().splitlines()[0])
-
-
 def _load_now(text: str, version: str, model_type: str | None) -> Loaded:
+    import logging
+    import tempfile
+    import warnings
+
+    class _Capture(logging.Handler):
+        def __init__(self):
+            super().__init__(logging.WARNING)
+            self.messages: list[str] = []
+
+        def emit(self, record):
+            self.messages.append(record.getMessage().strip().splitlines()[0])
+
     os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     import transformers
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING

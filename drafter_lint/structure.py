@@ -31,8 +31,39 @@ def _validator_class():
     return validators.extend(Draft202012Validator, type_checker=checker)
 
 
-def validate(config: dict, schema: dict):
-    """Yield one Finding per schema violation, at the offending value's pointer."""
+def validate(config: dict, schema: dict, use_cache: bool = True):
+    """Yield one Finding per schema violation, at the offending value's pointer. Results are
+    cached per (config, schema), so an unchanged config is not validated (nor jsonschema
+    imported) again."""
+    import hashlib
+    import os
+
+    from drafter_lint import __version__
+    from drafter_lint.loading import cache_dir
+
+    key = hashlib.sha256(json.dumps([__version__, schema, config], sort_keys=True,
+                                    default=repr).encode()).hexdigest()
+    path = cache_dir() / "schema" / f"{key}.json"
+    if use_cache:
+        try:
+            cached = json.loads(path.read_text(encoding="utf-8"))
+            yield from (Finding(p, m) for p, m in cached)
+            return
+        except (OSError, ValueError, TypeError):
+            pass
+    found = list(_validate(config, schema))
+    if use_cache:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temp = path.with_suffix(f".{os.getpid()}.tmp")
+            temp.write_text(json.dumps([[f.pointer, f.message] for f in found]))
+            os.replace(temp, path)
+        except OSError:
+            pass
+    yield from found
+
+
+def _validate(config: dict, schema: dict):
     validator = _validator_class()(schema)
     for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.path))):
         ptr = jsondoc.pointer(*error.absolute_path)

@@ -148,7 +148,7 @@ def config_schema(facts: Facts):
 
     seen = set()
     for schema in facts.schemas:
-        for finding in validate(facts.config, schema):
+        for finding in validate(facts.config, schema, facts.use_cache):
             if (finding.pointer, finding.message) not in seen:
                 seen.add((finding.pointer, finding.message))
                 yield finding
