@@ -31,36 +31,49 @@ def _validator_class():
     return validators.extend(Draft202012Validator, type_checker=checker)
 
 
-def validate(config: dict, schema: dict, use_cache: bool = True):
-    """Yield one Finding per schema violation, at the offending value's pointer. Results are
-    cached per (config, schema), so an unchanged config is not validated (nor jsonschema
-    imported) again."""
+_MEMO: dict[str, list] = {}
+
+
+@lru_cache(maxsize=None)
+def _schema_digest(schema_json: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(schema_json.encode()).hexdigest()
+
+
+def validate(config: dict, schema: dict, use_cache: bool = True, source: str | None = None):
+    """Yield one Finding per schema violation, at the offending value's pointer.
+
+    With `use_cache`, results are kept per (schema, `source`: the exact text `config` was
+    parsed from) in memory and on disk, so an unchanged config is not validated (nor
+    jsonschema imported) again."""
+    if not use_cache or source is None:
+        yield from _validate(config, schema)
+        return
     import hashlib
     import os
 
     from drafter_lint import __version__
     from drafter_lint.loading import cache_dir
 
-    key = hashlib.sha256(json.dumps([__version__, schema, config], sort_keys=True,
-                                    default=repr).encode()).hexdigest()
+    digest = _schema_digest(json.dumps(schema, sort_keys=True))
+    key = hashlib.sha256(f"{__version__}\0{digest}\0{source}".encode()).hexdigest()
+    found = _MEMO.get(key)
     path = cache_dir() / "schema" / f"{key}.json"
-    if use_cache:
+    if found is None:
         try:
-            cached = json.loads(path.read_text(encoding="utf-8"))
-            yield from (Finding(p, m) for p, m in cached)
-            return
-        except (OSError, ValueError, TypeError):
-            pass
-    found = list(_validate(config, schema))
-    if use_cache:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            temp = path.with_suffix(f".{os.getpid()}.tmp")
-            temp.write_text(json.dumps([[f.pointer, f.message] for f in found]))
-            os.replace(temp, path)
-        except OSError:
-            pass
-    yield from found
+            found = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            found = [[f.pointer, f.message] for f in _validate(config, schema)]
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                temp = path.with_suffix(f".{os.getpid()}.tmp")
+                temp.write_text(json.dumps(found))
+                os.replace(temp, path)
+            except OSError:
+                pass
+        _MEMO[key] = found
+    yield from (Finding(p, m) for p, m in found)
 
 
 def _validate(config: dict, schema: dict):

@@ -148,7 +148,8 @@ def config_schema(facts: Facts):
 
     seen = set()
     for schema in facts.schemas:
-        for finding in validate(facts.config, schema, facts.use_cache):
+        source = facts.family + "\0" + facts.checkpoint.config_doc.text
+        for finding in validate(facts.config, schema, facts.use_cache, source):
             if (finding.pointer, finding.message) not in seen:
                 seen.add((finding.pointer, finding.message))
                 yield finding
