@@ -58,10 +58,10 @@ def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
     facts.schemas = [s for s in (load_schema(f) for f in sorted(facts.families)) if s]
     wanted = [r for c, r in rules.items() if selected(c, select, ignore)]
     if checkpoint.config_doc is not None and any("loaded" in r.needs for r in wanted):
-        from drafter_lint.loading import load, loads_through_transformers
+        from drafter_lint.loading import loads_through_transformers, start
 
         if loads_through_transformers(family, checkpoint.config):
-            facts.loaded = load(checkpoint.config_doc.text, family, use_cache)
+            facts.pending_load = start(checkpoint.config_doc.text, family, use_cache)
     result = Result(path=checkpoint.display, family=family,
                     target=target.display if target else None,
                     reference=reference.display if reference else None)

@@ -25,11 +25,20 @@ class Facts:
     family: str = "unknown"
     schemas: list = field(default_factory=list)   # JSON Schemas of the family's config
     reference: Reference | None = None
-    loaded: "Loaded | None" = None            # what transformers loads (when asked for)
+    pending_load: object = None               # loading.start() result, resolved on use
     runtime: str | None = None              # "vllm" | "sglang" | None: report both
     launch: dict = field(default_factory=dict)  # launch settings, e.g. num_speculative_tokens
     memo: dict = field(default_factory=dict)  # results shared by several rules
     use_cache: bool = True                      # --no-cache turns result caches off
+
+    @property
+    def loaded(self) -> "Loaded | None":
+        """What transformers loads (waits for the loader process on first use)."""
+        from drafter_lint.loading import Pending
+
+        if isinstance(self.pending_load, Pending):
+            self.pending_load = self.pending_load.result()
+        return self.pending_load
 
     @property
     def families(self) -> frozenset[str]:

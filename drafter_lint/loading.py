@@ -1,10 +1,12 @@
 """What transformers actually loads from a config.json. The only module importing it.
 
-The config text is written to a private temporary folder and loaded there with the
-config class registered for its `model_type` (no AutoConfig remote code, no
-`trust_remote_code`, nothing from the checkpoint folder is importable). The result is
-cached per (config bytes, transformers version, class), so an unchanged checkpoint is
-re-checked without importing transformers.
+The load runs in a child process (`python -m drafter_lint.loading`), started as soon as
+the config is read so it overlaps the other rules, and bounded by a timeout: a hostile
+config cannot crash or hang drafter-lint itself. There the config text is written to a
+private temporary folder and loaded with the config class registered for its
+`model_type` (no AutoConfig remote code, no `trust_remote_code`, nothing from the
+checkpoint folder is importable). The result is cached per (config bytes, transformers
+version, model type), so an unchanged checkpoint is re-checked without starting it.
 """
 
 from __future__ import annotations
@@ -72,8 +74,100 @@ def _model_type(text: str, family: str) -> str | None:
     return model_type if isinstance(model_type, str) else FAMILY_MODEL_TYPE.get(family)
 
 
-def load(text: str, family: str = "unknown", use_cache: bool = True) -> Loaded | None:
-    """Load `text` as transformers does; None when transformers is not installed."""
+TIMEOUT_S = 120
+
+
+class _Worker:
+    """One loader child per drafter-lint process, answering requests in order, so
+    transformers is imported once however many configs are loaded."""
+
+    def __init__(self):
+        import subprocess
+        import sys
+
+        # -I: no PYTHONPATH, no current folder on sys.path (nothing can shadow a module)
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-m", "drafter_lint.loading"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
+        self.sent = 0
+        self.answers: dict[int, str] = {}
+        self.received = 0
+
+    def submit(self, request: dict) -> int:
+        self.process.stdin.write((json.dumps(request) + "\n").encode())
+        self.process.stdin.flush()
+        self.sent += 1
+        return self.sent
+
+    def answer(self, ticket: int, deadline: float) -> str:
+        import select
+        import time
+
+        while ticket not in self.answers:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([self.process.stdout], [], [], max(left, 0))
+            if not ready:
+                raise TimeoutError
+            line = self.process.stdout.readline()
+            if not line:
+                raise EOFError
+            self.received += 1
+            self.answers[self.received] = line.decode()
+        return self.answers.pop(ticket)
+
+    def stop(self) -> None:
+        try:
+            self.process.kill()
+            self.process.wait(5)
+        except Exception:  # noqa: BLE001 -- already gone
+            pass
+
+
+_WORKER: _Worker | None = None
+
+
+def _worker() -> _Worker:
+    global _WORKER
+    if _WORKER is None or _WORKER.process.poll() is not None:
+        _WORKER = _Worker()
+    return _WORKER
+
+
+class Pending:
+    """A load under way in the loader child; `result()` waits for it."""
+
+    def __init__(self, text: str, version: str, model_type: str | None,
+                 path: Path | None):
+        self.version, self.model_type, self.path = version, model_type, path
+        self._done: Loaded | None = None
+        self._worker = _worker()
+        self._ticket = self._worker.submit({"text": text, "version": version,
+                                            "model_type": model_type})
+
+    def result(self) -> Loaded:
+        global _WORKER
+        if self._done is not None:
+            return self._done
+        import time
+
+        try:
+            loaded = Loaded(**json.loads(self._worker.answer(
+                self._ticket, time.monotonic() + TIMEOUT_S)))
+        except (TimeoutError, EOFError, ValueError, TypeError, OSError) as exc:
+            self._worker.stop()
+            _WORKER = None
+            why = (f"loading did not finish within {TIMEOUT_S} s"
+                   if isinstance(exc, TimeoutError) else "the loader process failed")
+            loaded = Loaded(self.version, self.model_type, None, error=why)
+        else:
+            if self.path is not None:
+                _store(self.path, loaded)
+        self._done = loaded
+        return loaded
+
+
+def start(text: str, family: str = "unknown", use_cache: bool = True) -> Loaded | Pending | None:
+    """A cached result, or a load started in a child process; None without transformers."""
     version = transformers_version()
     if version is None:
         return None
@@ -87,10 +181,13 @@ def load(text: str, family: str = "unknown", use_cache: bool = True) -> Loaded |
             return cached
         except (OSError, ValueError, TypeError):
             pass
-    loaded = _load_now(text, version, model_type)
-    if use_cache:
-        _store(path, loaded)
-    return loaded
+    return Pending(text, version, model_type, path if use_cache else None)
+
+
+def load(text: str, family: str = "unknown", use_cache: bool = True) -> Loaded | None:
+    """Load `text` as transformers does (waiting for it); None without transformers."""
+    started = start(text, family, use_cache)
+    return started.result() if isinstance(started, Pending) else started
 
 
 def _store(path: Path, loaded: Loaded) -> None:
@@ -160,3 +257,13 @@ def _load_now(text: str, version: str, model_type: str | None) -> Loaded:
             loaded.text_fields = sorted(getattr(type(text_config), "__dataclass_fields__", {})
                                         or loaded.text_config)
     return loaded
+
+
+if __name__ == "__main__":  # the loader child: one JSON request per line on stdin
+    import sys
+
+    for line in sys.stdin:
+        request = json.loads(line)
+        result = _load_now(request["text"], request["version"], request["model_type"])
+        sys.stdout.write(json.dumps(asdict(result), default=str) + "\n")
+        sys.stdout.flush()

@@ -303,13 +303,20 @@ def probe(*args, cwd) -> str:
     return run.stdout.strip().splitlines()[-1]
 
 
-def test_cli_import_does_not_import_transformers(tiny):
-    """transformers is imported only by the load rules, and only on a cache miss."""
+def test_cli_never_imports_transformers_and_caches_loads(tiny, tmp_path, monkeypatch):
+    """transformers runs only in the loader child process, and only on a cache miss."""
+    monkeypatch.setenv("DRAFTER_LINT_CACHE_DIR", str(tmp_path / "cache"))
     args = (tiny / "drafter-guessed", "--target", tiny / "target")
     assert probe(*args, "--ignore", "TF", cwd=tiny) == "CLEAN"
-    assert probe(*args, cwd=tiny) == "TRANSFORMERS"          # cold cache: loads once
-    assert probe(*args, cwd=tiny) == "CLEAN"                 # same bytes: cached result
-    assert probe(*args, "--no-cache", cwd=tiny) == "TRANSFORMERS"
+    assert not (tmp_path / "cache" / "loaded").exists()
+    assert probe(*args, cwd=tiny) == "CLEAN"                 # cold: the child loads
+    entries = list((tmp_path / "cache" / "loaded").iterdir())
+    assert len(entries) == 1
+    identity = (entries[0].stat().st_ino, entries[0].stat().st_mtime_ns)
+    assert probe(*args, cwd=tiny) == "CLEAN"                 # same bytes: cached, no child
+    assert (entries[0].stat().st_ino, entries[0].stat().st_mtime_ns) == identity
+    assert probe(*args, "--no-cache", cwd=tiny) == "CLEAN"
+    assert (entries[0].stat().st_ino, entries[0].stat().st_mtime_ns) == identity
 
 
 def test_console_script_runs(tiny):
