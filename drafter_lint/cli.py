@@ -130,10 +130,12 @@ def _roots(paths) -> list:
     from drafter_lint.checkpoint import CheckpointNotFound, find_root
 
     roots: list[Path] = []
+    seen: set[Path] = set()
     try:
         for raw in paths:
             root = find_root(Path(raw))
-            if root.resolve() not in [r.resolve() for r in roots]:
+            if root.resolve() not in seen:
+                seen.add(root.resolve())
                 roots.append(root)
     except CheckpointNotFound as exc:
         raise Abort(str(exc)) from None

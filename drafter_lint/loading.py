@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from functools import lru_cache
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -48,6 +49,7 @@ class Loaded:
         return f"transformers {self.transformers_version} {self.config_class or ''}".strip()
 
 
+@lru_cache(maxsize=1)
 def transformers_version() -> str | None:
     from importlib import metadata
 
@@ -175,13 +177,19 @@ def start(text: str, family: str = "unknown", use_cache: bool = True) -> Loaded 
     key = hashlib.sha256(json.dumps([CACHE_FORMAT, version, model_type, text]).encode())
     path = cache_dir() / "loaded" / f"{key.hexdigest()}.json"
     if use_cache:
+        if str(path) in _SEEN:
+            return _SEEN[str(path)]
         try:
             cached = Loaded(**json.loads(path.read_text(encoding="utf-8")))
             cached.cached = True
+            _SEEN[str(path)] = cached
             return cached
         except (OSError, ValueError, TypeError):
             pass
     return Pending(text, version, model_type, path if use_cache else None)
+
+
+_SEEN: dict[str, Loaded] = {}   # cache entries already read in this process
 
 
 def load(text: str, family: str = "unknown", use_cache: bool = True) -> Loaded | None:
