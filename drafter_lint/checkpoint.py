@@ -14,8 +14,7 @@ from pathlib import Path
 
 from drafter_lint import jsondoc
 from drafter_lint.safetensors_header import Header, HeaderError, TensorInfo, read_header
-from drafter_lint.tokenizer import (TOKENIZER_FILES, TokenizerError, TokenizerFacts,
-                                    read_tokenizer)
+from drafter_lint.tokenizer import TOKENIZER_FILES, TokenizerError, TokenizerFacts, read_tokenizer
 
 CONFIG = "config.json"
 INDEX = "model.safetensors.index.json"

@@ -222,13 +222,12 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     """
     from pathlib import Path
 
+    from drafter_lint import precommit
     from drafter_lint import settings as config
     from drafter_lint.engine import lint, suppress
     from drafter_lint.findings import Severity
-    from drafter_lint.report import locate
-
-    from drafter_lint import precommit
     from drafter_lint.progress import Progress
+    from drafter_lint.report import locate
 
     lint_args = _prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
                          no_cache, family, runtime, speculative_tokens)

@@ -6,12 +6,12 @@ from drafter_lint.checkpoint import Checkpoint
 from drafter_lint.facts import Facts
 from drafter_lint.family import detect
 from drafter_lint.findings import Finding, Result, Skipped, one_line
-
-MAX_FINDINGS_PER_RULE = 50  # a broken 100k-tensor file must not print 100k lines
-STOP_COUNTING = 1000        # ... nor spend its time building them
 from drafter_lint.reference import Reference
 from drafter_lint.registry import NEEDS, Rule
 from drafter_lint.target import Target
+
+MAX_FINDINGS_PER_RULE = 50  # a broken 100k-tensor file must not print 100k lines
+STOP_COUNTING = 1000        # ... nor spend its time building them
 
 
 def selected(code: str, select: tuple[str, ...], ignore: tuple[str, ...]) -> bool:

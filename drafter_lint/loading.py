@@ -14,8 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from functools import lru_cache
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 CACHE_FORMAT = 1

@@ -1,7 +1,18 @@
 """The rule registry: every rule module, listed explicitly. Code -> Rule."""
 
-from drafter_lint.rules import (dflash, dflash_weights, eagle, eagle3, files, launch, loaded,
-                                medusa, mtp, reference, speculators)
+from drafter_lint.rules import (
+                                dflash,
+                                dflash_weights,
+                                eagle,
+                                eagle3,
+                                files,
+                                launch,
+                                loaded,
+                                medusa,
+                                mtp,
+                                reference,
+                                speculators,
+)
 
 MODULES = (files, dflash, dflash_weights, eagle3, eagle, mtp, medusa, speculators, reference,
            loaded, launch)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 
+from drafter_lint.rules import dflash
+
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import pointer
 from drafter_lint.registry import collect, rule
-from drafter_lint.rules import dflash
 
 RUNTIME = {"dflash": dflash.RUNTIME_FIELDS}
 # Keys transformers rewrites or drops by design, with no effect on what runs.

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 
+from drafter_lint.rules import dflash
+
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, add, remove, replace
 from drafter_lint.jsondoc import pointer, resolve
 from drafter_lint.registry import collect, rule
-from drafter_lint.rules import dflash
 
 FIELDS = {"dflash": (dflash.RUNTIME_FIELDS, dflash.COSMETIC_FIELDS)}
 DTYPE_SPELLINGS = ("torch_dtype", "dtype")

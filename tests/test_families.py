@@ -10,13 +10,12 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import pytest
-from sparse import (apply_ops, deepseek_v3, load_manifest, materialize, qwen35_moe,
-                    write_json)
+from drafter_lint.rules import RULES
+from sparse import apply_ops, deepseek_v3, load_manifest, materialize, qwen35_moe, write_json
 
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
 from drafter_lint.family import select_shards
-from drafter_lint.rules import RULES
 from drafter_lint.target import read_target
 
 AUX = "/eagle_aux_hidden_state_layer_ids"

@@ -21,13 +21,13 @@ import time
 from pathlib import Path
 
 import pytest
+from drafter_lint.rules import RULES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sparse import FIXTURES, write_safetensors
 
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
-from drafter_lint.rules import RULES
 
 EXAMPLES = int(os.environ.get("DRAFTER_LINT_FUZZ_EXAMPLES", "10000"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,

@@ -16,6 +16,14 @@ def locate(result: Result, documents: dict[str, jsondoc.JsonDocument]) -> None:
                                         f.column or 0, f.rule, f.pointer))
 
 
+def location(result: Result, finding) -> str:
+    """`path/file:line:col` (or `path/file` for a finding without a line)."""
+    import os
+
+    where = os.path.join(result.path, finding.file)
+    return where + (f":{finding.line}:{finding.column}" if finding.line is not None else "")
+
+
 def summary(results: list[Result]) -> dict[str, int]:
     counts = {s.value: 0 for s in Severity}
     for result in results:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
-
 from drafter_lint.findings import Result
-from drafter_lint.report import summary
+from drafter_lint.report import location, summary
 
 COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
 
@@ -19,10 +17,7 @@ def render(results: list[Result], colour: bool) -> str:
     lines = []
     for result in results:
         for f in result.findings:
-            where = os.path.join(result.path, f.file)
-            if f.line is not None:
-                where += f":{f.line}:{f.column}"
-            lines.append(f"{style(where, bold=True)}: {style(f.rule, bold=True)} "
+            lines.append(f"{style(location(result, f), bold=True)}: {style(f.rule, bold=True)} "
                          f"{style(f.severity.value, fg=COLOURS[f.severity.value])} {f.message}")
         reasons: dict[str, list[str]] = {}
         for s in result.skipped:
