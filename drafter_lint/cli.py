@@ -86,7 +86,7 @@ def _rules():
 def _prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cache,
              family=None, runtime=None, speculative_tokens=None) -> dict:
     """Resolve the shared inputs into keyword arguments of engine.lint."""
-    from drafter_lint.reference import ReferenceError, read_reference
+    from drafter_lint.reference import ReferenceUnusable, read_reference
     from drafter_lint.target import TargetError, resolve_target
 
     rules = _rules()
@@ -100,9 +100,8 @@ def _prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_ca
     if reference_arg or from_hub:
         try:
             reference = read_reference(reference_arg or from_hub, offline, card=bool(from_hub))
-        except ReferenceError as exc:
+        except ReferenceUnusable as exc:
             raise Abort(str(exc)) from None
-    target_arg = target_arg
     if not target_arg and reference and reference.card:
         from drafter_lint.hub import base_models
 

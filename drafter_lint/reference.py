@@ -9,7 +9,7 @@ from pathlib import Path
 from drafter_lint.checkpoint import CONFIG
 
 
-class ReferenceError(ValueError):
+class ReferenceUnusable(ValueError):
     """The reference cannot be used; the message is one line."""
 
 
@@ -36,11 +36,11 @@ def read_reference(arg: str, offline: bool = False, card: bool = False) -> Refer
     from drafter_lint.hub import HubError, fetch, parse_repo_arg
 
     if parse_repo_arg(arg) is None:
-        raise ReferenceError(f"reference {arg}: no such folder, and not a hub repo id")
+        raise ReferenceUnusable(f"reference {arg}: no such folder, and not a hub repo id")
     try:
         snapshot = fetch(arg, offline=offline)
     except HubError as exc:
-        raise ReferenceError(str(exc)) from None
+        raise ReferenceUnusable(str(exc)) from None
     config = _load(snapshot.files[CONFIG], snapshot.display)
     return Reference(snapshot.display, config, snapshot.pinned,
                      snapshot.card if card else {}, snapshot.repo_id)
@@ -50,8 +50,8 @@ def _load(path: Path, display: str) -> dict:
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ReferenceError(f"reference {display}: config.json unreadable: "
+        raise ReferenceUnusable(f"reference {display}: config.json unreadable: "
                              f"{str(exc).splitlines()[0]}") from None
     if not isinstance(value, dict):
-        raise ReferenceError(f"reference {display}: config.json is not a JSON object")
+        raise ReferenceUnusable(f"reference {display}: config.json is not a JSON object")
     return value
