@@ -106,6 +106,17 @@ class Facts:
             return value
         return None
 
+    def tensor_file(self, tensor: str) -> str:
+        """The weights file holding `tensor`, else the first one (for a missing tensor)."""
+        info = (self.weights or {}).get(tensor)
+        return info.file if info else (sorted(self.checkpoint.headers) or ["model.safetensors"])[0]
+
+    def tensor_finding(self, tensor: str, message: str, **kw):
+        """A finding about `tensor`, addressed in the weights file that holds it."""
+        from drafter_lint.findings import Finding
+
+        return Finding(jsondoc.pointer(tensor), message, file=self.tensor_file(tensor), **kw)
+
     def shape(self, tensor: str) -> tuple[int, ...] | None:
         info = (self.weights or {}).get(tensor)
         return info.shape if info else None

@@ -12,7 +12,6 @@ from drafter_lint.rules.dflash import taps_of
 
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding
-from drafter_lint.jsondoc import pointer
 from drafter_lint.registry import collect, rule
 
 DFLASH2_MARKERS = ("candidate_selector.", ".attention_conv.", ".mlp_conv.")
@@ -57,14 +56,6 @@ def _layer_indices(facts: Facts) -> dict[int, set[str]]:
     return layers
 
 
-def _weight_finding(facts: Facts, tensor: str, message: str, **kw) -> Finding:
-    info = (facts.weights or {}).get(tensor)
-    if info is not None:
-        return Finding(pointer(tensor), message, file=info.file, **kw)
-    files = sorted(facts.checkpoint.headers) or ["model.safetensors"]
-    return Finding(pointer(tensor), message, file=files[0], **kw)
-
-
 @rule("DF130", "weights-layer-count", "error", "dflash", needs=("config", "weights"))
 def weights_layer_count(facts: Facts):
     """The weights hold a different set of decoder layers than `num_hidden_layers`.
@@ -82,13 +73,13 @@ def weights_layer_count(facts: Facts):
     present = _layer_indices(facts)
     for i in range(n):
         if i not in present:
-            yield _weight_finding(facts, f"layers.{i}.self_attn.q_proj.weight",
+            yield facts.tensor_finding(f"layers.{i}.self_attn.q_proj.weight",
                                   f"layer {i} of num_hidden_layers {n} has no tensors in the "
                                   f"weights (layers present: {sorted(present) or 'none'})")
     for i in sorted(present):
         if i >= n:
             tensor = sorted(f"layers.{i}.{s}" for s in present[i])[0]
-            yield _weight_finding(facts, tensor, f"the weights hold layer {i} but "
+            yield facts.tensor_finding(tensor, f"the weights hold layer {i} but "
                                   f"num_hidden_layers is {n}; loading fails on "
                                   f"unexpected tensors")
 
@@ -110,14 +101,14 @@ def weights_missing_tensor(facts: Facts):
     weights = facts.weights
     for name in geometry["top"]:
         if name not in weights:
-            yield _weight_finding(facts, name, f"tensor {name} is missing from the weights")
+            yield facts.tensor_finding(name, f"tensor {name} is missing from the weights")
     for i, suffixes in sorted(_layer_indices(facts).items()):
         if i >= (facts.int("/num_hidden_layers") or 0):
             continue
         for suffix in geometry["per_layer"]:
             if suffix not in suffixes:
                 name = f"layers.{i}.{suffix}"
-                yield _weight_finding(facts, name, f"tensor {name} is missing from the "
+                yield facts.tensor_finding(name, f"tensor {name} is missing from the "
                                       f"weights")
 
 
@@ -145,7 +136,7 @@ def weights_unexpected_tensor(facts: Facts):
         match = LAYER_TENSOR.match(name)
         if match and (int(match.group(1)) >= n or match.group(2) in geometry["per_layer"]):
             continue  # extra layers are DF130's
-        yield _weight_finding(facts, name, f"tensor {name} is not part of a DFlash drafter "
+        yield facts.tensor_finding(name, f"tensor {name} is not part of a DFlash drafter "
                               f"with this config; vLLM fails to load unknown tensors")
 
 
@@ -177,7 +168,7 @@ def weights_shape_mismatch(facts: Facts):
             continue
         if name == "fc.weight" and len(actual) == 2 and actual[0] == shape[0]:
             continue  # in-features against the taps: DF113
-        yield _weight_finding(facts, name, f"tensor {name} is {list(actual)} but the config "
+        yield facts.tensor_finding(name, f"tensor {name} is {list(actual)} but the config "
                               f"implies {list(shape)}")
 
 
@@ -193,7 +184,7 @@ def mask_hidden_tensor(facts: Facts):
     """
     for name in sorted(facts.weights):
         if "mask_hidden" in name:
-            yield _weight_finding(facts, name, f"tensor {name} is present; vLLM's DFlash "
+            yield facts.tensor_finding(name, f"tensor {name} is present; vLLM's DFlash "
                                   f"loader asserts there is no mask_hidden tensor")
 
 
@@ -209,7 +200,7 @@ def own_embeddings_present(facts: Facts):
     """
     for name in sorted(facts.weights):
         if name.endswith(("embed_tokens.weight", "lm_head.weight")):
-            yield _weight_finding(facts, name, f"tensor {name} is present: vLLM will use the "
+            yield facts.tensor_finding(name, f"tensor {name} is present: vLLM will use the "
                                   f"drafter's own copy instead of sharing the target's")
 
 

@@ -28,11 +28,6 @@ def bias_flag(facts: Facts) -> tuple[str, bool]:
     return "/bias", True                     # SafeAILab ea_model.py default
 
 
-def _file(facts: Facts, name: str) -> str:
-    info = (facts.weights or {}).get(name)
-    return info.file if info else (sorted(facts.checkpoint.headers) or ["model.safetensors"])[0]
-
-
 @rule("EA101", "eagle-fc-shape-and-bias", "error", "eagle", needs=("config", "weights"),
       fix="sometimes")
 def fc_shape_and_bias(facts: Facts):
@@ -51,7 +46,7 @@ def fc_shape_and_bias(facts: Facts):
     H, shape = _hidden(facts), facts.shape("fc.weight")
     if H and shape and shape != (H, 2 * H):
         yield Finding(pointer("fc.weight"), f"fc.weight is {list(shape)}, expected [{H}, "
-                      f"{2 * H}]", file=_file(facts, "fc.weight"))
+                      f"{2 * H}]", file=facts.tensor_file("fc.weight"))
     ptr, flag = bias_flag(facts)
     has_bias = "fc.bias" in (facts.weights or {})
     if has_bias != flag:
@@ -76,7 +71,7 @@ def layer0_input_layernorm(facts: Facts):
     if name in (facts.weights or {}):
         yield Finding(pointer(name), f"{name} ships, but the EAGLE reference has no input "
                       f"norm on layer 0; runtimes ignore it (vLLM #9565)",
-                      file=_file(facts, name))
+                      file=facts.tensor_file(name))
 
 
 RULES = collect(fc_shape_and_bias, layer0_input_layernorm)

@@ -13,7 +13,6 @@ import json
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.family import EAGLE3_ARCHITECTURES
 from drafter_lint.findings import Finding, Severity, add
-from drafter_lint.jsondoc import pointer
 from drafter_lint.registry import collect, rule
 
 AUX_TOP = "/eagle_aux_hidden_state_layer_ids"
@@ -60,12 +59,6 @@ def layer0(facts: Facts) -> str:
 
 def _width(facts: Facts) -> int | None:
     return facts.int("/target_hidden_size") or facts.int("/hidden_size")
-
-
-def _tensor(facts: Facts, name: str, message: str, **kw) -> Finding:
-    info = (facts.weights or {}).get(name)
-    file = info.file if info else (sorted(facts.checkpoint.headers) or ["model.safetensors"])[0]
-    return Finding(pointer(name), message, file=file, **kw)
 
 
 def _draft_vocab(facts: Facts) -> int | None:
@@ -228,7 +221,7 @@ def lm_head_vs_draft_vocab(facts: Facts):
     shape, vocab = facts.shape("lm_head.weight"), _draft_vocab(facts)
     if shape and vocab and shape[0] != vocab:
         field = "draft_vocab_size" if facts.has("/draft_vocab_size") else "vocab_size"
-        yield _tensor(facts, "lm_head.weight", f"lm_head.weight is {list(shape)} but "
+        yield facts.tensor_finding("lm_head.weight", f"lm_head.weight is {list(shape)} but "
                       f"{field} is {vocab}")
 
 
@@ -250,11 +243,11 @@ def vocab_maps(facts: Facts):
     for name, (shape, dtypes) in expected.items():
         info = (facts.weights or {}).get(name)
         if info is None:
-            yield _tensor(facts, name, f"{name} is missing although draft_vocab_size {draft} "
+            yield facts.tensor_finding(name, f"{name} is missing although draft_vocab_size {draft} "
                           f"< vocab_size {vocab}: draft ids would be read as target ids "
                           f"0..{draft - 1}")
         elif info.shape != shape or info.dtype not in dtypes:
-            yield _tensor(facts, name, f"{name} is {info.dtype} {list(info.shape)}, expected "
+            yield facts.tensor_finding(name, f"{name} is {info.dtype} {list(info.shape)}, expected "
                           f"{dtypes[0]} {list(shape)}")
 
 
@@ -274,7 +267,7 @@ def vocab_vs_target(facts: Facts):
                       f"({facts.target.display}) has {target}")
     t2d = facts.shape("t2d")
     if target and t2d and t2d[0] != target:
-        yield _tensor(facts, "t2d", f"t2d has {t2d[0]} entries but the target has {target} "
+        yield facts.tensor_finding("t2d", f"t2d has {t2d[0]} entries but the target has {target} "
                       f"tokens")
 
 
@@ -320,7 +313,7 @@ def qkv_input_width(facts: Facts):
             continue
         expected = 2 * H if name.startswith(first) else H
         if len(info.shape) == 2 and info.shape[1] != expected:
-            yield _tensor(facts, name, f"{name} takes {info.shape[1]} features, expected "
+            yield facts.tensor_finding(name, f"{name} takes {info.shape[1]} features, expected "
                           f"{expected} ({'2 × ' if expected == 2 * H else ''}hidden_size {H})")
 
 
@@ -353,7 +346,7 @@ def norm_flags_vs_tensors(facts: Facts):
             yield Finding("/norm_before_fc", "norm_before_fc is true but no input_norm.weight "
                           "tensor ships")
         elif width and facts.shape(single) != (k * width,):
-            yield _tensor(facts, single, f"{single} is {list(facts.shape(single))}, expected "
+            yield facts.tensor_finding(single, f"{single} is {list(facts.shape(single))}, expected "
                           f"[{k * width}] ({k} taps × {width})")
     if per_tap is True and len(taps) != k:
         yield Finding("/fc_norm", f"fc_norm is true but {len(taps)} per-tap norm tensors "
@@ -458,7 +451,7 @@ def embed_tokens(facts: Facts):
     if name is None:
         yield Finding("", "no embed_tokens.weight: the target's embedding is shared")
     elif vocab and H and facts.shape(name) != (vocab, H):
-        yield _tensor(facts, name, f"{name} is {list(facts.shape(name))}, expected "
+        yield facts.tensor_finding(name, f"{name} is {list(facts.shape(name))}, expected "
                       f"[{vocab}, {H}]", severity=Severity.ERROR)
 
 

@@ -150,14 +150,10 @@ def tensor_shapes(facts: Facts):
         if info is None:
             if name not in facts.names:
                 yield Finding(pointer(name), f"MTP tensor {name} is missing",
-                              file=_any_shard(facts))
+                              file=facts.tensor_file(name))
         elif info.shape != shape:
             yield Finding(pointer(name), f"MTP tensor {name} is {list(info.shape)}, expected "
                           f"{list(shape)}", file=info.file)
-
-
-def _any_shard(facts: Facts) -> str:
-    return (sorted(facts.checkpoint.headers) or ["model.safetensors"])[0]
 
 
 RULES = collect(count_vs_weights, weights_missing, speculative_tokens_indivisible,
