@@ -32,6 +32,20 @@ def _use_colour(choice: str) -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
+def _runtime_option(ctx, param, value):
+    if value is None:
+        return None
+    from drafter_lint.rules.runtimes import UnknownRuntime, parse
+
+    try:
+        release = parse(value)
+    except UnknownRuntime as exc:
+        raise click.BadParameter(str(exc)) from None
+    if not release.exact:
+        _note(f"no facts recorded for {value}; using those of {release.label}")
+    return value
+
+
 def _note(message: str) -> None:
     click.echo(f"drafter-lint: {message}", err=True)
 
@@ -65,9 +79,11 @@ def inputs(function):
                           "the config file's]."),
         click.option("--family", type=click.Choice(FAMILY_CHOICES), default=None,
                      help="Drafter family, instead of detecting it."),
-        click.option("--runtime", type=click.Choice(["vllm", "sglang"]), default=None,
-                     help="Runtime whose layer-id convention to check against "
-                          "(default: report both where they differ)."),
+        click.option("--runtime", metavar="NAME[==VERSION]", default=None,
+                     callback=_runtime_option,
+                     help="Check for one runtime: vllm, sglang or reference (z-lab), "
+                          "optionally ==VERSION [default: every serving runtime's newest "
+                          "known release; settings key `runtime`]."),
         click.option("--num-speculative-tokens", "speculative_tokens", type=click.IntRange(1),
                      default=None, help="The launch setting to check against the drafter."),
     ]

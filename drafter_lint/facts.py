@@ -26,7 +26,7 @@ class Facts:
     schemas: list = field(default_factory=list)   # JSON Schemas of the family's config
     reference: Reference | None = None
     pending_load: object = None               # loading.start() result, resolved on use
-    runtime: str | None = None              # "vllm" | "sglang" | None: report both
+    runtime: object = None                  # a runtimes.Release, or None: every serving one
     launch: dict = field(default_factory=dict)  # launch settings, e.g. num_speculative_tokens
     memo: dict = field(default_factory=dict)  # results shared by several rules
     use_cache: bool = True                      # --no-cache turns result caches off
@@ -39,6 +39,31 @@ class Facts:
         if isinstance(self.pending_load, Pending):
             self.pending_load = self.pending_load.result()
         return self.pending_load
+
+    @property
+    def releases(self) -> tuple:
+        """The runtime releases findings are checked for: the one asked for (--runtime, or
+        the launch line's), else the newest release of every serving runtime; only those
+        that serve this drafter's family."""
+        from drafter_lint.rules import runtimes
+
+        if self.runtime is not None:
+            chosen = (self.runtime if isinstance(self.runtime, runtimes.Release)
+                      else runtimes.parse(str(self.runtime)),)
+        else:
+            chosen = runtimes.default_releases()
+        return tuple(r for r in chosen if runtimes.serves(r, self.family))
+
+    @property
+    def runtime_name(self) -> str | None:
+        """The runtime asked for by name, or None when checking every serving runtime."""
+        if self.runtime is None:
+            return None
+        from drafter_lint.rules import runtimes
+
+        if isinstance(self.runtime, runtimes.Release):
+            return self.runtime.runtime
+        return runtimes.parse(str(self.runtime)).runtime
 
     @property
     def families(self) -> frozenset[str]:

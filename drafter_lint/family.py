@@ -8,14 +8,14 @@ families that run on it (a speculators checkpoint also runs the rules of the fam
 
 from __future__ import annotations
 
-FAMILIES = ("dflash", "dflash2", "eagle3", "eagle", "mtp", "medusa", "speculators")
+FAMILIES = ("dflash", "dflash2", "dspark", "eagle3", "eagle", "mtp", "medusa", "speculators")
 
 EAGLE3_ARCHITECTURES = frozenset({
     "LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM", "Eagle3Qwen3ForCausalLM",
     "Eagle3Speculator", "Eagle3DraftModel", "LlamaEagle3DraftModel", "PEagleDraftModel"})
 # speculators_model_type -> the family whose rules check the wrapped layer config
 SPECULATORS_WRAPS = {"eagle3": "eagle3", "peagle": "eagle3", "dflash": "dflash",
-                     "dspark": "dflash", "eagle": "eagle", "mtp": None}
+                     "dflash2": "dflash", "dspark": "dflash", "eagle": "eagle", "mtp": None}
 MTP_COUNT_FIELDS = ("num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules")
 
 
@@ -62,6 +62,9 @@ def detect(config: dict | None, tensor_names) -> str:
             or (isinstance(dflash_config, dict) and "selector_rank" in dflash_config)
             or "candidate_selector" in heads):
         return "dflash2"
+    if "DSparkDraftModel" in arch or "dspark_target_layer_ids" in config or (
+            isinstance(dflash_config, dict) and dflash_config.get("projector_type") == "dspark"):
+        return "dspark"
     if dflash_config is not None or any("DFlash" in a for a in arch) or \
             {"fc.weight", "hidden_norm.weight"} <= names:
         return "dflash"
@@ -87,8 +90,8 @@ def rule_families(family: str) -> frozenset[str]:
     if family.startswith("speculators"):
         inner = family.split("/", 1)[1] if "/" in family else None
         return frozenset({"speculators", inner} - {None})
-    if family == "dflash2":
-        return frozenset({"dflash", "dflash2"})
+    if family in ("dflash2", "dspark"):
+        return frozenset({"dflash", family})
     return frozenset({family})
 
 

@@ -136,9 +136,13 @@ def load(root: Path) -> Settings:
                 raise SettingsError(f"{where}: fail-on must be one of {', '.join(LEVELS)}")
             settings.fail_on = data["fail-on"]
         if "runtime" in data:
-            if data["runtime"] not in ("vllm", "sglang"):
-                raise SettingsError(f"{where}: runtime must be vllm or sglang")
-            settings.runtime = data["runtime"]
+            from drafter_lint.rules.runtimes import UnknownRuntime, parse
+
+            try:
+                parse(str(data["runtime"]))
+            except UnknownRuntime as exc:
+                raise SettingsError(f"{where}: {exc}") from None
+            settings.runtime = str(data["runtime"])
         if "baseline" in data:
             settings.baseline = (path.parent / str(data["baseline"])).resolve()
         for code, level in (data.get("severity") or {}).items():

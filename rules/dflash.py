@@ -13,6 +13,7 @@ import json
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, Severity, add, remove, replace
 from drafter_lint.registry import collect, rule
+from drafter_lint.rules import runtimes
 
 MASK = "/dflash_config/mask_token_id"
 TAPS = "/dflash_config/target_layer_ids"
@@ -35,19 +36,48 @@ def build_target_layer_ids(num_target_layers: int, count: int) -> list[int]:
     return [int(round(1 + i * span / (count - 1))) for i in range(count)]
 
 
+def _name(pointer: str) -> str:
+    """`/dflash_config/mask_token_id` -> `dflash_config.mask_token_id` for messages."""
+    return pointer[1:].replace("/", ".")
+
+
 def _dump(value) -> str:
     return json.dumps(value)
 
 
+# Where DFlash taps can be written, with the shift from the written id to the 0-based
+# target layer output: vLLM and speculators files write capture indices (tap + 1).
+TAP_SOURCES = ((TAPS, 0), ("/target_layer_ids", 0),
+               ("/eagle_aux_hidden_state_layer_ids", -1), ("/aux_hidden_state_layer_ids", -1))
+
+
+def tap_source(facts: Facts) -> tuple[str, list[int] | None, int]:
+    """(pointer, written ids, shift) of the first tap list present; ids None if not ints."""
+    for ptr, shift in TAP_SOURCES:
+        if facts.has(ptr) and facts.get(ptr) is not None:
+            return ptr, facts.int_list(ptr), shift
+    return TAPS, None, 0
+
+
 def taps_of(facts: Facts) -> list[int] | None:
-    """target_layer_ids when it is a list of ints, else None (DF110 reports it)."""
-    return facts.int_list(TAPS)
+    """The 0-based target layer outputs the drafter taps (DF110 reports unusable lists)."""
+    _, ids, shift = tap_source(facts)
+    return [i + shift for i in ids] if ids is not None else None
+
+
+def tap_pointer(facts: Facts, i: int | None = None) -> str:
+    ptr = tap_source(facts)[0]
+    return ptr if i is None else f"{ptr}/{i}"
 
 
 def _depth(facts: Facts) -> tuple[int | None, str]:
-    """The target depth and where it came from: the target's config, else num_target_layers."""
+    """The target depth and where it came from: the target's config, else the drafter's
+    `target_num_hidden_layers` (TorchSpec), else `num_target_layers`."""
     if facts.target and facts.target.num_hidden_layers:
         return facts.target.num_hidden_layers, "from the target config"
+    n = facts.int("/target_num_hidden_layers")
+    if n and n > 0:
+        return n, "target_num_hidden_layers"
     n = facts.int("/num_target_layers")
     return (n, "num_target_layers") if n and n > 0 else (None, "")
 
@@ -74,21 +104,50 @@ def _block_size(facts: Facts) -> int | None:
 # --- dflash_config and the mask token -----------------------------------------------------
 
 
+def mask_id(facts: Facts) -> tuple[str, int | None]:
+    """(pointer, id) of the integer mask id: `dflash_config`'s, else the top-level one."""
+    for ptr in (MASK, "/mask_token_id"):
+        if facts.int(ptr) is not None:
+            return ptr, facts.int(ptr)
+    return MASK, None
+
+
+def _mask_source(facts: Facts, release) -> tuple[str, object] | None:
+    """(pointer, value) of the mask id `release` reads from this config, or None."""
+    fact = runtimes.lookup("dflash.mask-sources", release)
+    for ptr in (fact.value if fact else ()):
+        value = facts.get(ptr)
+        if value is not MISSING:
+            return ptr, value
+    return None
+
+
 @rule("DF101", "dflash-config-missing", "error", "dflash")
 def dflash_config_missing(facts: Facts):
     """`dflash_config` is absent or not an object.
 
-    The reference drafter calls `config.dflash_config.get(...)` and crashes without it;
-    vLLM only accepts a dict there and raises for the missing mask id; SGLang falls back
-    to a `<|MASK|>` token string the target may not have.
+    The z-lab reference calls `config.dflash_config.get(...)` and raises without it
+    (z-lab/dflash@44947fb dflash/model.py:312-320). vLLM and SGLang fall back to top-level
+    `mask_token_id` / `target_layer_ids` (vllm==0.33.0
+    v1/spec_decode/llm_base_proposer.py:361-379; sglang==0.5.23 dflash_utils.py:598-612),
+    so for them a missing object is a fact, not a failure (DF102 and DF110 check the
+    values). A value that is not an object is refused everywhere.
 
-    Fails: a config without `dflash_config`, or `"dflash_config": "[...]"`.
+    Error: `"dflash_config": "[...]"`; no `dflash_config` with `--runtime reference`.
+    Info: no `dflash_config` (speculators-style top-level fields) for vLLM / SGLang.
     Passes: `"dflash_config": {"mask_token_id": 248070, "target_layer_ids": [...]}`.
     """
     value = facts.get("/dflash_config")
     if value is MISSING:
-        yield Finding("/dflash_config", "dflash_config is missing; the reference drafter "
-                      "and vLLM read mask_token_id and target_layer_ids only from it")
+        strict = [r for r in facts.releases if r.runtime == "reference"]
+        if strict:
+            yield Finding("/dflash_config", f"dflash_config is missing; "
+                          f"{runtimes.labels(strict)} reads mask_token_id and "
+                          f"target_layer_ids only from it and raises without it")
+        elif facts.releases:
+            yield Finding("/dflash_config", "dflash_config is missing; "
+                          f"{runtimes.labels(facts.releases)} read the top-level copies "
+                          f"instead, the z-lab reference needs it", severity=Severity.INFO)
     elif not isinstance(value, dict):
         yield Finding("/dflash_config", f"dflash_config is {_dump(value)[:40]}, expected an "
                       f"object holding mask_token_id and target_layer_ids")
@@ -96,38 +155,55 @@ def dflash_config_missing(facts: Facts):
 
 @rule("DF102", "mask-token-id-missing", "error", "dflash", fix="sometimes")
 def mask_token_id_missing(facts: Facts):
-    """`dflash_config.mask_token_id` is absent or not an integer.
+    """No mask token id where a runtime reads it, or one that is not an integer.
 
-    The mask token fills the block's B-1 draft slots and is embedded with the target's
-    table. vLLM sets `parallel_drafting_token_id = dflash_config["mask_token_id"]` and
-    raises without it; the reference fills its buffer with it. A string or bool is not an
-    id (SGLang rejects bools).
+    The mask token fills the block's draft slots and is embedded with the target's table.
+    Where each runtime looks, in order:
+    vLLM `dflash_config.mask_token_id`, top-level `mask_token_id`, `dspark_noise_token_id`,
+    `pard_token`, `ptd_token_id`, and it refuses to start when none is present
+    (vllm==0.33.0 v1/spec_decode/llm_base_proposer.py:361-379); SGLang
+    `dflash_config.mask_token_id`, then top-level, else the token string `<|MASK|>`, which
+    need not be what the drafter was trained with (sglang==0.5.23 dflash_utils.py:677-702);
+    the z-lab reference `dflash_config` only (dflash/model.py:320).
 
-    Fails: `"dflash_config": {"target_layer_ids": [...]}`, `"mask_token_id": "248070"`.
-    Passes: `"mask_token_id": 248070`.
-    Fix (unsafe): copy a top-level integer `mask_token_id`, else the id z-lab uses for this
-    vocabulary (248070 for vocab 248320, 151669 for 151936).
+    Error: no id for vLLM or the reference; a string, bool or negative id.
+    Warning: no id for SGLang only (it falls back to `<|MASK|>`).
+    Passes: `"dflash_config": {"mask_token_id": 248070}`; a top-level `"mask_token_id"`
+    for vLLM and SGLang.
+    Fix (unsafe): copy a top-level integer `mask_token_id` into `dflash_config`, else the id
+    z-lab uses for this vocabulary (248070 for vocab 248320, 151669 for 151936).
     """
-    if not isinstance(facts.get("/dflash_config", None), dict):
-        return
-    value = facts.get(MASK)
-    if value is not MISSING and type(value) is int:
-        return
+    dflash_config = facts.get("/dflash_config", None)
     top = facts.int("/mask_token_id")
     known = KNOWN_MASK_IDS.get(facts.int("/vocab_size"))
     suggestion = top if top is not None else (known[0] if known else None)
-    if value is MISSING:
-        fix = add(MASK, suggestion) if suggestion is not None else None
-        yield Finding(MASK, "dflash_config.mask_token_id is missing; vLLM raises "
-                      "'must have ... dflash_config.mask_token_id' and the reference drafter "
-                      "has no token for the draft slots"
+    for ptr in (MASK, "/mask_token_id"):
+        value = facts.get(ptr)
+        if value is MISSING or (ptr == MASK and not isinstance(dflash_config, dict)):
+            continue
+        if type(value) is not int or value < 0:
+            fix = replace(ptr, suggestion) if suggestion is not None and ptr == MASK else None
+            yield Finding(ptr, f"{ptr[1:].replace('/', '.')} is {_dump(value)}, expected a "
+                          f"non-negative integer token id"
+                          + (f" such as {suggestion}" if suggestion is not None else ""),
+                          fix=fix)
+            return
+    missing = [r for r in facts.releases if _mask_source(facts, r) is None]
+    if not missing:
+        return
+    fatal = [r for r in missing if r.runtime != "sglang"]
+    fix = add(MASK, suggestion) if suggestion is not None and isinstance(
+        dflash_config, dict) else None
+    if fatal:
+        yield Finding(MASK, f"no mask_token_id where {runtimes.labels(fatal)} look for it; "
+                      f"they refuse to start without the token for the draft slots"
                       + (f" (expected {suggestion})" if suggestion is not None else ""),
                       fix=fix)
     else:
-        fix = replace(MASK, suggestion) if suggestion is not None else None
-        yield Finding(MASK, f"dflash_config.mask_token_id is {_dump(value)}, expected an "
-                      f"integer token id" + (f" such as {suggestion}" if suggestion is not None
-                                             else ""), fix=fix)
+        yield Finding(MASK, f"no mask_token_id where {runtimes.labels(missing)} looks for "
+                      f"it; it falls back to the token string <|MASK|>, which may not be "
+                      f"the id this drafter was trained with", severity=Severity.WARNING,
+                      fix=fix)
 
 
 @rule("DF103", "mask-token-id-out-of-vocab", "error", "dflash")
@@ -140,7 +216,7 @@ def mask_token_id_out_of_vocab(facts: Facts):
     Fails: `"mask_token_id": 248320` with `"vocab_size": 248320`.
     Passes: `"mask_token_id": 248070` with `"vocab_size": 248320`.
     """
-    mask = facts.int(MASK)
+    mask_ptr, mask = mask_id(facts)
     if mask is None:
         return
     limits = []
@@ -150,11 +226,11 @@ def mask_token_id_out_of_vocab(facts: Facts):
     if facts.target and facts.target.vocab_size:
         limits.append((facts.target.vocab_size, "the target's vocab_size"))
     if mask < 0:
-        yield Finding(MASK, f"dflash_config.mask_token_id is {mask}, a negative token id")
+        yield Finding(mask_ptr, f"{_name(mask_ptr)} is {mask}, a negative token id")
         return
     for limit, what in limits:
         if mask >= limit:
-            yield Finding(MASK, f"dflash_config.mask_token_id is {mask}, not below {what} "
+            yield Finding(mask_ptr, f"{_name(mask_ptr)} is {mask}, not below {what} "
                           f"{limit}; embedding the mask slots indexes past the table")
             return
 
@@ -173,17 +249,17 @@ def mask_token_id_is_text(facts: Facts):
     Fails: an id found in the tokenizer's `model.vocab`.
     Passes: an id of a special added token, or a reserved id the tokenizer does not name.
     """
-    mask = facts.int(MASK)
+    mask_ptr, mask = mask_id(facts)
     tokenizer = facts.tokenizer
     if mask is None or tokenizer is None:
         return
     if tokenizer.is_text_token(mask):
-        yield Finding(MASK, f"dflash_config.mask_token_id is {mask}, which is the ordinary "
+        yield Finding(mask_ptr, f"{_name(mask_ptr)} is {mask}, which is the ordinary "
                       f"text token {tokenizer.ordinary[mask]!r} in the tokenizer "
                       f"({tokenizer.source}); the mask id must be a reserved/special token "
                       f"or the draft slots read as text and acceptance collapses")
     elif mask in tokenizer.added and not tokenizer.added[mask][1]:
-        yield Finding(MASK, f"dflash_config.mask_token_id is {mask}, the non-special added "
+        yield Finding(mask_ptr, f"{_name(mask_ptr)} is {mask}, the non-special added "
                       f"token {tokenizer.added[mask][0]!r} of the tokenizer "
                       f"({tokenizer.source}), which the target can produce as text",
                       severity=Severity.WARNING)
@@ -203,7 +279,7 @@ def mask_token_id_unexpected(facts: Facts):
     a vocabulary not in the table.
     Fix (unsafe): the family's id; only right for drafters trained by z-lab's recipe.
     """
-    mask = facts.int(MASK)
+    mask_ptr, mask = mask_id(facts)
     vocab = facts.int("/vocab_size")
     if facts.target and facts.target.vocab_size:
         vocab = facts.target.vocab_size
@@ -213,9 +289,9 @@ def mask_token_id_unexpected(facts: Facts):
     if mask != expected:
         other = [f for v, (m, f) in KNOWN_MASK_IDS.items() if m == mask]
         hint = f" (that is the {other[0]} mask id)" if other else ""
-        yield Finding(MASK, f"dflash_config.mask_token_id is {mask}{hint}; z-lab {family} "
+        yield Finding(mask_ptr, f"{_name(mask_ptr)} is {mask}{hint}; z-lab {family} "
                       f"drafters (vocab {vocab}) use {expected}; a wrong in-range id is "
-                      f"silent and collapses acceptance", fix=replace(MASK, expected))
+                      f"silent and collapses acceptance", fix=replace(mask_ptr, expected))
 
 
 @rule("DF106", "shadowed-dflash-field", "warning", "dflash", fix="unsafe")
@@ -248,46 +324,53 @@ def shadowed_dflash_field(facts: Facts):
 
 @rule("DF110", "target-layer-ids-invalid", "error", "dflash")
 def target_layer_ids_invalid(facts: Facts):
-    """`dflash_config.target_layer_ids` is absent, empty, not integers, repeated or unsorted.
+    """The taps are absent where a runtime needs them, or empty, not integers, repeated or
+    unsorted.
 
-    These are the 0-based target layers whose outputs are concatenated, in list order,
-    into the drafter's `fc` input. vLLM needs them written in config.json (speculators
-    #440); SGLang requires a non-empty list of ints. z-lab lists are strictly increasing;
-    a repeat or a reordering feeds `fc` features in an order it was not trained on.
+    The taps are the 0-based target layers whose outputs are concatenated, in list order,
+    into the drafter's `fc` input. Where they are read: vLLM top-level
+    `eagle_aux_hidden_state_layer_ids` (tap + 1), `dflash_config.target_layer_ids`, then
+    top-level `target_layer_ids`, else it guesses `(2, L//2, L-3)` while `fc` is sized for
+    the real count, so the load fails (vllm==0.33.0 v1/spec_decode/eagle3_utils.py:113-150);
+    SGLang derives them from `num_target_layers` when absent (sglang==0.5.23
+    dflash_utils.py:568-571); the z-lab reference reads `dflash_config` only. z-lab lists
+    are strictly increasing: a repeat or a reordering feeds `fc` in an untrained order.
 
-    Fails: `[1, 16, 16, 46, 61]`, `[61, 46, 31, 16, 1]`, `[1, "16", 31]`, `[]`.
-    Passes: `[1, 16, 31, 46, 61]`.
+    Fails: no taps anywhere (vLLM); `[1, 16, 16, 46, 61]`, `[61, 46, 31, 16, 1]`,
+    `[1, "16", 31]`, `[]`.
+    Passes: `[1, 16, 31, 46, 61]`; a speculators file's `aux_hidden_state_layer_ids`.
     """
-    if not isinstance(facts.get("/dflash_config", None), dict):
-        return
-    taps = facts.get(TAPS)
+    ptr, _, _ = tap_source(facts)
+    taps = facts.get(ptr)
     if taps is MISSING:
-        yield Finding(TAPS, "dflash_config.target_layer_ids is missing; vLLM needs the taps "
-                      "written in config.json and the reference would guess them from "
-                      "num_target_layers")
+        if not isinstance(facts.get("/dflash_config", MISSING), (dict, type(MISSING))):
+            return  # DF101
+        blind = [r for r in facts.releases if r.runtime != "sglang"]
+        if blind:
+            yield Finding(TAPS, f"no target_layer_ids (nor top-level aux ids) in config.json; "
+                          f"{runtimes.labels(blind)} cannot tell which target layers feed fc")
         return
+    name = _name(ptr)
     if not isinstance(taps, list) or not taps:
-        yield Finding(TAPS, f"dflash_config.target_layer_ids is {_dump(taps)}, expected a "
-                      f"non-empty list of target layer indices")
+        yield Finding(ptr, f"{name} is {_dump(taps)}, expected a non-empty list of target "
+                      f"layer indices")
         return
     for i, tap in enumerate(taps):
         if type(tap) is not int:
-            yield Finding(f"{TAPS}/{i}", f"target_layer_ids[{i}] is {_dump(tap)}, expected "
-                          f"an integer layer index")
-        elif tap < 0:
-            yield Finding(f"{TAPS}/{i}", f"target_layer_ids[{i}] is {tap}, a negative "
+            yield Finding(f"{ptr}/{i}", f"{name}[{i}] is {_dump(tap)}, expected an integer "
                           f"layer index")
+        elif tap < 0:
+            yield Finding(f"{ptr}/{i}", f"{name}[{i}] is {tap}, a negative layer index")
     ints = [t for t in taps if type(t) is int]
     if len(ints) != len(taps):
         return
     for i in range(1, len(taps)):
         if taps[i] == taps[i - 1] or taps[i] in taps[:i - 1]:
-            yield Finding(f"{TAPS}/{i}", f"target_layer_ids[{i}] repeats layer {taps[i]}; "
-                          f"each tap feeds its own slice of fc")
+            yield Finding(f"{ptr}/{i}", f"{name}[{i}] repeats layer {taps[i]}; each tap "
+                          f"feeds its own slice of fc")
         elif taps[i] < taps[i - 1]:
-            yield Finding(f"{TAPS}/{i}", f"target_layer_ids[{i}] is {taps[i]}, after "
-                          f"{taps[i - 1]}; the list must be increasing (fc slices follow "
-                          f"list order)")
+            yield Finding(f"{ptr}/{i}", f"{name}[{i}] is {taps[i]}, after {taps[i - 1]}; "
+                          f"the list must be increasing (fc slices follow list order)")
 
 
 @rule("DF111", "target-layer-id-beyond-num-target-layers", "error", "dflash")
@@ -295,46 +378,50 @@ def target_layer_id_beyond_num_target_layers(facts: Facts):
     """A tap is not below the drafter's own `num_target_layers`.
 
     `num_target_layers` records the depth of the target the drafter was trained on; a tap
-    at or past it was never a layer of that target. SGLang raises; vLLM (since PR #48113)
-    raises "target_layer_ids reference layers that do not exist", earlier versions fail
-    with a matmul shape error.
+    at or past it was never a layer of that target. SGLang checks it and refuses to start
+    (sglang==0.5.23 dflash_utils.py:579-584); vLLM ignores the field and fails only when
+    the real target yields too few features (vllm==0.33.0 qwen3_dflash.py:838-845).
 
     Fails: `"num_target_layers": 64` with `target_layer_ids` `[1, 16, 31, 46, 64]`.
     Passes: every id in `[0, 63]`.
     """
     taps, depth = taps_of(facts), facts.int("/num_target_layers")
-    if taps is None or not depth:
-        return
+    if taps is None or not depth or facts.has("/target_num_hidden_layers"):
+        return  # TorchSpec files count taps in num_target_layers, depth elsewhere
     for i, tap in enumerate(taps):
         if tap >= depth:
-            yield Finding(f"{TAPS}/{i}", f"target_layer_ids[{i}] is {tap} but "
-                          f"num_target_layers is {depth} (valid ids 0..{depth - 1})")
+            yield Finding(tap_pointer(facts, i), f"tap {i} is target layer {tap} but "
+                          f"num_target_layers is {depth} (valid 0..{depth - 1})")
 
 
 @rule("DF112", "target-layer-id-beyond-target", "error", "dflash", needs=("config", "target"))
 def target_layer_id_beyond_target(facts: Facts):
-    """A tap is not below the depth of the target given with `--target`.
+    """A tap is not below the depth of the target given with `--target`, or is its last
+    layer on a runtime that cannot capture it.
 
-    vLLM captures hidden states by layer index; a tap the target does not have is never
-    produced, so `fc` receives too few features (a clear error since vLLM PR #48113, a
-    matmul shape error before). In vLLM the capture index is the id + 1 (PR #40727), so
-    the last usable id is depth - 2 there.
+    A tap the target does not have is never produced, so `fc` receives too few features
+    and the server refuses to start (vllm==0.33.0 qwen3_dflash.py:838-845). The last layer
+    (id L-1) is captured by vLLM (it records idx + 1 after each layer, llama.py:429-441)
+    and by the z-lab reference, but not by SGLang, which captures layer inputs for i < L
+    only (sglang==0.5.23 models/qwen2.py:455-464): a warning for SGLang.
 
     Fails: taps `[1, 16, 31, 46, 64]` on a 64-layer target.
-    Passes: taps `[1, 16, 31, 46, 61]` on a 64-layer target.
+    Warns: tap 63 on a 64-layer target, for SGLang. Passes: `[1, 16, 31, 46, 61]`.
     """
     taps, depth = taps_of(facts), facts.target.num_hidden_layers
     if taps is None or not depth:
         return
+    blind = runtimes.matching(facts.releases, "dflash.captures-last-layer", lambda v: not v)
     for i, tap in enumerate(taps):
         if tap >= depth:
-            yield Finding(f"{TAPS}/{i}", f"target_layer_ids[{i}] is {tap} but the target "
-                          f"({facts.target.display}) has {depth} layers (valid ids "
+            yield Finding(tap_pointer(facts, i), f"tap {i} is target layer {tap} but the "
+                          f"target ({facts.target.display}) has {depth} layers (valid "
                           f"0..{depth - 1})")
-        elif tap == depth - 1:
-            yield Finding(f"{TAPS}/{i}", f"target_layer_ids[{i}] is {tap}, the target's last "
-                          f"layer; vLLM captures id+1 = {depth} (PR #40727), which does not "
-                          f"exist", severity=Severity.WARNING)
+        elif tap == depth - 1 and blind:
+            yield Finding(tap_pointer(facts, i), f"tap {i} is target layer {tap}, the "
+                          f"target's last; {runtimes.labels(blind)} captures layer inputs "
+                          f"only, so this output is never captured",
+                          severity=Severity.WARNING)
 
 
 @rule("DF113", "target-layer-count-vs-fc", "error", "dflash", needs=("config", "weights"))
@@ -355,46 +442,49 @@ def target_layer_count_vs_fc(facts: Facts):
         return
     if shape[1] != len(taps) * width:
         trained = f"{shape[1] // width} taps" if shape[1] % width == 0 else "no whole count"
-        yield Finding(TAPS, f"target_layer_ids has {len(taps)} entries, so fc expects "
+        yield Finding(tap_pointer(facts), f"the config lists {len(taps)} taps, so fc expects "
                       f"{len(taps)} × {width} = {len(taps) * width} input features, but "
                       f"fc.weight is {list(shape)} ({trained} of width {width})")
 
 
-@rule("DF114", "target-layer-ids-not-default", "warning", "dflash", fix="unsafe")
+@rule("DF114", "target-layer-ids-not-default", "info", "dflash", fix="unsafe")
 def target_layer_ids_not_default(facts: Facts):
-    """The taps differ from the spacing z-lab training uses; a ±1 shift is an error.
+    """The taps are the z-lab spacing shifted by one (error), or another list (info).
 
     z-lab drafters tap `build_target_layer_ids(depth, n)`: n ids spread evenly over
-    `[1, depth - 3]` (`[1, 16, 31, 46, 61]` for 64 layers, `[1, 9, 17, 25, 33]` for 36).
-    The same list shifted by one is the classic convention mix-up: vLLM's aux-layer
-    capture index k is the residual *entering* layer k, so vLLM adds +1 to these ids
-    since PR #40727; writing already-shifted ids makes vLLM shift twice, and copying
-    pre-#40727 ids shifts the other way. Nothing errors; acceptance drops.
-    Other lists are a warning: custom training may choose other taps.
+    `[1, depth - 3]` (`[1, 16, 31, 46, 61]` for 64 layers, `[1, 9, 17, 25, 33]` for 36;
+    z-lab/dflash@44947fb dflash/model.py:27-36). `dflash_config.target_layer_ids` are
+    0-based layer outputs, and the runtimes add +1 themselves (vllm==0.33.0
+    v1/spec_decode/eagle3_utils.py:120-124, PR #40727; sglang==0.5.23 qwen3.py:803-805).
+    The default shifted by exactly one is the classic convention mix-up (ids written as
+    capture indices): nothing errors and every tap reads the wrong layer.
+    Other lists are facts, not faults: DFlash2 and MiMo drafters train their own taps
+    (`[5, 19, 33, 47, 61]`, `[0, 15, 31, 47, 69]`).
 
-    Fails: `[2, 17, 32, 47, 62]` on a 64-layer target (error).
-    Passes: `[1, 16, 31, 46, 61]` on a 64-layer target.
+    Error: `[2, 17, 32, 47, 62]` on a 64-layer target.
+    Info: `[5, 19, 33, 47, 61]` on a 64-layer target. Passes: `[1, 16, 31, 46, 61]`.
     Fix (unsafe): the default list.
     """
     taps = taps_of(facts)
     depth, source = _depth(facts)
-    if not taps or not depth or len(taps) > depth:
-        return
+    if not taps or not depth or len(taps) > depth or facts.family == "dspark":
+        return  # DSpark trainers choose their own taps
     expected = build_target_layer_ids(depth, len(taps))
     if taps == expected:
         return
-    fix = replace(TAPS, expected)
+    ptr = tap_pointer(facts)
+    fix = replace(TAPS, expected) if ptr == TAPS else None
     for shift in (1, -1):
-        if taps == [t + shift for t in expected]:
-            yield Finding(TAPS, f"dflash_config.target_layer_ids is {taps}, the default "
+        if taps == [t + shift for t in expected] and ptr == TAPS:
+            yield Finding(ptr, f"dflash_config.target_layer_ids is {taps}, the default "
                           f"{expected} for depth {depth} ({source}) shifted by {shift:+d}; "
-                          f"target_layer_ids are 0-based layer outputs and vLLM adds +1 "
-                          f"itself since PR #40727, so this taps the wrong layers silently",
+                          f"these are 0-based layer outputs and vLLM and SGLang add +1 "
+                          f"themselves, so every tap reads the wrong layer silently",
                           severity=Severity.ERROR, fix=fix)
             return
-    yield Finding(TAPS, f"dflash_config.target_layer_ids is {taps}; z-lab training for depth "
-                  f"{depth} ({source}) taps {expected}; make sure this list is what the "
-                  f"drafter was trained with", fix=fix)
+    yield Finding(ptr, f"the drafter taps target layers {taps}; z-lab's spacing for depth "
+                  f"{depth} ({source}) is {expected}; fine if this is what it was trained "
+                  f"with", fix=fix)
 
 
 @rule("DF115", "num-target-layers-mismatch", "error", "dflash", needs=("config", "target"))
@@ -416,54 +506,64 @@ def num_target_layers_mismatch(facts: Facts):
                   f"a different target")
 
 
-@rule("DF116", "num-target-layers-missing", "warning", "dflash", fix="sometimes")
+@rule("DF116", "num-target-layers-missing", "info", "dflash", fix="sometimes")
 def num_target_layers_missing(facts: Facts):
     """`num_target_layers` is absent or not a positive integer.
 
-    The MLX reference reads `cfg["num_target_layers"]` unconditionally (KeyError), the
-    reference derives default taps from it, and SGLang validates it. It also records
-    which target the drafter belongs to.
+    The z-lab reference evaluates `build_target_layer_ids(config.num_target_layers, ...)`
+    even when taps are written, so it raises without the field (z-lab/dflash@44947fb
+    dflash/model.py:312-314); the MLX reference reads it unconditionally. vLLM ignores it
+    and SGLang uses it only to derive missing taps. So: a warning for `--runtime
+    reference`, else an info (it also records which target the drafter belongs to).
+    Speculators files do not carry it (vLLM maps them itself).
 
-    Fails: a config without `num_target_layers`. Passes: `"num_target_layers": 64`.
+    Warns (reference) / informs: a config without `num_target_layers`.
+    Passes: `"num_target_layers": 64`.
     Fix (unsafe, with `--target`): the target's depth.
     """
+    if facts.family.startswith("speculators"):
+        return
     value = facts.get("/num_target_layers")
     if type(value) is int and value > 0:
         return
     depth = facts.target.num_hidden_layers if facts.target else None
     fix = (add if value is MISSING else replace)("/num_target_layers", depth) if depth else None
     what = "missing" if value is MISSING else f"{_dump(value)}"
+    strict = [r for r in facts.releases if r.runtime == "reference"]
     yield Finding("/num_target_layers", f"num_target_layers is {what}, expected the target's "
-                  f"depth" + (f" ({depth})" if depth else "") + "; the MLX reference raises "
-                  "KeyError without it", fix=fix)
+                  f"depth" + (f" ({depth})" if depth else "") + "; the z-lab reference "
+                  "raises without it", fix=fix,
+                  severity=Severity.WARNING if strict else Severity.INFO)
 
 
 @rule("DF117", "eagle-aux-ids-stale", "error", "dflash", fix="safe")
 def eagle_aux_ids_stale(facts: Facts):
-    """`eagle_aux_hidden_state_layer_ids` is not `target_layer_ids` + 1.
+    """`eagle_aux_hidden_state_layer_ids` is not `dflash_config.target_layer_ids` + 1.
 
     vLLM reads the top-level `eagle_aux_hidden_state_layer_ids` *first and unshifted*
-    (capture index = residual entering layer k) and only falls back to
-    `dflash_config.target_layer_ids` + 1 when it is absent. A stale copy silently
-    overrides the taps. The speculators converter writes exactly `[i + 1 for i in taps]`.
+    (capture index = residual entering layer k) and falls back to
+    `dflash_config.target_layer_ids` + 1 only when it is absent (vllm==0.33.0
+    v1/spec_decode/eagle3_utils.py:113-124). A stale copy silently overrides the taps on
+    vLLM; SGLang and the reference do not read it. The speculators converter writes
+    `[i + 1 for i in taps]`, leaving out i + 1 == L, which vLLM always captures.
 
     Fails: taps `[1, 16, 31, 46, 61]` with aux ids `[1, 16, 31, 46, 61]`.
-    Passes: aux ids `[2, 17, 32, 47, 62]`, or no aux ids.
+    Passes: aux ids `[2, 17, 32, 47, 62]`, or no aux ids, or not checking for vLLM.
     Fix (safe): `[i + 1 for i in target_layer_ids]`.
     """
     aux = facts.get("/eagle_aux_hidden_state_layer_ids")
-    taps = taps_of(facts)
-    if aux is MISSING or taps is None:
+    taps = facts.int_list(TAPS)
+    if aux is MISSING or taps is None or not any(r.runtime == "vllm" for r in facts.releases):
         return
     expected = [t + 1 for t in taps]
+    depth = facts.target.num_hidden_layers if facts.target else facts.int("/num_target_layers")
+    if aux == [e for e in expected if e != depth] and all(type(a) is int for a in aux):
+        return
     if aux != expected or not all(type(a) is int for a in aux):
         yield Finding("/eagle_aux_hidden_state_layer_ids", f"eagle_aux_hidden_state_layer_ids "
                       f"is {_dump(aux)} but target_layer_ids {taps} means {expected}; vLLM "
                       f"uses this list first and unshifted, so it overrides the taps",
                       fix=replace("/eagle_aux_hidden_state_layer_ids", expected, "safe"))
-
-
-# --- drafter layers: attention kinds and windows ------------------------------------------
 
 
 @rule("DF120", "layer-types-invalid", "error", "dflash")
@@ -496,46 +596,87 @@ def layer_types_invalid(facts: Facts):
                       f"reference drafter indexes past the list")
 
 
-@rule("DF121", "layer-types-missing", "warning", "dflash")
+def _uses_swa(facts: Facts, release) -> bool:
+    """`dflash_config.use_swa` is set and `release` reads it (MiMo-style drafters)."""
+    fact = runtimes.lookup("dflash.reads-use-swa", release)
+    return bool(fact and fact.value) and facts.get("/dflash_config/use_swa", None) is True
+
+
+def sliding_on(facts: Facts, release) -> list[int]:
+    """The drafter layers that slide on `release` (vllm==0.33.0 qwen3_dflash.py:96-144:
+    with `use_swa` and no sliding entry in `layer_types`, every layer slides)."""
+    listed = _sliding(facts)
+    if _uses_swa(facts, release) and not listed:
+        n = facts.int("/num_hidden_layers") or len(_layer_types(facts) or [])
+        return list(range(n))
+    return listed
+
+
+def window_on(facts: Facts, release) -> tuple[str, object]:
+    """(pointer, value) of the window `release` reads; value MISSING when none is set."""
+    fact = runtimes.lookup("dflash.window-sources", release)
+    sources = fact.value if fact else ("/sliding_window",)
+    for ptr in sources:
+        value = facts.get(ptr)
+        if value is not MISSING and value is not None:
+            return ptr, value
+    return sources[-1], facts.get(sources[-1])
+
+
+@rule("DF121", "layer-types-missing", "info", "dflash")
 def layer_types_missing(facts: Facts):
-    """`layer_types` is absent or null, so transformers derives it.
+    """`layer_types` is absent or null, so the attention kind of each layer is derived.
 
     `Qwen3Config` derives the list from `use_sliding_window` and `max_window_layers`: all
     `full_attention` unless sliding is on, and then only the *later* layers slide, so the
-    Qwen3.6 pattern (4 sliding, then full) cannot come out of it. A drafter trained with
-    sliding layers then runs full attention everywhere: silent acceptance loss at long
-    context (z-lab/dflash issue #126).
+    Qwen3.6 pattern (4 sliding, then full) cannot come out of it (transformers 4.57
+    configuration_qwen3.py:211-217; 5.x :90-96). vLLM makes every layer slide when
+    `dflash_config.use_swa` is set (vllm==0.33.0 qwen3_dflash.py:96-144). All-full drafters
+    (the z-lab Qwen3 ones) are fine without the list: an info.
 
-    Fails: a config without `layer_types`. Passes: an explicit list.
+    Informs: a config without `layer_types`. Quiet: an explicit list, or `use_swa` with a
+    runtime that reads it.
     """
     value = facts.get("/layer_types")
-    if value is MISSING or value is None:
-        yield Finding("/layer_types", "layer_types is " + ("missing" if value is MISSING else
-                      "null") + "; transformers derives it (all full_attention unless "
-                      "use_sliding_window), which may not be how the drafter was trained")
+    if value is not MISSING and value is not None:
+        return
+    if facts.releases and all(_uses_swa(facts, r) for r in facts.releases):
+        return
+    derived = ("the later layers slide from max_window_layers on"
+               if facts.get("/use_sliding_window", None) is True else "every layer is "
+               "full_attention")
+    yield Finding("/layer_types", "layer_types is " + ("missing" if value is MISSING else
+                  "null") + f"; transformers derives it, so {derived}")
 
 
 @rule("DF122", "sliding-window-missing", "error", "dflash")
 def sliding_window_missing(facts: Facts):
-    """Sliding layers exist but `sliding_window` is not a positive integer.
+    """Sliding layers exist but no window is set where the runtime reads it.
 
-    vLLM raises "DFlash sliding attention requires a window size" and SGLang
-    "sliding_attention layers require config.sliding_window"; the reference would run those
-    layers with no window. z-lab Qwen3.6-27B uses 2048.
+    vLLM takes `dflash_config.swa_window_size`, else `sliding_window`, and refuses to start
+    without one (vllm==0.33.0 qwen3_dflash.py:145-154); SGLang reads `sliding_window` and
+    refuses likewise (sglang==0.5.23 dflash_utils.py:400-414); the z-lab reference runs the
+    layers unwindowed. z-lab Qwen3.6-27B uses 2048; MiMo drafters set
+    `dflash_config.swa_window_size`.
 
     Fails: `layer_types` with `sliding_attention` and `"sliding_window": null`.
-    Passes: `"sliding_window": 2048`.
+    Passes: `"sliding_window": 2048`; `dflash_config.swa_window_size` for vLLM.
     """
-    sliding = _sliding(facts)
-    if not sliding:
+    broken = []
+    for release in facts.releases:
+        sliding = sliding_on(facts, release)
+        ptr, window = window_on(facts, release)
+        if sliding and not (type(window) is int and window > 0):
+            broken.append((release, sliding, ptr, window))
+    if not broken:
         return
-    window = facts.get("/sliding_window")
-    if type(window) is int and window > 0:
-        return
+    release, sliding, ptr, window = broken[0]
     what = "missing" if window is MISSING else _dump(window)
-    yield Finding("/sliding_window", f"sliding_window is {what} but layers {sliding} are "
-                  f"sliding_attention; vLLM and SGLang refuse to load, the reference runs "
-                  f"them unwindowed")
+    releases = [b[0] for b in broken]
+    yield Finding(ptr, f"{_name(ptr)} is {what} but layers {sliding} slide; "
+                  f"{runtimes.labels(releases)} "
+                  + ("refuse to start" if len(releases) > 1 else "cannot run them")
+                  + " without a window")
 
 
 @rule("DF123", "sliding-window-below-block", "error", "dflash")
@@ -554,88 +695,136 @@ def sliding_window_below_block(facts: Facts):
                       f"block_size {block}; the draft block cannot see itself")
 
 
-@rule("DF124", "sliding-window-disabled", "warning", "dflash", fix="unsafe")
+@rule("DF124", "sliding-window-disabled", "error", "dflash", fix="unsafe")
 def sliding_window_disabled(facts: Facts):
-    """Sliding layers exist but `use_sliding_window` is false or absent.
+    """Sliding layers take their window from `sliding_window`, but `use_sliding_window` is
+    false or absent, so transformers loads the window as null.
 
     `Qwen3Config` sets `sliding_window = sliding_window if use_sliding_window else None`,
-    and `use_sliding_window` defaults to false, silently, in transformers 4.57 and 5.x. The
-    reference drafter (and anything loading through transformers) then runs the sliding
-    layers as full attention: silent acceptance loss at long context.
+    and `use_sliding_window` defaults to false (transformers 4.57 configuration_qwen3.py:187;
+    5.x :86). vLLM and SGLang load the drafter config through transformers and then refuse
+    to start without a window (vllm==0.33.0 qwen3_dflash.py:150-154; sglang==0.5.23
+    dflash_utils.py:411-414); the z-lab reference silently runs full attention. A window in
+    `dflash_config.swa_window_size` is not nulled (vLLM reads it first).
 
-    Fails: `layer_types` with `sliding_attention` and `"use_sliding_window": false` (or no
-    `use_sliding_window`).
+    Fails: `layer_types` with `sliding_attention`, `"sliding_window": 2048` and
+    `"use_sliding_window": false` (or absent).
     Passes: `"use_sliding_window": true`.
-    Fix (unsafe): set `use_sliding_window` to true.
+    Fix (unsafe): set `use_sliding_window` to true; right if the drafter was trained with
+    the window.
     """
-    sliding = _sliding(facts)
-    if not sliding or facts.get("/use_sliding_window", None) is True:
+    if facts.get("/use_sliding_window", None) is True:
+        return
+    hit = [r for r in facts.releases if sliding_on(facts, r)
+           and window_on(facts, r)[0] == "/sliding_window"
+           and type(facts.get("/sliding_window", None)) is int]
+    if not hit:
         return
     value = facts.get("/use_sliding_window")
     what = "missing (default false)" if value is MISSING else _dump(value)
     fix = (add if value is MISSING else replace)("/use_sliding_window", True)
+    silent = [r for r in hit if r.runtime == "reference"]
+    fatal = [r for r in hit if r.runtime != "reference"]
+    consequence = "; ".join(
+        part for part in (f"{runtimes.labels(fatal)} then refuse to start" if fatal else "",
+                          f"{runtimes.labels(silent)} runs full attention" if silent else "")
+        if part)
     yield Finding("/use_sliding_window", f"use_sliding_window is {what} while layers "
-                  f"{sliding} are sliding_attention; transformers' Qwen3Config then loads "
-                  f"sliding_window as null and those layers run full attention", fix=fix)
+                  f"{sliding_on(facts, hit[0])} slide; transformers' Qwen3Config loads "
+                  f"sliding_window as null, and {consequence}", fix=fix)
 
 
 @rule("DF125", "mixed-attention-runtime", "info", "dflash")
 def mixed_attention_runtime(facts: Facts):
-    """Sliding and full layers are mixed: vLLM needs an SWA-aware build.
+    """Sliding and full layers are mixed: vLLM serves this on its V2 model runner only.
 
-    Before vLLM PR #40898 / #46104 the drafter's window fields were dropped and sliding
-    layers ran as full attention; on later main a sliding/full mix raises
-    NotImplementedError unless `VLLM_USE_V2_MODEL_RUNNER=1`. The z-lab README installs vLLM
-    from the PR #40898 branch for this reason.
+    vLLM 0.33 runs the V2 runner unless `VLLM_USE_V2_MODEL_RUNNER=0` (vllm==0.33.0
+    config/vllm.py:748-767); V1 refuses mixed drafters ("Model Runner V1 does not support",
+    config/vllm.py:3128-3137). LCH103 checks a launch line that selects V1.
 
-    Reports: `layer_types` with both kinds (info). Quiet: one kind only.
+    Informs: `layer_types` with both kinds, when checking for vLLM. Quiet: one kind only.
     """
     kinds = set(_layer_types(facts) or [])
-    if {"sliding_attention", "full_attention"} <= kinds:
-        yield Finding("/layer_types", "layer_types mixes sliding and full attention: vLLM "
-                      "needs the SWA-aware build (PR #40898 branch, or later main with "
-                      "VLLM_USE_V2_MODEL_RUNNER=1), older builds run every layer as full "
-                      "attention")
+    needs = runtimes.matching(facts.releases, "runner.v1-refuses-mixed-swa")
+    if {"sliding_attention", "full_attention"} <= kinds and needs:
+        yield Finding("/layer_types", f"layer_types mixes sliding and full attention: "
+                      f"{runtimes.labels(needs)} serves it on the V2 model runner (the "
+                      f"default); VLLM_USE_V2_MODEL_RUNNER=0 refuses it")
 
 
-@rule("DF126", "causality-unspecified", "warning", "dflash")
-def causality_unspecified(facts: Facts):
-    """Sliding layers exist and neither `is_causal` nor `dflash_config.causal` says how.
+def causality(facts: Facts, release) -> list[bool] | None:
+    """Per drafter layer, whether `release` runs it causal (None: not recorded)."""
+    fact = runtimes.lookup("dflash.causal-sources", release)
+    if fact is None:
+        return None
+    n = facts.int("/num_hidden_layers") or len(_layer_types(facts) or [])
+    sliding = set(_sliding(facts))   # as listed: use_swa does not make layers causal
+    for source in fact.value:
+        if source == "non-causal":
+            return [False] * n
+        if source == "sliding":
+            return [i in sliding for i in range(n)]
+        value = facts.get(source, None)
+        if isinstance(value, bool):
+            return [value] * n
+    return None
 
-    The reference (z-lab/dflash 44947fb) runs every drafter layer non-causal; later vLLM
-    main makes a layer causal iff it is `sliding_attention` unless `is_causal` or
-    `dflash_config.causal` says otherwise. Without an explicit flag the two disagree.
 
-    Fails: sliding layers and no flag. Passes: `"is_causal": false`, or no sliding layer.
+@rule("DF126", "causality-differs", "warning", "dflash")
+def causality_differs(facts: Facts):
+    """The runtimes checked for run the drafter's layers with different causality.
+
+    vLLM: top-level `is_causal` for every layer, else `dflash_config.causal`, else causal
+    iff the layer slides (vllm==0.33.0 qwen3_dflash.py:62-73). SGLang: `is_causal`, else
+    sliding layers causal and full ones not; `dflash_config.causal` is not read
+    (sglang==0.5.23 models/dflash.py:157-191). The z-lab reference: every layer
+    non-causal (dflash/model.py:118, 194). When two of them disagree on a layer, one of
+    them runs a drafter it was not trained as. Set the flag both read (`is_causal`) to
+    what training used; never guess it.
+
+    Fails: sliding layers with `"dflash_config": {"causal": false}` (vLLM non-causal,
+    SGLang causal). Passes: no flag (vLLM and SGLang agree), or `is_causal` set.
     """
-    if not _sliding(facts):
+    seen = [(r, causality(facts, r)) for r in facts.releases]
+    seen = [(r, c) for r, c in seen if c is not None]
+    if len(seen) < 2 or all(c == seen[0][1] for _, c in seen):
         return
-    if facts.has("/is_causal") or facts.has("/dflash_config/causal"):
-        return
-    yield Finding("/is_causal", "is_causal is not set while some layers are "
-                  "sliding_attention: the reference runs them non-causal, later vLLM runs "
-                  "them causal; set is_causal to what the drafter was trained with")
+    def describe(c):
+        causal = [i for i, v in enumerate(c) if v]
+        return f"causal layers {causal}" if causal else "no causal layer"
+    parts = "; ".join(f"{r.label}: {describe(c)}" for r, c in seen)
+    ptr = "/dflash_config/causal" if facts.has("/dflash_config/causal") else "/is_causal"
+    yield Finding(ptr, f"the runtimes disagree on causality ({parts}); set is_causal to "
+                  f"what the drafter was trained with")
 
 
 @rule("DF127", "block-size-invalid", "error", "dflash")
 def block_size_invalid(facts: Facts):
-    """`block_size` is absent (top level and `dflash_config`) or not an integer >= 2.
+    """`block_size` is not an integer >= 2, or missing where a runtime reads it.
 
-    The block is one anchor plus B-1 mask slots. The reference reads `config.block_size`
-    (AttributeError without it); SGLang derives the draft token count from it. vLLM does
-    not read it: serve with `num_speculative_tokens = block_size - 1`.
+    The block is one anchor plus B-1 mask slots. The z-lab reference reads top-level
+    `config.block_size` only and raises without it (dflash/model.py:319); SGLang reads
+    `dflash_config.block_size`, then the top level, default 16 (sglang==0.5.23
+    dflash_utils.py:608-616); vLLM does not read it (serve with `num_speculative_tokens =
+    block_size - 1`).
 
-    Fails: no `block_size`; `"block_size": 1`. Passes: `"block_size": 16`.
+    Fails: `"block_size": 1`; no top-level `block_size` with `--runtime reference`.
+    Informs: no `block_size` anywhere (SGLang assumes 16).
+    Passes: `"block_size": 16`.
     """
     top, nested = facts.get("/block_size"), facts.get("/dflash_config/block_size")
-    if top is MISSING and nested is MISSING:
-        yield Finding("/block_size", "block_size is missing; the reference drafter raises "
-                      "AttributeError and SGLang cannot size the draft (z-lab ships 16)")
-        return
     for ptr, value in (("/block_size", top), ("/dflash_config/block_size", nested)):
         if value is not MISSING and not (type(value) is int and value >= 2):
-            yield Finding(ptr, f"{ptr[1:].replace('/', '.')} is {_dump(value)}, expected an "
-                          f"integer >= 2 (one anchor plus at least one draft slot)")
+            yield Finding(ptr, f"{_name(ptr)} is {_dump(value)}, expected an integer >= 2 "
+                          f"(one anchor plus at least one draft slot)")
+            return
+    strict = [r for r in facts.releases if r.runtime == "reference"]
+    if top is MISSING and strict:
+        yield Finding("/block_size", f"block_size is missing at the top level; "
+                      f"{runtimes.labels(strict)} reads only config.block_size and raises")
+    elif top is MISSING and nested is MISSING and facts.releases:
+        yield Finding("/block_size", "block_size is missing; SGLang assumes 16 and the "
+                      "draft token count cannot be checked", severity=Severity.INFO)
 
 
 # --- against the target -------------------------------------------------------------------
@@ -683,31 +872,38 @@ def vocab_size_vs_target(facts: Facts):
                   f"embedding/LM head would not match")
 
 
-@rule("DF142", "architecture-unexpected", "warning", "dflash")
+SERVED_ARCHITECTURES = ("DFlashDraftModel", "DFlash2DraftModel", "DFlash2BeamDraftModel",
+                        "DSparkDraftModel")
+
+
+@rule("DF142", "architecture-unexpected", "info", "dflash")
 def architecture_unexpected(facts: Facts):
-    """`architectures` or `model_type` is not what DFlash v1 loaders expect.
+    """`architectures` or `model_type` is not what the DFlash loaders register.
 
-    z-lab DFlash drafters declare `"architectures": ["DFlashDraftModel"]` and
-    `"model_type": "qwen3"` (the reference uses `Qwen3Config`); vLLM picks the model class
-    by architecture, and another `model_type` loads through another config class with
-    other defaults. DFlash2 is DF136's.
+    vLLM picks the model class by architecture: it registers `DFlashDraftModel`,
+    `DFlash2DraftModel` and `DFlash2BeamDraftModel` (vllm==0.33.0
+    model_executor/models/registry.py:664-667); the z-lab reference loads through
+    `Qwen3Config` (`model_type: qwen3`, dflash/model.py:303). Trainers ship variants of
+    their own (SpecForge Domino/DTA, AngelSlim DFlare, TorchSpec `model_type: dflash`),
+    which their own code serves: an info, since the runtime's class list is not all this
+    tool can see.
 
-    Fails: `"model_type": "llama"`. Passes: the z-lab values.
+    Informs: `"architectures": ["DominoDraftModel"]`, `"model_type": "dflash"`.
+    Passes: the z-lab values.
     """
     architectures = facts.get("/architectures")
     if architectures is MISSING:
-        yield Finding("/architectures", "architectures is missing; expected "
-                      "[\"DFlashDraftModel\"] so runtimes pick the DFlash model class")
-    elif isinstance(architectures, list) and "DFlash2DraftModel" in architectures:
-        pass
-    elif architectures != ["DFlashDraftModel"]:
-        yield Finding("/architectures", f"architectures is {_dump(architectures)}, expected "
-                      f"[\"DFlashDraftModel\"]")
+        yield Finding("/architectures", "architectures is missing; vLLM picks the DFlash "
+                      "model class by it (DFlashDraftModel)")
+    elif not (isinstance(architectures, list) and set(architectures) & set(SERVED_ARCHITECTURES)):
+        yield Finding("/architectures", f"architectures is {_dump(architectures)}, not a "
+                      f"class vLLM registers for DFlash ({', '.join(SERVED_ARCHITECTURES)}); "
+                      f"serve it with its trainer's code or convert it")
     model_type = facts.get("/model_type")
-    if model_type != "qwen3":
+    if model_type != "qwen3" and not facts.family.startswith("speculators"):
         what = "missing" if model_type is MISSING else _dump(model_type)
-        yield Finding("/model_type", f"model_type is {what}, expected \"qwen3\": the "
-                      f"reference drafter loads through Qwen3Config and its defaults")
+        yield Finding("/model_type", f"model_type is {what}; the z-lab reference and vLLM's "
+                      f"DFlash model load the config as qwen3 (Qwen3Config defaults)")
 
 
 RULES = collect(
@@ -718,7 +914,7 @@ RULES = collect(
     num_target_layers_mismatch, num_target_layers_missing, eagle_aux_ids_stale,
     layer_types_invalid, layer_types_missing, sliding_window_missing,
     sliding_window_below_block, sliding_window_disabled, mixed_attention_runtime,
-    causality_unspecified, block_size_invalid,
+    causality_differs, block_size_invalid,
     hidden_size_vs_target, vocab_size_vs_target, architecture_unexpected,
 )
 

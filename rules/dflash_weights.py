@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 
-from drafter_lint.rules.dflash import taps_of
-
 from drafter_lint.facts import Facts
-from drafter_lint.findings import Finding
+from drafter_lint.findings import Finding, Severity
 from drafter_lint.registry import collect, rule
+from drafter_lint.rules import runtimes
+from drafter_lint.rules.dflash import taps_of
 
 DFLASH2_MARKERS = ("candidate_selector.", ".attention_conv.", ".mlp_conv.")
 OPTIONAL_TENSORS = ("embed_tokens.weight", "lm_head.weight", "d2t", "t2d")
@@ -204,15 +204,20 @@ def own_embeddings_present(facts: Facts):
                                   f"drafter's own copy instead of sharing the target's")
 
 
-@rule("DF136", "dflash2-checkpoint", "warning", "dflash")
+@rule("DF136", "dflash2-checkpoint", "info", "dflash")
 def dflash2_checkpoint(facts: Facts):
-    """The checkpoint is a DFlash2 drafter, which a DFlash v1 runtime cannot serve.
+    """The checkpoint is a DFlash2 drafter: served by vLLM's V2 runner and SGLang only.
 
     DFlash2 adds `candidate_selector.*`, `layers.{i}.attention_conv.*`, `mlp_conv.*`
     tensors and `dflash_config.selector_rank`, under the `DFlash2DraftModel`
-    architecture. vLLM's `method: dflash` and SGLang's `DFLASH` load v1 drafters.
+    architecture. vLLM serves it with method `dflash` on the V2 model runner (the default;
+    vllm==0.33.0 model_executor/models/registry.py:666, v1/worker/gpu/spec_decode/
+    __init__.py:42-47) and its V1 runner refuses it (config/vllm.py:3133-3137); SGLang
+    serves it under DFLASH (sglang==0.5.23 models/dflash.py:1264); the z-lab reference
+    implements DFlash v1 only.
 
-    Fails: `"architectures": ["DFlash2DraftModel"]`. Passes: `["DFlashDraftModel"]`.
+    Error: a DFlash2 checkpoint checked with `--runtime reference`.
+    Informs: a DFlash2 checkpoint (which runtimes serve it). Quiet: DFlash v1.
     """
     signs = []
     architectures = facts.get("/architectures", None)
@@ -223,10 +228,18 @@ def dflash2_checkpoint(facts: Facts):
     tensors = [n for n in facts.weights or {} if any(m in n for m in DFLASH2_MARKERS)]
     if tensors:
         signs.append(f"{len(tensors)} DFlash2 tensors such as {sorted(tensors)[0]}")
-    if signs:
-        yield Finding("/architectures" if facts.has("/architectures") else "",
-                      f"this is a DFlash2 checkpoint ({'; '.join(signs)}); DFlash v1 runtimes "
-                      f"(vLLM method 'dflash', SGLang DFLASH) will not serve it")
+    if not signs:
+        return
+    ptr = "/architectures" if facts.has("/architectures") else ""
+    chosen = facts.runtime_name
+    if chosen is not None and not facts.releases:
+        yield Finding(ptr, f"this is a DFlash2 checkpoint ({'; '.join(signs)}); "
+                      f"{runtimes.LABEL[chosen]} does not serve DFlash2",
+                      severity=Severity.ERROR)
+        return
+    yield Finding(ptr, f"this is a DFlash2 checkpoint ({'; '.join(signs)}); vLLM serves it "
+                  f"with method dflash on its V2 model runner (the default), SGLang with "
+                  f"DFLASH; the z-lab reference does not")
 
 
 RULES = collect(

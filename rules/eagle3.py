@@ -14,6 +14,7 @@ from drafter_lint.facts import MISSING, Facts
 from drafter_lint.family import EAGLE3_ARCHITECTURES
 from drafter_lint.findings import Finding, Severity, add
 from drafter_lint.registry import collect, rule
+from drafter_lint.rules import runtimes
 
 AUX_TOP = "/eagle_aux_hidden_state_layer_ids"
 AUX_NESTED = "/eagle_config/eagle_aux_hidden_state_layer_ids"
@@ -40,16 +41,31 @@ def default_ids(depth: int) -> list[int]:
     return [2, depth // 2, depth - 3]
 
 
+def read_where(facts: Facts, release) -> str | None:
+    """The pointer `release` reads aux ids from (vllm==0.33.0 V2 runner: top level only;
+    sglang==0.5.23: nested `eagle_config` only)."""
+    fact = runtimes.lookup("eagle3.aux-sources", release)
+    return fact.value[0] if fact else None
+
+
+def outputs_on(facts: Facts, release, ids: list[int]) -> list[int]:
+    """The target layer outputs `ids` tap on `release` ("input" convention: id k is the
+    residual entering layer k; SGLang's DeepSeek/GLM-lite models shift only lists that
+    start at 1, SGLang PR #25454)."""
+    fact = runtimes.lookup("eagle3.aux-convention", release)
+    if fact is None or fact.value == "input":
+        return [i - 1 for i in ids]
+    shifty = runtimes.lookup("eagle3.aux-shift-if-first-is-one", release)
+    model_type = facts.target.model_type if facts.target else None
+    if shifty and model_type in shifty.value and ids[0] != 1:
+        return [i - 1 for i in ids]
+    return list(ids)
+
+
 def meaning(facts: Facts, ids: list[int]) -> str:
-    """Which target layer outputs `ids` tap in each runtime of interest."""
-    parts = []
-    if facts.runtime in (None, "vllm"):
-        parts.append("vLLM taps the outputs of layers "
-                     f"{[i - 1 for i in ids]} (id k = residual entering layer k)")
-    if facts.runtime in (None, "sglang"):
-        parts.append(f"SGLang taps the outputs of layers {ids} (it adds +1 to capture after "
-                     f"layer k)")
-    return "; ".join(parts)
+    """Which target layer outputs `ids` tap in each runtime checked for."""
+    return "; ".join(f"{r.label} taps the outputs of layers {outputs_on(facts, r, ids)}"
+                     for r in facts.releases)
 
 
 def layer0(facts: Facts) -> str:
@@ -88,29 +104,65 @@ def fc_width(facts: Facts):
                       f"taps ({k} × {width} = {k * width} in-features)")
 
 
+def _written(facts: Facts) -> dict[str, list[int]]:
+    """pointer -> ids, for each place aux ids are written as a list of ints."""
+    out = {}
+    for ptr in (AUX_TOP, AUX_NESTED):
+        value = facts.get(ptr, None)
+        if isinstance(value, list) and value and all(type(v) is int for v in value):
+            out[ptr] = value
+    return out
+
+
+def fallback_outputs(depth: int) -> list[int]:
+    """Target layer outputs the runtimes' fallback `[2, L//2, L-3]` taps: the layers
+    SpecForge trains on when a config names none (specforge model_providers.py:188-211)."""
+    return [i - 1 for i in default_ids(depth)]
+
+
 @rule("EA302", "eagle3-aux-ids-missing", "warning", "eagle3", fix="sometimes")
 def aux_ids_missing(facts: Facts):
-    """No aux-layer ids in config.json (E3-02): the runtime guesses `[2, L//2, L-3]`.
+    """No aux-layer ids where a runtime reads them, so it falls back to `[2, L//2, L-3]` (E3-02).
 
-    Neither `eagle_aux_hidden_state_layer_ids` nor `eagle_config.eagle_aux_hidden_state_
-    layer_ids` is set, so vLLM and SGLang silently use their heuristic. For
-    nvidia/Llama-3.3-70B-Instruct-Eagle3 that gave 1.21% acceptance instead of 58.9%
-    with a healthy server (vLLM PR #50170).
+    vLLM's V2 runner reads only the top-level `eagle_aux_hidden_state_layer_ids`
+    (vllm==0.33.0 v1/spec_decode/eagle3_utils.py:113-150); SGLang reads only
+    `eagle_config.eagle_aux_hidden_state_layer_ids` (sglang==0.5.23
+    model_runner_components/spec_aux_hidden_state.py:186-196). Either falls back to
+    `[2, L//2, L-3]`, the outputs of layers `[1, L//2-1, L-4]`, which is what SpecForge
+    trains on when a config names no ids: so no ids at all is an info, while ids written
+    only where a runtime does not look are a warning when (with `--target`) its fallback
+    taps other layers than the written ids mean. nvidia/Llama-3.3-70B-Instruct-Eagle3 had
+    no ids and was trained elsewhere: 1.21% acceptance (vLLM PR #50170).
 
-    Fails: a config without aux ids. Passes: `"eagle_aux_hidden_state_layer_ids": [2, 16, 29]`.
-    Fix (unsafe, with `--target`): the heuristic ids for the target's depth, written
-    explicitly; right only for heads trained with the default.
+    Warns: `eagle_config.eagle_aux_hidden_state_layer_ids` `[1, 17, 33]` only, for vLLM on
+    a 36-layer target (the fallback taps outputs 1, 17, 32).
+    Informs: no ids anywhere. Passes: ids where every runtime checked for reads them.
+    Fix (unsafe, with `--target`): the fallback ids, written explicitly.
     """
-    ptr, value = aux_ids(facts)
-    if value is not MISSING:
-        return
+    written = _written(facts)
     depth = facts.target.num_hidden_layers if facts.target else None
-    guess = default_ids(depth) if depth else None
-    yield Finding(AUX_TOP, "eagle_aux_hidden_state_layer_ids is missing (top level and "
-                  "eagle_config): runtimes silently use [2, L//2, L-3]"
-                  + (f" = {guess} for this target" if guess else "")
-                  + "; a head trained on other layers accepts almost nothing (vLLM #50170)",
-                  fix=add(AUX_TOP, guess) if guess else None)
+    if not written:
+        guess = default_ids(depth) if depth else None
+        yield Finding(AUX_TOP, "no eagle_aux_hidden_state_layer_ids (top level or "
+                      "eagle_config): runtimes tap their fallback [2, L//2, L-3]"
+                      + (f" = {guess} for this target" if guess else "")
+                      + ", the layers SpecForge trains on by default; a head trained on "
+                      "other layers accepts almost nothing (vLLM PR #50170)",
+                      fix=add(AUX_TOP, guess) if guess else None, severity=Severity.INFO)
+        return
+    for release in facts.releases:
+        where = read_where(facts, release)
+        if where is None or where in written:
+            continue
+        ptr, ids = next(iter(written.items()))
+        meant = [i - 1 for i in ids] if ptr == AUX_TOP else list(ids)
+        if depth and meant == fallback_outputs(depth):
+            continue
+        yield Finding(ptr, f"aux ids {ids} are written only at {ptr[1:].replace('/', '.')}, "
+                      f"which {release.label} does not read; it falls back to [2, L//2, L-3]"
+                      + (f", the outputs of layers {fallback_outputs(depth)}, not {meant}"
+                         if depth else " (pass --target to compare)"),
+                      severity=None if depth else Severity.INFO)
 
 
 @rule("EA303", "eagle3-aux-ids-invalid", "error", "eagle3")
@@ -146,27 +198,36 @@ def aux_ids_invalid(facts: Facts):
 def aux_ids_convention(facts: Facts):
     """Aux-layer ids look written for the other runtime's convention (E3-04).
 
-    vLLM reads id k as the residual *entering* layer k (= output of layer k-1); SGLang
-    and SpecForge read it as the *output* of layer k. Lists starting at 1 are the
-    SGLang/SpecForge convention; lists starting at 2 (the `[2, L//2, L-3]` default) the
-    EAGLE/vLLM one. Served in the other runtime, every tap moves one layer: SGLang #25454
-    (-0.10 accept length), vLLM #43671 (~10% instead of ~45% at position 0). With
-    `--runtime` the warning is for that runtime only; without, both meanings are shown.
+    vLLM reads id k as the residual *entering* layer k (= output of layer k-1;
+    vllm==0.33.0 model_executor/models/interfaces.py:1640-1650); SGLang adds +1 and reads
+    it as the *output* of layer k (sglang==0.5.23 models/llama.py:939-941), except for
+    DeepSeek-V2/V3-style and GLM-4-MoE-lite targets, where it adds +1 only when the first
+    id is 1 (models/deepseek_v2.py:3470-3473, glm4_moe_lite.py:817-820; PR #25454). Lists
+    starting at 1 are the SGLang/SpecForge convention, lists starting at 2 (the
+    `[2, L//2, L-3]` default) the EAGLE/vLLM one. Only the ids each runtime actually reads
+    are judged. Served in the other convention every tap moves one layer: SGLang #25454
+    (-0.10 accept length), vLLM #43671 (~10% instead of ~45% at position 0).
 
-    Fails: `[1, 29, 57]` for vLLM; `[2, 30, 58]` for SGLang. Passes: the runtime's own
-    convention.
+    Fails: top-level `[1, 29, 57]` for vLLM; nested `[2, 30, 58]` for SGLang on a Llama
+    target. Passes: each runtime's own convention; `[2, 30, 58]` for SGLang on DeepSeek-V3.
     """
-    ids = aux_list(facts)
-    if not ids:
-        return
-    ptr, _ = aux_ids(facts)
-    if ids[0] == 1 and facts.runtime in (None, "vllm"):
-        yield Finding(ptr, f"aux layer ids {ids} start at 1, the SGLang/SpecForge "
-                      f"output-of-layer convention: {meaning(facts, ids)}; serve in the "
-                      f"runtime it was trained for or shift the ids")
-    elif ids[0] == 2 and facts.runtime == "sglang":
-        yield Finding(ptr, f"aux layer ids {ids} start at 2, the EAGLE/vLLM "
-                      f"entering-layer convention: {meaning(facts, ids)} (SGLang #25454)")
+    written = _written(facts)
+    for release in facts.releases:
+        ptr = read_where(facts, release)
+        ids = written.get(ptr)
+        if not ids:
+            continue
+        fact = runtimes.lookup("eagle3.aux-convention", release)
+        outputs = outputs_on(facts, release, ids)
+        if fact and fact.value == "input" and ids[0] == 1:
+            yield Finding(ptr, f"aux layer ids {ids} start at 1, the SGLang/SpecForge "
+                          f"output-of-layer convention, but {release.label} reads id k as "
+                          f"the input of layer k and taps the outputs of layers {outputs}; "
+                          f"shift the ids by +1 for it")
+        elif fact and fact.value == "output" and ids[0] == 2 and outputs == ids:
+            yield Finding(ptr, f"aux layer ids {ids} start at 2, the EAGLE/vLLM "
+                          f"entering-layer convention, but {release.label} adds +1 and taps "
+                          f"the outputs of layers {outputs} (SGLang #25454)")
 
 
 @rule("EA305", "eagle3-aux-ids-for-other-target", "warning", "eagle3",
@@ -376,20 +437,30 @@ def norm_tensors_without_flag(facts: Facts):
                       f"not true: the runtime skips them", fix=add("/fc_norm", True, "safe"))
 
 
-@rule("EA314", "eagle3-multi-layer-sglang", "warning", "eagle3")
-def multi_layer_sglang(facts: Facts):
-    """More than one draft layer: SGLang refuses the head (E3-14).
+MULTI_LAYER_REFUSED = {"kimi_k25", "kimi_k2"}   # sglang==0.5.23 kimi_k25_eagle3.py:243-244
 
-    SGLang raises "EAGLE3 currently only supports 1 layer"; vLLM serves multi-layer heads
-    since PR #26164. An error with `--runtime sglang`, a warning otherwise.
 
-    Fails: `"num_hidden_layers": 4` for SGLang. Passes: 1 layer.
+@rule("EA314", "eagle3-multi-layer-refused", "error", "eagle3", needs=("config", "target"))
+def multi_layer_refused(facts: Facts):
+    """More than one draft layer for a target whose EAGLE-3 model takes one (E3-14).
+
+    vLLM and SGLang build `num_hidden_layers` draft layers (vllm==0.33.0
+    llama_eagle3.py; sglang==0.5.23 models/llama_eagle3.py:198-204). Only SGLang's
+    Kimi-K2.5 EAGLE-3 model still raises "only supports 1 layer"
+    (models/kimi_k25_eagle3.py:243-244).
+
+    Fails: `"num_hidden_layers": 2` for a Kimi-K2.5 target on SGLang.
+    Passes: multi-layer heads elsewhere; 1 layer.
     """
     n = facts.int("/num_hidden_layers")
-    if n and n > 1 and facts.runtime != "vllm":
-        yield Finding("/num_hidden_layers", f"num_hidden_layers is {n}: SGLang only serves "
-                      f"1-layer EAGLE-3 heads (vLLM since PR #26164)",
-                      severity=Severity.ERROR if facts.runtime == "sglang" else None)
+    model_type = facts.target.model_type
+    if not n or n < 2 or model_type not in MULTI_LAYER_REFUSED:
+        return
+    refusing = [r for r in facts.releases if r.runtime == "sglang"]
+    if refusing:
+        yield Finding("/num_hidden_layers", f"num_hidden_layers is {n}: "
+                      f"{runtimes.labels(refusing)} serves only 1-layer EAGLE-3 heads for "
+                      f"{model_type} targets")
 
 
 @rule("EA315", "eagle3-max-position-below-target", "info", "eagle3", needs=("config", "target"))
@@ -409,13 +480,14 @@ def max_position_below_target(facts: Facts):
                       f"on long prompts (vLLM #48894)")
 
 
-@rule("EA316", "eagle3-rope-differs-from-target", "warning", "eagle3",
+@rule("EA316", "eagle3-rope-differs-from-target", "info", "eagle3",
       needs=("config", "target"))
 def rope_differs_from_target(facts: Facts):
     """The head's RoPE theta or scaling differs from the target's (E3-16).
 
-    The draft attends over the same positions as the target; a different base or scaling
-    rotates its queries differently, silently (inferred).
+    vLLM and SGLang apply the draft config's RoPE to the head's own queries and keys only,
+    and the SpecForge and SafeAILab templates train with the same draft config, so a
+    different base is train/serve-consistent: a fact worth knowing, not a fault.
 
     Fails: no `rope_theta` (Llama default 10000) on a 500000-theta target.
     Passes: equal RoPE settings.
@@ -495,6 +567,6 @@ RULES = collect(
     fc_width, aux_ids_missing, aux_ids_invalid, aux_ids_convention, aux_ids_for_other_target,
     aux_count_not_three, lm_head_vs_draft_vocab, vocab_maps, vocab_vs_target,
     hidden_vs_target, qkv_input_width, norm_flags_vs_tensors, norm_tensors_without_flag,
-    multi_layer_sglang, max_position_below_target, rope_differs_from_target, embed_tokens,
+    multi_layer_refused, max_position_below_target, rope_differs_from_target, embed_tokens,
     path_without_method, architecture_unknown,
 )

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
+import os
+
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding
 from drafter_lint.registry import collect, rule
-
-# family -> accepted method names, per runtime
-METHODS = {
-    "vllm": {"dflash": {"dflash"}, "eagle3": {"eagle3"}, "eagle": {"eagle"},
-             "mtp": {"mtp", "deepseek_mtp", "qwen3_next_mtp", "qwen3_5_mtp", "mimo_mtp",
-                     "glm4_moe_mtp", "ernie_mtp", "longcat_flash_mtp"},
-             "medusa": {"medusa"}, "speculators": {None, "eagle3", "dflash", "dspark"},
-             "dflash2": set()},
-    "sglang": {"dflash": {"DFLASH"}, "eagle3": {"EAGLE3"}, "eagle": {"EAGLE"},
-               "mtp": {"NEXTN", "EAGLE"}, "medusa": set(), "speculators": {"EAGLE3", "DFLASH"},
-               "dflash2": set()},
-}
+from drafter_lint.rules import runtimes
 
 
 def _block(facts: Facts) -> int | None:
     return facts.int("/block_size") or facts.int("/dflash_config/block_size")
+
+
+def _release(facts: Facts):
+    """The launch line's runtime release (gate sets it), or None."""
+    chosen = facts.launch.get("runtime")
+    if not chosen:
+        return None
+    return facts.runtime if isinstance(facts.runtime, runtimes.Release) else \
+        runtimes.parse(str(chosen))
 
 
 @rule("LCH101", "launch-method-vs-family", "error", "any", needs=("config", "launch"))
@@ -29,21 +29,33 @@ def method_vs_family(facts: Facts):
 
     vLLM's `--speculative-config` `method` and SGLang's `--speculative-algorithm` pick the
     model class: an EAGLE-3 head served as `eagle` (or a DFlash drafter as `eagle3`) loads
-    the wrong architecture or fails. A DFlash2 checkpoint has no v1 method.
+    the wrong architecture or fails. The accepted names per family are runtime facts:
+    vllm==0.33.0 config/speculative.py:38-82 (Medusa was removed; DFlash2 is `dflash`;
+    every `*_mtp` alias is `mtp`), sglang==0.5.23 server_args/spec.py:31-34 (names are
+    upper-cased; no Medusa, no speculators format).
 
-    Fails: `"method": "eagle"` for an EAGLE-3 head; `--speculative-algorithm EAGLE3` for a
-    DFlash drafter. Passes: `"method": "dflash"` for a DFlash drafter.
+    Fails: `"method": "eagle"` for an EAGLE-3 head; `"method": "medusa"` on vLLM 0.33;
+    `--speculative-algorithm EAGLE3` for a DFlash drafter.
+    Passes: `"method": "dflash"` for a DFlash or DFlash2 drafter.
     """
-    runtime, method = facts.launch.get("runtime"), facts.launch.get("method")
-    family = facts.family.split("/")[0]
-    accepted = METHODS.get(runtime, {}).get(family)
-    if accepted is None or (method is None and runtime == "vllm" and family != "dflash2"):
-        return  # vLLM infers the method from the path (see EA318)
+    release = _release(facts)
+    method = facts.launch.get("method")
+    if release is None:
+        return
+    fact = runtimes.lookup("launch.methods", release)
+    family = "speculators" if facts.family.startswith("speculators") else facts.family
+    accepted = fact.value.get(family) if fact else None
+    if accepted is None:
+        return
+    if method is None and release.runtime == "vllm" and accepted:
+        return  # vLLM infers the method from the model (see EA318)
+    if release.runtime == "sglang" and isinstance(method, str):
+        method = method.upper()
     if method not in accepted:
-        wanted = ", ".join(sorted(m for m in accepted if m)) or "none: this runtime cannot " \
-                                                                 "serve it"
+        wanted = ", ".join(sorted(m for m in accepted if m)) or \
+            f"none: {release.label} cannot serve it"
         yield Finding("", f"the launch line asks for method {method!r} but this is a "
-                      f"{facts.family} checkpoint; {runtime} serves it with: {wanted}")
+                      f"{facts.family} checkpoint; {release.label} serves it with: {wanted}")
 
 
 @rule("LCH102", "launch-tokens-vs-block", "error", "dflash", needs=("config", "launch"))
@@ -71,28 +83,36 @@ def tokens_vs_block(facts: Facts):
                       f"SGLang's draft-token count is the whole block")
 
 
-@rule("LCH103", "launch-swa-runtime", "warning", "dflash", needs=("config", "launch"))
+V1_VALUES = ("0", "false", "False")
+
+
+@rule("LCH103", "launch-swa-runtime", "error", "dflash", needs=("config", "launch"))
 def swa_runtime(facts: Facts):
-    """A drafter with mixed sliding/full layers is launched on vLLM without the V2 runner.
+    """A mixed sliding/full or DFlash2 drafter is launched on vLLM's V1 model runner.
 
-    On later vLLM main a sliding/full mix raises NotImplementedError unless
-    `VLLM_USE_V2_MODEL_RUNNER=1`; builds before PR #40898 silently run every layer as full
-    attention.
+    vLLM 0.33 uses the V2 runner unless `VLLM_USE_V2_MODEL_RUNNER=0` (vllm==0.33.0
+    config/vllm.py:748-767, envs.py:2149); V1 refuses a sliding/full mix and DFlash2
+    drafters at start-up (config/vllm.py:3128-3137). The variable counts whether it is on
+    the launch line or in the gate's own environment.
 
-    Fails: `vllm serve` with a 4 sliding + 1 full drafter and no
-    `VLLM_USE_V2_MODEL_RUNNER=1`. Passes: the variable set on the launch line or in the
-    environment.
+    Fails: `VLLM_USE_V2_MODEL_RUNNER=0 vllm serve ...` with a 4 sliding + 1 full drafter.
+    Passes: the same line without the variable (V2 is the default).
     """
-    if facts.launch.get("runtime") != "vllm":
+    release = _release(facts)
+    if release is None or release.runtime != "vllm":
+        return
+    env = {**os.environ, **(facts.launch.get("env") or {})}
+    if env.get("VLLM_USE_V2_MODEL_RUNNER", "").strip() not in V1_VALUES:
+        return
+    if not runtimes.lookup("runner.v1-refuses-mixed-swa", release):
         return
     kinds = facts.get("/layer_types", None)
-    if not isinstance(kinds, list) or not {"sliding_attention", "full_attention"} <= set(kinds):
-        return
-    env = facts.launch.get("env") or {}
-    if env.get("VLLM_USE_V2_MODEL_RUNNER") != "1":
-        yield Finding("/layer_types", "sliding and full drafter layers on vLLM: set "
-                      "VLLM_USE_V2_MODEL_RUNNER=1 (later main raises NotImplementedError "
-                      "without it; builds before PR #40898 drop the window silently)")
+    mixed = isinstance(kinds, list) and {"sliding_attention", "full_attention"} <= set(kinds)
+    if mixed or facts.family == "dflash2":
+        what = "mixes sliding and full layers" if mixed else "is a DFlash2 drafter"
+        yield Finding("/layer_types" if mixed else "", f"the drafter {what} and "
+                      f"VLLM_USE_V2_MODEL_RUNNER=0 selects vLLM's V1 runner, which refuses "
+                      f"it at start-up; drop the variable (V2 is the default)")
 
 
 RULES = collect(method_vs_family, tokens_vs_block, swa_runtime)

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 
-from drafter_lint.rules import dflash
-
-from drafter_lint.facts import Facts
+from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import pointer
 from drafter_lint.registry import collect, rule
+from drafter_lint.rules import dflash, runtimes
 
 RUNTIME = {"dflash": dflash.RUNTIME_FIELDS}
 # Keys transformers rewrites or drops by design, with no effect on what runs.
@@ -34,20 +33,43 @@ def _rope_theta(values: dict):
     return params.get("rope_theta") if isinstance(params, dict) else values.get("rope_theta")
 
 
+def _pins(facts: Facts) -> str:
+    """'vLLM 0.33.0 pins transformers >=5.16.1,<5.21; ...' for the runtimes checked for."""
+    parts = []
+    for release in facts.releases:
+        fact = runtimes.lookup("transformers.pin", release)
+        if fact:
+            parts.append(f"{release.label} pins transformers {fact.value}")
+    return "; ".join(parts)
+
+
 @rule("TF101", "transformers-refuses-config", "error", "any", needs=("config", "loaded"))
 def transformers_refuses(facts: Facts):
     """transformers raises when loading config.json with its model_type's config class.
 
-    Runtimes load the drafter config through transformers first: a config it refuses
-    (a `layer_types` list of the wrong length, `5120.0` for an int field in v5, an
-    unknown `model_type`) stops the server at start-up.
+    Runtimes load the drafter config through transformers first: a config it refuses (a
+    `layer_types` list of the wrong length, `5120.0` for an int field in v5) stops the
+    server at start-up. A `model_type` the installed transformers has no class for is an
+    info, not an error: remote-code types (`auto_map`, e.g. MiMo's `mimo`) and types newer
+    than the installed release (`qwen3_5` on 4.57) are loaded by the runtime with its own
+    pinned transformers (vllm==0.33.0: >=5.16.1,<5.21; sglang==0.5.23: ==5.19.0; the z-lab
+    reference: ==4.57.1), which this check did not run.
 
-    Fails: `"num_hidden_layers": "5"` with transformers 5. Passes: the published configs.
+    Fails: `"num_hidden_layers": "5"` with transformers 5. Informs: `"model_type": "mimo"`.
+    Passes: the published configs.
     """
     loaded = facts.loaded
-    if loaded.error:
-        yield Finding("" if loaded.config_class else "/model_type",
-                      f"{loaded.label} cannot load config.json: {loaded.error}")
+    if not loaded.error:
+        return
+    if loaded.config_class is None and (facts.has("/model_type") or facts.family == "unknown"):
+        pins = _pins(facts)
+        yield Finding("/model_type", f"{loaded.label} cannot load config.json: {loaded.error}"
+                      + ("; it is remote code (auto_map), which drafter-lint never runs"
+                         if facts.has("/auto_map") else "")
+                      + (f"; {pins}" if pins else ""), severity=Severity.INFO)
+        return
+    yield Finding("" if loaded.config_class else "/model_type",
+                  f"{loaded.label} cannot load config.json: {loaded.error}")
 
 
 @rule("TF102", "normalized-by-transformers", "error", "any", needs=("config", "loaded"))
@@ -73,7 +95,9 @@ def normalized_by_transformers(facts: Facts):
     for key, mine in file.items():
         if key in BOOKKEEPING:
             continue
-        severity = Severity.ERROR if key in runtime else Severity.WARNING
+        if key in OWNED:
+            continue
+        severity = Severity.ERROR if key in runtime else Severity.INFO
         if key == "torch_dtype":
             if "dtype" in file and file["dtype"] != mine:
                 yield Finding("/torch_dtype", f"torch_dtype is {_show(mine)} but dtype "
@@ -95,6 +119,9 @@ def normalized_by_transformers(facts: Facts):
         if key not in values:
             if mine is None:
                 continue  # an unset field that is not kept changes nothing
+            moved = values.get("rope_parameters")
+            if isinstance(moved, dict) and key in moved and moved[key] == mine:
+                continue  # transformers 5 moves RoPE fields into rope_parameters, unchanged
             if key in GENERATION_KEYS:
                 yield Finding(pointer(key), f"{key} {_show(mine)} is dropped by "
                               f"{loaded.label} (generation settings are not config fields)",
@@ -104,6 +131,8 @@ def normalized_by_transformers(facts: Facts):
                               f"{loaded.label}", severity=severity)
             continue
         theirs = values[key]
+        if isinstance(mine, dict) and _kept(mine, theirs):
+            continue  # a nested config that gained only defaults
         if key == "rope_parameters" and isinstance(mine, dict) and isinstance(theirs, dict) \
                 and all(theirs.get(k) == v for k, v in mine.items()) \
                 and theirs.get("rope_type") == mine.get("rope_type", theirs.get("rope_type")):
@@ -111,6 +140,23 @@ def normalized_by_transformers(facts: Facts):
         if json.dumps(mine, sort_keys=True) != json.dumps(theirs, sort_keys=True):
             yield Finding(pointer(key), f"{key} is {_show(mine)} in the file but "
                           f"{loaded.label} loads {_show(theirs)}", severity=severity)
+
+
+# Keys whose normalization a family rule reports with its consequence (DF124, DF121).
+OWNED = frozenset({"sliding_window", "layer_types"})
+
+
+def _kept(mine, theirs) -> bool:
+    """Every value written in `mine` is loaded unchanged in `theirs` (extra keys are
+    defaults transformers added)."""
+    if isinstance(mine, dict):
+        return isinstance(theirs, dict) and all(k in theirs and _kept(v, theirs[k])
+                                                for k, v in mine.items())
+    return json.dumps(mine, sort_keys=True) == json.dumps(theirs, sort_keys=True)
+
+
+# Class defaults every drafter of these families is trained with: unwritten is fine.
+INTENDED_DEFAULTS = {"hidden_act": "silu", "attention_bias": False}
 
 
 # Fields whose class default only matters in some configurations.
@@ -142,8 +188,10 @@ def unwritten_field(facts: Facts):
     loaded, file = facts.loaded, facts.config
     if loaded.values is None:
         return
-    for key in sorted(RUNTIME.get(facts.family, frozenset())):
+    for key in sorted(RUNTIME.get(facts.family, frozenset()) - OWNED):
         if key in file or key not in loaded.values or not _default_matters(key, file):
+            continue
+        if INTENDED_DEFAULTS.get(key, MISSING) == loaded.values[key]:
             continue
         if key == "rope_parameters":
             yield Finding("/rope_theta", f"no RoPE field (rope_theta / rope_parameters) is "

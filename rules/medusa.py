@@ -8,6 +8,7 @@ from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import pointer
 from drafter_lint.registry import collect, rule
+from drafter_lint.rules import runtimes
 
 BLOCK = re.compile(r"^(?:medusa_heads\.)?blocks\.(\d+)\.layers\.(\d+)\.weight$")
 HEAD = re.compile(r"^(?:medusa_heads\.)?lm_heads\.(\d+)\.weight$")
@@ -30,9 +31,9 @@ def heads_vs_weights(facts: Facts):
     """The head / layer counts differ from the `blocks.{h}.layers.{j}` and `lm_heads.{h}`
     tensors (MED-01).
 
-    vLLM builds `num_heads` heads of `num_hidden_layers` residual blocks each (it renames
-    FasterDecoding's `medusa_num_heads` / `medusa_num_layers`); missing or extra heads
-    fail the load.
+    FasterDecoding's loader (and vLLM before 0.33, which renamed `medusa_num_heads` /
+    `medusa_num_layers` to `num_heads` / `num_hidden_layers`) builds that many heads of
+    that many residual blocks each; missing or extra heads fail the load.
 
     Fails: `"medusa_num_heads": 5` with 4 heads in the weights. Passes: 5 and 5.
     """
@@ -60,17 +61,17 @@ def heads_vs_weights(facts: Facts):
 def vocab(facts: Facts):
     """`vocab_size` is missing, or the heads' vocabulary differs from the target's (MED-02).
 
-    vLLM's MedusaConfig defaults `vocab_size` to 32001 and overwrites it with the
-    target's; the `lm_heads` rows must then equal the target vocabulary unless a
-    `token_map` ships (vLLM asserts).
+    vLLM's MedusaConfig (releases before 0.33) defaulted `vocab_size` to 32001 and
+    overwrote it with the target's; the `lm_heads` rows must then equal the target
+    vocabulary unless a `token_map` ships (it asserted).
 
     Reports: no `vocab_size` (info); `lm_heads.0.weight` `[32000, 4096]` for a 128256
     target without `token_map` (error).
     Quiet: rows equal to the target vocabulary.
     """
     if not facts.has("/vocab_size"):
-        yield Finding("/vocab_size", "vocab_size is not written: vLLM assumes 32001, then "
-                      "overwrites it with the target's")
+        yield Finding("/vocab_size", "vocab_size is not written: vLLM before 0.33 assumed "
+                      "32001, then overwrote it with the target's")
     target = facts.target.vocab_size if facts.target else facts.int("/vocab_size")
     if not target or "token_map" in (facts.weights or {}):
         return
@@ -82,4 +83,25 @@ def vocab(facts: Facts):
             return
 
 
-RULES = collect(heads_vs_weights, vocab)
+@rule("MED103", "medusa-unserved", "info", "medusa")
+def unserved(facts: Facts):
+    """No current runtime serves Medusa heads.
+
+    vLLM 0.33 removed Medusa: `medusa` is no longer a speculative method (vllm==0.33.0
+    config/speculative.py:74-82), so `"method": "medusa"` fails at start-up; SGLang has no
+    Medusa algorithm (sglang==0.5.23 server_args/spec.py:31-34). Serve it with an older
+    vLLM or FasterDecoding's code, or move to an EAGLE-3 head.
+
+    Informs: any Medusa checkpoint, naming the runtimes checked for.
+    """
+    chosen = runtimes.default_releases() if facts.runtime is None else ()
+    refusing = [r for r in chosen if not runtimes.serves(r, "medusa")]
+    if facts.runtime is not None and not facts.releases:
+        refusing = [runtimes.parse(str(facts.runtime))
+                    if not isinstance(facts.runtime, runtimes.Release) else facts.runtime]
+    if refusing:
+        yield Finding("", f"{runtimes.labels(refusing)} do not serve Medusa heads "
+                      f"(vLLM removed them in 0.33)")
+
+
+RULES = collect(heads_vs_weights, vocab, unserved)

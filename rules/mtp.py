@@ -119,7 +119,10 @@ def tensor_shapes(facts: Facts):
     """An MTP head tensor is missing or mis-shaped (MTP-05).
 
     DeepSeek-style layer `model.layers.{L+i}.`: `eh_proj.weight [H, 2H]`, `enorm.weight`,
-    `hnorm.weight`, `shared_head.norm.weight [H]`, `shared_head.head.weight [vocab, H]`.
+    `hnorm.weight`, `shared_head.norm.weight [H]`, and `shared_head.head.weight
+    [vocab, H]` when it ships. GLM MTP layers ship no `shared_head.head`: vLLM installs the
+    target's `lm_head` as every MTP head's (vllm==0.33.0 v1/spec_decode/
+    llm_base_proposer.py:1546-1575), so only its shape is checked, not its presence.
     Qwen3-Next/3.5: `mtp.fc.weight [H, 2H]`, `mtp.norm.weight`,
     `mtp.pre_fc_norm_hidden.weight`, `mtp.pre_fc_norm_embedding.weight [H]`.
 
@@ -142,7 +145,7 @@ def tensor_shapes(facts: Facts):
             p = f"model.layers.{depth + i}."
             expected.update({p + "eh_proj.weight": (H, 2 * H), p + "enorm.weight": (H,),
                              p + "hnorm.weight": (H,), p + "shared_head.norm.weight": (H,)})
-            if type(vocab) is int:
+            if type(vocab) is int and p + "shared_head.head.weight" in facts.names:
                 expected[p + "shared_head.head.weight"] = (vocab, H)
     weights = facts.weights or {}
     for name, shape in expected.items():

@@ -11,9 +11,9 @@ import os
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.registry import collect, rule
+from drafter_lint.rules import runtimes
 
-KNOWN = ("eagle3", "peagle", "dflash", "dspark", "mtp", "eagle")
-VLLM_SERVES = ("eagle3", "peagle", "dflash", "dspark")
+KNOWN = ("eagle3", "peagle", "dflash", "dflash2", "dspark", "mtp", "eagle")
 METHODS = "/speculators_config/proposal_methods"
 
 
@@ -39,20 +39,25 @@ def _model_type(facts: Facts) -> str | None:
 def model_type(facts: Facts):
     """`speculators_model_type` is unknown, or one vLLM cannot serve (SPC-01).
 
-    speculators registers eagle3, peagle, dflash, dspark and mtp (eagle historically);
-    vLLM serves eagle3, peagle, dflash and dspark and raises ValueError for the rest.
+    speculators registers dflash, dspark, eagle3, mtp and peagle (eagle historically);
+    vLLM maps eagle3, peagle, dflash, dflash2 and dspark and raises ValueError for the
+    rest (vllm==0.33.0 transformers_utils/configs/speculators/algos.py:15-195). SGLang
+    reads no speculators format at all.
 
     Fails: `"speculators_model_type": "medusa"` (error); `"mtp"` (warning).
-    Passes: `"eagle3"`.
+    Passes: `"eagle3"`, `"dflash2"`.
     """
     kind = _model_type(facts)
     if kind not in KNOWN:
         yield Finding("/speculators_model_type", f"speculators_model_type is "
                       f"{json.dumps(kind)}: not one of {', '.join(KNOWN)}")
-    elif kind not in VLLM_SERVES:
-        yield Finding("/speculators_model_type", f"speculators_model_type {kind!r} is not "
-                      f"served by vLLM (it serves {', '.join(VLLM_SERVES)})",
-                      severity=Severity.WARNING)
+        return
+    for release in runtimes.default_releases():
+        fact = runtimes.lookup("serves.speculators", release)
+        if fact and fact.value and kind not in fact.value:
+            yield Finding("/speculators_model_type", f"speculators_model_type {kind!r} is "
+                          f"not served by {release.label} (it serves "
+                          f"{', '.join(fact.value)})", severity=Severity.WARNING)
 
 
 @rule("SPC102", "speculators-structure", "error", "speculators")
@@ -247,7 +252,32 @@ def mtp_layers(facts: Facts):
                       f"{json.dumps(value)}; speculators MTP configs must have 1")
 
 
-RULES = collect(model_type, structure, default_proposal_method, algorithm_mismatch,
+@rule("SPC113", "speculators-dflash-causality-default", "warning", "speculators")
+def dflash_causality_default(facts: Facts):
+    """A speculators DFlash file with sliding layers omits `sliding_window_non_causal`.
+
+    vLLM sets `dflash_config.causal = not sliding_window_non_causal`, reading a missing key
+    as true, so the sliding layers run non-causal (vllm==0.33.0 transformers_utils/configs/
+    speculators/algos.py:122-126); speculators' own default is false, i.e. trained causal
+    (speculators@c05b95b models/dflash/config.py:66-71). Without the key the drafter is
+    trained causal and served non-causal (vLLM PR #47453).
+
+    Fails: `"speculators_model_type": "dflash"`, sliding `layer_types`, no
+    `sliding_window_non_causal`. Passes: the key written either way.
+    """
+    if _model_type(facts) not in ("dflash", "dflash2"):
+        return
+    kinds = facts.get("/layer_types", None)
+    if not (isinstance(kinds, list) and "sliding_attention" in kinds):
+        return
+    if raw(facts, "/sliding_window_non_causal") is MISSING:
+        yield Finding("/sliding_window_non_causal", "sliding_window_non_causal is not "
+                      "written: speculators trains sliding layers causal by default, but "
+                      "vLLM reads the missing key as true and serves them non-causal; write "
+                      "the value training used")
+
+
+RULES = collect(dflash_causality_default, model_type, structure, default_proposal_method, algorithm_mismatch,
                 norm_before_residual_missing, draft_vocab_missing, verifier_local_path,
                 verifier_architecture, layer_model_type, layer_vs_target, norm_output,
                 mtp_layers)

@@ -1,0 +1,285 @@
+"""What each runtime reads, as data: one row per (runtime, release range, fact).
+
+Rules ask this table instead of writing runtime behaviour into their messages. Supporting a
+new release means adding rows with `since` (and closing old rows with `until`), not editing
+rules. Each row cites the released code it was read from:
+
+    V  = vllm==0.33.0 (paths under vllm/)          S  = sglang==0.5.23 (under sglang/srt/)
+    ZL = z-lab/dflash@44947fb (dflash/model.py)     SP = vllm-project/speculators@c05b95b
+
+`effect` says what happens when the drafter is wrong about this fact: "start-up" (the server
+refuses to start), "silent" (it runs, computing something else), "ignored" (not read).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Runtimes and their known releases, oldest first; the last one is the default.
+KNOWN = {
+    "vllm": ("0.33.0",),
+    "sglang": ("0.5.23",),
+    "reference": ("44947fb",),   # z-lab/dflash (transformers 4.57.1), not versioned
+}
+LABEL = {"vllm": "vLLM", "sglang": "SGLang", "reference": "the z-lab reference"}
+# Runtimes a finding is checked for when --runtime is not given: the serving runtimes.
+# The z-lab reference is a research implementation; ask for it with --runtime reference.
+SERVING = ("vllm", "sglang")
+
+
+@dataclass(frozen=True)
+class Release:
+    runtime: str
+    version: str
+    exact: bool = True      # False: the requested version is unknown, these are the nearest
+
+    @property
+    def label(self) -> str:
+        return f"{LABEL[self.runtime]} {self.version}"
+
+
+@dataclass(frozen=True)
+class Fact:
+    key: str
+    runtime: str
+    value: object
+    effect: str
+    cite: str
+    since: str = ""          # first release it holds for ("" = every known release)
+    until: str = ""          # first release it no longer holds for
+
+
+def _version(text: str) -> tuple:
+    parts = []
+    for piece in text.split("."):
+        digits = "".join(c for c in piece if c.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def _holds(fact: Fact, release: Release) -> bool:
+    if fact.runtime != release.runtime:
+        return False
+    if release.runtime == "reference":
+        return True
+    v = _version(release.version)
+    return ((not fact.since or v >= _version(fact.since))
+            and (not fact.until or v < _version(fact.until)))
+
+
+class UnknownRuntime(ValueError):
+    """A --runtime value naming no known runtime."""
+
+
+def parse(spec: str) -> Release:
+    """`vllm`, `vllm==0.33`, `sglang==0.5.23`, `reference` -> a known Release.
+
+    An unknown version maps to the newest known release at or below it (else the oldest),
+    marked inexact so messages can say which facts were used.
+    """
+    name, _, version = spec.strip().partition("==")
+    name = name.strip().lower()
+    if name not in KNOWN:
+        raise UnknownRuntime(f"unknown runtime {spec!r}: expected one of "
+                             f"{', '.join(KNOWN)}, optionally NAME==VERSION")
+    releases = KNOWN[name]
+    if not version or name == "reference":
+        return Release(name, releases[-1])
+    for known in releases:
+        if _version(known)[:len(_version(version))] == _version(version):
+            return Release(name, known)
+    below = [r for r in releases if _version(r) <= _version(version)]
+    return Release(name, below[-1] if below else releases[0], exact=False)
+
+
+def default_releases() -> tuple[Release, ...]:
+    return tuple(Release(name, KNOWN[name][-1]) for name in SERVING)
+
+
+def lookup(key: str, release: Release) -> Fact | None:
+    """The row for `key` that holds for `release`, or None when it is not recorded."""
+    return next((f for f in FACTS if f.key == key and _holds(f, release)), None)
+
+
+def labels(releases) -> str:
+    """'vLLM 0.33.0 and SGLang 0.5.23' for messages."""
+    names = [r.label for r in releases]
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+# --- the table ----------------------------------------------------------------------------
+
+V, S, R = "vllm", "sglang", "reference"
+
+FACTS: tuple[Fact, ...] = (
+    # Model runner
+    Fact("runner.v2-default", V, True, "start-up",
+         "V config/vllm.py:748-767 (VLLM_USE_V2_MODEL_RUNNER unset means V2); envs.py:2149"),
+    Fact("runner.v1-refuses-mixed-swa", V, True, "start-up",
+         "V config/vllm.py:3128-3137, 2092-2096 (Model Runner V1 does not support ...)"),
+
+    # DFlash: the mask token
+    Fact("dflash.mask-sources", V,
+         ("/dflash_config/mask_token_id", "/mask_token_id", "/dspark_noise_token_id",
+          "/pard_token", "/ptd_token_id"), "start-up",
+         "V v1/spec_decode/llm_base_proposer.py:361-379 (raises only if none is present)"),
+    Fact("dflash.mask-sources", S, ("/dflash_config/mask_token_id", "/mask_token_id"),
+         "silent", "S speculative/dflash_utils.py:677-702 (else the string <|MASK|>, :27)"),
+    Fact("dflash.mask-sources", R, ("/dflash_config/mask_token_id",), "start-up",
+         "ZL dflash/model.py:312-320 (AttributeError without dflash_config)"),
+
+    # DFlash: taps, as (pointer, shift to the runtime's capture index)
+    Fact("dflash.tap-sources", V,
+         (("/eagle_aux_hidden_state_layer_ids", 0), ("/dflash_config/target_layer_ids", 1),
+          ("/dspark_target_layer_ids", 0), ("/target_layer_ids", 1)), "silent",
+         "V v1/spec_decode/eagle3_utils.py:113-150 (fallback (2, L//2, L-3) at :34-39)"),
+    Fact("dflash.tap-sources", S,
+         (("/dflash_config/target_layer_ids", 1), ("/target_layer_ids", 1)), "silent",
+         "S speculative/dflash_utils.py:598-612, 656-670 (else from num_target_layers)"),
+    Fact("dflash.tap-sources", R, (("/dflash_config/target_layer_ids", 1),), "silent",
+         "ZL dflash/model.py:39-45, 312-314 (hidden_states[id + 1])"),
+    # Can a tap on the target's last layer (id L-1) be captured?
+    Fact("dflash.captures-last-layer", V, True, "silent",
+         "V model_executor/models/llama.py:429-441, qwen2.py:424-434 (captures idx+1 == L)"),
+    Fact("dflash.captures-last-layer", S, False, "silent",
+         "S models/qwen2.py:455-464 (captures layer inputs for i < L only), qwen3.py:803-805"),
+    Fact("dflash.captures-last-layer", R, True, "silent",
+         "ZL dflash/model.py:39-45 (output_hidden_states has L + 1 entries)"),
+    # Does the runtime check taps against the drafter's own num_target_layers?
+    Fact("dflash.checks-num-target-layers", V, False, "ignored",
+         "V model_executor/models/qwen3_dflash.py:838-845 (checks the real target only)"),
+    Fact("dflash.checks-num-target-layers", S, True, "start-up",
+         "S speculative/dflash_utils.py:579-584"),
+    Fact("dflash.requires-num-target-layers", R, True, "start-up",
+         "ZL dflash/model.py:312-314 (eager default build_target_layer_ids(num_target_layers))"),
+
+    # DFlash: attention windows and causality
+    Fact("dflash.null-window-with-sliding-layers", V, "start-up", "start-up",
+         "V model_executor/models/qwen3_dflash.py:145-154 (requires a window size)"),
+    Fact("dflash.null-window-with-sliding-layers", S, "start-up", "start-up",
+         "S speculative/dflash_utils.py:400-414"),
+    Fact("dflash.null-window-with-sliding-layers", R, "silent", "silent",
+         "ZL dflash/model.py:194-209 (sliding layers run unwindowed)"),
+    Fact("dflash.window-sources", V, ("/dflash_config/swa_window_size", "/sliding_window"),
+         "start-up", "V model_executor/models/qwen3_dflash.py:145-149"),
+    Fact("dflash.window-sources", S, ("/sliding_window",), "start-up",
+         "S speculative/dflash_utils.py:400-414 (swa_window_size for Nemotron-3.5 only)"),
+    Fact("dflash.window-sources", R, ("/sliding_window",), "silent",
+         "ZL dflash/model.py:194-209"),
+    # dflash_config.use_swa: every layer slides (MiMo-style drafters)
+    Fact("dflash.reads-use-swa", V, True, "silent",
+         "V model_executor/models/qwen3_dflash.py:96-144"),
+    Fact("dflash.reads-use-swa", S, False, "ignored", "S speculative/dflash_utils.py:400-414"),
+    Fact("dflash.reads-use-swa", R, False, "ignored", "ZL dflash/model.py:194-209"),
+    # Which keys decide causality, in order; "sliding" = causal iff the layer slides
+    Fact("dflash.causal-sources", V, ("/is_causal", "/dflash_config/causal", "sliding"),
+         "silent", "V model_executor/models/qwen3_dflash.py:62-73"),
+    Fact("dflash.causal-sources", S, ("/is_causal", "sliding"), "silent",
+         "S models/dflash.py:157-191 (dflash_config.causal is not read)"),
+    Fact("dflash.causal-sources", R, ("non-causal",), "silent",
+         "ZL dflash/model.py:118, 194 (every layer non-causal)"),
+    Fact("dflash.block-size-sources", V, (), "ignored",
+         "V config/speculative.py:1596 (read for DSpark only)"),
+    Fact("dflash.block-size-sources", S, ("/dflash_config/block_size", "/block_size"), "silent",
+         "S speculative/dflash_utils.py:608-616 (default 16)"),
+    Fact("dflash.block-size-sources", R, ("/block_size",), "start-up",
+         "ZL dflash/model.py:319 (config.block_size)"),
+    # Is the last-layer draft token count block_size - 1 (vLLM) or block_size (SGLang)?
+    Fact("dflash.tokens-per-block", V, -1, "silent",
+         "V spec_decode/algos.py:104-106; z-lab README.md:55-60 (block_size - 1)"),
+    Fact("dflash.tokens-per-block", S, 0, "start-up",
+         "S speculative/speculative_hook.py:333, 373-383 (draft tokens = block size)"),
+
+    # Which drafter families each runtime serves, and how
+    Fact("serves.dflash", V, True, "start-up",
+         "V model_executor/models/registry.py:664 (DFlashDraftModel)"),
+    Fact("serves.dflash", S, True, "start-up", "S models/dflash.py (DFLASH)"),
+    Fact("serves.dflash", R, True, "start-up", "ZL dflash/model.py:303"),
+    Fact("serves.eagle3", V, True, "start-up", "V model_executor/models/registry.py:698-713"),
+    Fact("serves.eagle3", S, True, "start-up", "S models/llama_eagle3.py"),
+    Fact("serves.eagle", V, True, "start-up", "V config/speculative.py:74-82 (eagle)"),
+    Fact("serves.eagle", S, True, "start-up", "S server_args/spec.py:31-34 (EAGLE)"),
+    Fact("serves.mtp", V, True, "start-up", "V config/speculative.py:38-67, 1246-1268"),
+    Fact("serves.mtp", S, True, "start-up",
+         "S speculative/speculative_hook.py:109-117 (NEXTN is EAGLE with the target's MTP)"),
+    Fact("serves.dflash2", V, "v2-runner", "start-up",
+         "V model_executor/models/registry.py:666; v1/worker/gpu/spec_decode/__init__.py:42-47;"
+         " V1 refuses it (config/vllm.py:3133-3137)"),
+    Fact("serves.dflash2", S, True, "start-up", "S models/dflash.py:1264 (DFlash2DraftModel)"),
+    Fact("serves.dflash2", R, False, "start-up", "ZL dflash/model.py (DFlash v1 only)"),
+    Fact("serves.medusa", V, False, "start-up",
+         "V config/speculative.py:74-82 (no medusa method since its removal)", since="0.33.0"),
+    Fact("serves.medusa", S, False, "start-up",
+         "S server_args/spec.py:31-34 (no MEDUSA algorithm)"),
+    Fact("serves.speculators", V, ("eagle3", "peagle", "dflash", "dflash2", "dspark"),
+         "start-up", "V transformers_utils/configs/speculators/algos.py:15-195"),
+    Fact("serves.speculators", S, (), "start-up",
+         "S has no speculators_config reader (no match in sglang/srt)"),
+    Fact("launch.methods", V, {
+        "dflash": ("dflash",), "dflash2": ("dflash",), "dspark": ("dspark",),
+        "eagle3": ("eagle3",), "eagle": ("eagle",), "mtp": ("mtp",), "medusa": (),
+        "speculators": (None, "eagle3", "dflash", "dspark")}, "start-up",
+        "V config/speculative.py:38-82 (method names; *_mtp aliases map to mtp at :1246-1250)"),
+    Fact("launch.methods", S, {
+        "dflash": ("DFLASH",), "dflash2": ("DFLASH",), "dspark": ("DSPARK",),
+        "eagle3": ("EAGLE3",), "eagle": ("EAGLE",), "mtp": ("NEXTN", "EAGLE"), "medusa": (),
+        "speculators": ()}, "start-up",
+        "S server_args/spec.py:31-34; speculative/speculative_hook.py:109-143 (upper-cased)"),
+
+    # EAGLE-3 aux hidden-state ids
+    Fact("eagle3.aux-sources", V, ("/eagle_aux_hidden_state_layer_ids",), "silent",
+         "V v1/spec_decode/eagle3_utils.py:113-150 (V2 runner; nested eagle_config ids are "
+         "never read)"),
+    Fact("eagle3.aux-sources", S, ("/eagle_config/eagle_aux_hidden_state_layer_ids",),
+         "silent", "S model_executor/model_runner_components/spec_aux_hidden_state.py:186-196"),
+    # "input": id k is the residual entering layer k; "output": id k is layer k's output
+    Fact("eagle3.aux-convention", V, "input", "silent",
+         "V model_executor/models/interfaces.py:1640-1650; llama.py:439-441"),
+    Fact("eagle3.aux-convention", S, "output", "silent",
+         "S models/llama.py:939-941, qwen3.py:791 (+1 added at capture)"),
+    # Target model types for which SGLang adds +1 only when the first id is 1 (PR #25454)
+    Fact("eagle3.aux-shift-if-first-is-one", S,
+         frozenset({"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "kimi_k25",
+                    "glm4_moe_lite"}), "silent",
+         "S models/deepseek_v2.py:3470-3473, glm4_moe_lite.py:817-820"),
+    Fact("eagle3.multi-layer", V, True, "start-up", "V model_executor/models/llama_eagle3.py"),
+    Fact("eagle3.multi-layer", S, True, "start-up",
+         "S models/llama_eagle3.py:198-204 (builds num_hidden_layers layers)"),
+
+    # RoPE in draft layers
+    Fact("rope.partial-rotary-applied", V, True, "silent",
+         "V model_executor/layers/rotary_embedding/__init__.py:69-72 "
+         "(rotary_dim = head_size * partial_rotary_factor)"),
+    Fact("rope.partial-rotary-applied", S, True, "silent",
+         "S models/dflash.py:252-278 (reads partial_rotary_factor)"),
+
+    # MTP
+    Fact("mtp.shares-target-lm-head", V, True, "silent",
+         "V v1/spec_decode/llm_base_proposer.py:1546-1575 (target lm_head installed as "
+         "every MTP shared_head.head)"),
+
+    # The transformers each runtime pins (TF rules describe the installed one)
+    Fact("transformers.pin", V, ">=5.16.1,<5.21", "silent", "vllm==0.33.0 METADATA Requires-Dist"),
+    Fact("transformers.pin", S, "==5.19.0", "silent", "sglang==0.5.23 METADATA Requires-Dist"),
+    Fact("transformers.pin", R, "==4.57.1", "silent", "ZL pyproject.toml:20-22"),
+)
+
+
+def serves(release: Release, family: str) -> bool:
+    """Whether `release` serves drafters of `family` (unknown families: assume it does)."""
+    key = "speculators" if family.startswith("speculators") else family
+    fact = lookup(f"serves.{key}", release)
+    if fact is None:
+        return key not in {"dflash", "dflash2", "eagle3", "eagle", "mtp", "medusa",
+                           "speculators"} and release.runtime != "reference"
+    return bool(fact.value)
+
+
+def matching(releases, key: str, test=bool) -> list[Release]:
+    """The releases for which `test(value)` holds for `key` (rows not recorded are skipped)."""
+    out = []
+    for release in releases:
+        fact = lookup(key, release)
+        if fact is not None and test(fact.value):
+            out.append(release)
+    return out

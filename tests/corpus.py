@@ -1,0 +1,113 @@
+"""The published-drafter corpus (fixtures/published/): load a case, lint it, judge it.
+
+Each case folder holds `config.json` (verbatim from its source), `case.json` (provenance,
+verdict, documented cause), and optionally `target.config.json` and `tensors.json`
+(names/dtypes/shapes only). Used by tests/test_corpus.py and bench/corpus.py.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sparse import write_safetensors
+
+CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "published"
+
+
+@dataclass
+class Case:
+    id: str
+    folder: Path
+    meta: dict
+
+    @property
+    def verdict(self) -> str:
+        return self.meta["verdict"]
+
+    @property
+    def cause_pointer(self) -> str | None:
+        cause = self.meta.get("cause") or {}
+        return cause.get("pointer")
+
+    @property
+    def allowed(self) -> dict[str, str]:
+        """rule -> reason: findings a good case may draw, each justified in case.json."""
+        return {a["rule"]: a["reason"] for a in self.meta.get("allowed", [])}
+
+
+def cases() -> list[Case]:
+    return [Case(d.name, d, json.loads((d / "case.json").read_text(encoding="utf-8")))
+            for d in sorted(CORPUS.iterdir()) if (d / "case.json").is_file()]
+
+
+def _tensor_files(spec: dict) -> dict[str, list]:
+    """{file: [[name, dtype, shape], ...]} from tensors.json, keeping entries with shapes."""
+    out: dict[str, list] = {}
+    for key, value in spec.items():
+        if isinstance(value, list) and key.endswith(".safetensors"):
+            out[key] = [t for t in value if isinstance(t, list) and len(t) == 3
+                        and isinstance(t[2], list)]
+    return out
+
+
+def materialize(case: Case, dest: Path) -> tuple[Path, Path | None]:
+    """Write the case's drafter (and target) under `dest`; (drafter, target or None)."""
+    drafter = dest / case.id
+    drafter.mkdir(parents=True)
+    shutil.copyfile(case.folder / "config.json", drafter / "config.json")
+    tensors = case.folder / "tensors.json"
+    if tensors.is_file():
+        for name, items in _tensor_files(json.loads(tensors.read_text())).items():
+            if items:
+                write_safetensors(drafter / name, items)
+    target = None
+    if (case.folder / "target.config.json").is_file():
+        target = dest / f"{case.id}.target"
+        target.mkdir()
+        shutil.copyfile(case.folder / "target.config.json", target / "config.json")
+    return drafter, target
+
+
+@dataclass
+class Outcome:
+    case: Case
+    family: str
+    findings: list = field(default_factory=list)   # (rule, severity, pointer, message)
+
+    def at_least(self, level: str) -> list:
+        ranks = {"info": 0, "warning": 1, "error": 2}
+        return [f for f in self.findings if ranks[f[1]] >= ranks[level]]
+
+    def unjustified(self) -> list:
+        allowed = self.case.allowed
+        return [f for f in self.at_least("warning") if f[0] not in allowed]
+
+    def caught(self) -> bool:
+        """A bad case is caught when a warning or error points at its faulty field."""
+        ptr = self.case.cause_pointer
+        return any(f[2] == ptr or (ptr and f[2].startswith(ptr + "/"))
+                   for f in self.at_least("warning"))
+
+
+def lint_case(case: Case, dest: Path) -> Outcome:
+    from drafter_lint.checkpoint import read_checkpoint
+    from drafter_lint.engine import lint
+    from drafter_lint.rules import RULES
+    from drafter_lint.target import read_target
+
+    drafter, target_dir = materialize(case, dest)
+    checkpoint = read_checkpoint(drafter, display=case.id)
+    target = read_target(target_dir) if target_dir else None
+    result = lint(checkpoint, target, RULES)
+    return Outcome(case, result.family, sorted(
+        (f.rule, f.severity.value, f.pointer, f.message) for f in result.findings))
+
+
+def snapshot(outcomes: list[Outcome]) -> dict:
+    """case id -> family and 'RULE severity pointer' lines: a rule change shows in review."""
+    return {o.case.id: {"verdict": o.case.verdict, "family": o.family,
+                        "findings": [f"{r} {s} {p or '(file)'}" for r, s, p, _ in o.findings]}
+            for o in outcomes}
