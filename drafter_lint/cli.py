@@ -42,8 +42,23 @@ def _runtime_option(ctx, param, value):
     except UnknownRuntime as exc:
         raise click.BadParameter(str(exc)) from None
     if not release.exact:
-        _note(f"no facts recorded for {value}; using those of {release.label}")
+        from drafter_lint.rules.runtimes import KNOWN
+
+        _note(f"facts are recorded for {release.runtime} "
+              f"{', '.join(KNOWN[release.runtime])}; for {value} only those that hold "
+              f"across releases apply")
     return value
+
+
+def _installed_release(runtime: str) -> str:
+    """`vllm==X` for the runtime installed beside the gate (distribution metadata only:
+    the runtime is never imported), else the bare name (its newest known release)."""
+    from importlib import metadata
+
+    try:
+        return f"{runtime}=={metadata.version(runtime)}"
+    except (metadata.PackageNotFoundError, ValueError):
+        return runtime
 
 
 def _note(message: str) -> None:
@@ -388,8 +403,8 @@ def gate(target_arg, offline, fail_on, ignore, command):
     from drafter_lint.checkpoint import find_root
 
     checkpoint = _read(find_root(draft))
-    result = lint(checkpoint, target, _rules(), (), _codes(ignore), runtime=launch.runtime,
-                  launch=launch.facts())
+    result = lint(checkpoint, target, _rules(), (), _codes(ignore),
+                  runtime=_installed_release(launch.runtime), launch=launch.facts())
     locate(result, checkpoint.documents)
     level = Severity(fail_on)
     blocking = [f for f in result.findings if f.severity.rank >= level.rank]
@@ -401,9 +416,13 @@ def gate(target_arg, offline, fail_on, ignore, command):
         click.echo(f"drafter-lint gate: refused: {len(blocking)} finding(s) at or above "
                    f"{fail_on}; nothing started", err=True)
         sys.exit(1)
-    warnings = len(result.findings)
-    _note(f"gate passed ({warnings} finding(s) below {fail_on}); starting "
-          f"{' '.join(launch.argv[:2])}")
+    if result.findings:
+        from drafter_lint.report.text import render as render_text
+
+        result.skipped = []
+        click.echo(render_text([result], False), nl=False, err=True)
+    _note(f"gate passed ({len(result.findings)} finding(s) below {fail_on}, shown above); "
+          f"starting {' '.join(launch.argv[:2])}")
     sys.stdout.flush()
     sys.stderr.flush()
     try:

@@ -133,8 +133,8 @@ def dflash_config_missing(facts: Facts):
     so for them a missing object is a fact, not a failure (DF102 and DF110 check the
     values). A value that is not an object is refused everywhere.
 
-    Error: `"dflash_config": "[...]"`; no `dflash_config` with `--runtime reference`.
-    Info: no `dflash_config` (speculators-style top-level fields) for vLLM / SGLang.
+    Fails: `"dflash_config": "[...]"`; no `dflash_config` with `--runtime reference`.
+    Informs: no `dflash_config` (speculators-style top-level fields) for vLLM / SGLang.
     Passes: `"dflash_config": {"mask_token_id": 248070, "target_layer_ids": [...]}`.
     """
     value = facts.get("/dflash_config")
@@ -166,7 +166,7 @@ def mask_token_id_missing(facts: Facts):
     need not be what the drafter was trained with (sglang==0.5.23 dflash_utils.py:677-702);
     the z-lab reference `dflash_config` only (dflash/model.py:320).
 
-    Error: no id for vLLM or the reference; a string, bool or negative id.
+    Fails: no id for vLLM or the reference; a string, bool or negative id.
     Warning: no id for SGLang only (it falls back to `<|MASK|>`).
     Passes: `"dflash_config": {"mask_token_id": 248070}`; a top-level `"mask_token_id"`
     for vLLM and SGLang.
@@ -461,8 +461,8 @@ def target_layer_ids_not_default(facts: Facts):
     Other lists are facts, not faults: DFlash2 and MiMo drafters train their own taps
     (`[5, 19, 33, 47, 61]`, `[0, 15, 31, 47, 69]`).
 
-    Error: `[2, 17, 32, 47, 62]` on a 64-layer target.
-    Info: `[5, 19, 33, 47, 61]` on a 64-layer target. Passes: `[1, 16, 31, 46, 61]`.
+    Fails: `[2, 17, 32, 47, 62]` on a 64-layer target.
+    Informs: `[5, 19, 33, 47, 61]` on a 64-layer target. Passes: `[1, 16, 31, 46, 61]`.
     Fix (unsafe): the default list.
     """
     taps = taps_of(facts)
@@ -517,7 +517,7 @@ def num_target_layers_missing(facts: Facts):
     reference`, else an info (it also records which target the drafter belongs to).
     Speculators files do not carry it (vLLM maps them itself).
 
-    Warns (reference) / informs: a config without `num_target_layers`.
+    Warns: a config without `num_target_layers`.
     Passes: `"num_target_layers": 64`.
     Fix (unsafe, with `--target`): the target's depth.
     """
@@ -716,8 +716,7 @@ def sliding_window_disabled(facts: Facts):
     if facts.get("/use_sliding_window", None) is True:
         return
     hit = [r for r in facts.releases if sliding_on(facts, r)
-           and window_on(facts, r)[0] == "/sliding_window"
-           and type(facts.get("/sliding_window", None)) is int]
+           and window_on(facts, r)[0] == "/sliding_window"]
     if not hit:
         return
     value = facts.get("/use_sliding_window")
@@ -895,7 +894,8 @@ def architecture_unexpected(facts: Facts):
     if architectures is MISSING:
         yield Finding("/architectures", "architectures is missing; vLLM picks the DFlash "
                       "model class by it (DFlashDraftModel)")
-    elif not (isinstance(architectures, list) and set(architectures) & set(SERVED_ARCHITECTURES)):
+    elif not (isinstance(architectures, list)
+              and any(a in SERVED_ARCHITECTURES for a in architectures if isinstance(a, str))):
         yield Finding("/architectures", f"architectures is {_dump(architectures)}, not a "
                       f"class vLLM registers for DFlash ({', '.join(SERVED_ARCHITECTURES)}); "
                       f"serve it with its trainer's code or convert it")

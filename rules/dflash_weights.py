@@ -216,7 +216,7 @@ def dflash2_checkpoint(facts: Facts):
     serves it under DFLASH (sglang==0.5.23 models/dflash.py:1264); the z-lab reference
     implements DFlash v1 only.
 
-    Error: a DFlash2 checkpoint checked with `--runtime reference`.
+    Fails: a DFlash2 checkpoint checked with `--runtime reference`.
     Informs: a DFlash2 checkpoint (which runtimes serve it). Quiet: DFlash v1.
     """
     signs = []

@@ -57,7 +57,7 @@ def outputs_on(facts: Facts, release, ids: list[int]) -> list[int]:
         return [i - 1 for i in ids]
     shifty = runtimes.lookup("eagle3.aux-shift-if-first-is-one", release)
     model_type = facts.target.model_type if facts.target else None
-    if shifty and model_type in shifty.value and ids[0] != 1:
+    if shifty and isinstance(model_type, str) and model_type in shifty.value and ids[0] != 1:
         return [i - 1 for i in ids]
     return list(ids)
 
@@ -454,7 +454,7 @@ def multi_layer_refused(facts: Facts):
     """
     n = facts.int("/num_hidden_layers")
     model_type = facts.target.model_type
-    if not n or n < 2 or model_type not in MULTI_LAYER_REFUSED:
+    if not n or n < 2 or not isinstance(model_type, str) or model_type not in MULTI_LAYER_REFUSED:
         return
     refusing = [r for r in facts.releases if r.runtime == "sglang"]
     if refusing:

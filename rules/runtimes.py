@@ -74,8 +74,8 @@ class UnknownRuntime(ValueError):
 def parse(spec: str) -> Release:
     """`vllm`, `vllm==0.33`, `sglang==0.5.23`, `reference` -> a known Release.
 
-    An unknown version maps to the newest known release at or below it (else the oldest),
-    marked inexact so messages can say which facts were used.
+    An unknown version keeps its number (rows whose since/until cover it apply, open rows
+    too) and is marked inexact, so the CLI can say the facts were recorded for others.
     """
     name, _, version = spec.strip().partition("==")
     name = name.strip().lower()
@@ -88,8 +88,7 @@ def parse(spec: str) -> Release:
     for known in releases:
         if _version(known)[:len(_version(version))] == _version(version):
             return Release(name, known)
-    below = [r for r in releases if _version(r) <= _version(version)]
-    return Release(name, below[-1] if below else releases[0], exact=False)
+    return Release(name, version, exact=False)   # rows with since/until still apply
 
 
 def default_releases() -> tuple[Release, ...]:
@@ -209,6 +208,8 @@ FACTS: tuple[Fact, ...] = (
     Fact("serves.dflash2", R, False, "start-up", "ZL dflash/model.py (DFlash v1 only)"),
     Fact("serves.medusa", V, False, "start-up",
          "V config/speculative.py:74-82 (no medusa method since its removal)", since="0.33.0"),
+    Fact("serves.medusa", V, True, "start-up",
+         "vLLM before 0.33 shipped transformers_utils/configs/medusa.py", until="0.33.0"),
     Fact("serves.medusa", S, False, "start-up",
          "S server_args/spec.py:31-34 (no MEDUSA algorithm)"),
     Fact("serves.speculators", V, ("eagle3", "peagle", "dflash", "dflash2", "dspark"),

@@ -85,20 +85,32 @@ def build(case: Case, root):
 E3, GPT, E1, MED, SPC = ("eagle3-llama3.1-8b", "eagle3-gpt-oss-120b", "eagle-llama3-8b",
                          "medusa-vicuna-7b", "speculators-eagle3-qwen3-235b")
 IDS3 = [("add", AUX, [2, 16, 29])]
+SPC_DFLASH = [("replace", "/speculators_model_type", "dflash"),
+              ("add", "/transformer_layer_config/layer_types",
+               ["sliding_attention", "full_attention"])]
+SGL_IDS = [("add", "/eagle_config", {"eagle_aux_hidden_state_layer_ids": [2, 16, 29]})]
 
 FAMILY_CASES = [
     # EAGLE-3
     Case("EA301", "fail", "fc-for-4-taps", E3, IDS3, reshape("fc.weight", [4096, 16384]),
          pointer=AUX),
     Case("EA301", "pass", "three-taps", E3, IDS3),
-    Case("EA302", "fail", "no-aux-ids", E3, pointer=AUX),
-    Case("EA302", "pass", "nested-ids", GPT),
+    Case("EA302", "fail", "no-aux-ids-is-a-fact", E3, pointer=AUX, severity="info"),
+    Case("EA302", "fail", "nested-ids-unread-by-vllm", GPT, [("replace", NESTED, [1, 17, 33])],
+         pointer=NESTED),
+    Case("EA302", "pass", "nested-ids-equal-vllm-fallback", GPT,
+         [("replace", NESTED, [1, 17, 32])]),
+    Case("EA302", "pass", "nested-ids-for-sglang", GPT, runtime="sglang"),
     Case("EA303", "fail", "id-past-target", GPT, [("replace", NESTED, [24, 30, 36])],
          pointer=NESTED + "/2"),
     Case("EA303", "fail", "repeated", E3, [("add", AUX, [2, 2, 29])], pointer=AUX + "/1"),
     Case("EA303", "pass", "in-range", E3, IDS3),
-    Case("EA304", "fail", "specforge-ids-in-vllm", GPT, runtime="vllm", pointer=NESTED),
-    Case("EA304", "fail", "vllm-ids-in-sglang", E3, IDS3, runtime="sglang", pointer=AUX),
+    Case("EA304", "fail", "specforge-ids-in-vllm", E3, [("add", AUX, [1, 15, 28])],
+         runtime="vllm", pointer=AUX),
+    Case("EA304", "fail", "vllm-ids-in-sglang", E3, SGL_IDS, runtime="sglang", pointer=NESTED),
+    Case("EA304", "pass", "vllm-ids-in-sglang-on-deepseek", E3, SGL_IDS, runtime="sglang",
+         target_ops=[("replace", "/model_type", "deepseek_v3")]),
+    Case("EA304", "pass", "nested-ids-unread-by-vllm", E3, SGL_IDS, runtime="vllm"),
     Case("EA304", "pass", "specforge-ids-in-sglang", GPT, runtime="sglang"),
     Case("EA305", "fail", "ids-of-a-32-layer-target", E3, IDS3,
          target_ops=[("replace", "/num_hidden_layers", 80)], pointer=AUX),
@@ -130,10 +142,11 @@ FAMILY_CASES = [
     Case("EA313", "fail", "tensor-without-flag", SPC, [("remove", "/norm_before_fc")],
          pointer="/norm_before_fc"),
     Case("EA313", "pass", "flag-set", SPC),
-    Case("EA314", "fail", "four-layers-sglang", E3, [("replace", "/num_hidden_layers", 4)],
-         runtime="sglang", pointer="/num_hidden_layers", severity="error"),
-    Case("EA314", "pass", "four-layers-vllm", E3, [("replace", "/num_hidden_layers", 4)],
-         runtime="vllm"),
+    Case("EA314", "fail", "four-layers-kimi-k25-sglang", E3, [("replace", "/num_hidden_layers", 4)],
+         target_ops=[("replace", "/model_type", "kimi_k25")], pointer="/num_hidden_layers"),
+    Case("EA314", "pass", "four-layers-llama", E3, [("replace", "/num_hidden_layers", 4)]),
+    Case("EA314", "pass", "four-layers-kimi-k25-vllm", E3, [("replace", "/num_hidden_layers", 4)],
+         target_ops=[("replace", "/model_type", "kimi_k25")], runtime="vllm"),
     Case("EA315", "fail", "short-rope-cache", E3, pointer="/max_position_embeddings"),
     Case("EA315", "pass", "long-enough", E3, [("replace", "/max_position_embeddings", 131072)]),
     Case("EA316", "fail", "default-theta", E3, pointer="/rope_theta"),
@@ -151,6 +164,8 @@ FAMILY_CASES = [
          pointer="/architectures"),
     Case("EA319", "pass", "specforge-architecture", GPT),
     # EAGLE-1/2, HASS
+    Case("MED103", "fail", "no-current-runtime", MED, pointer=""),
+    Case("MED103", "pass", "vllm-before-0.33", MED, runtime="vllm==0.32.0"),
     Case("EA101", "fail", "bias-dropped", E1, tensors=extra(("fc.bias", "F16", [4096])),
          pointer="/bias"),
     Case("EA101", "fail", "fc-not-2h", E1, tensors=reshape("fc.weight", [4096, 4096]),
@@ -194,6 +209,11 @@ FAMILY_CASES = [
                                                   "medusa")],
          pointer="/speculators_model_type"),
     Case("SPC101", "pass", "eagle3", SPC),
+    Case("SPC101", "pass", "dflash2", SPC, [("replace", "/speculators_model_type", "dflash2")]),
+    Case("SPC113", "fail", "sliding-dflash-without-causality", SPC, SPC_DFLASH,
+         pointer="/sliding_window_non_causal"),
+    Case("SPC113", "pass", "causality-written", SPC, SPC_DFLASH + [
+        ("add", "/sliding_window_non_causal", False)]),
     Case("SPC102", "fail", "no-verifier-path", SPC,
          [("remove", "/speculators_config/verifier/name_or_path")],
          pointer="/speculators_config/verifier/name_or_path"),
@@ -301,7 +321,8 @@ def test_dflash2_is_named_and_warned(cli, tiny):
     result = cli("check", tiny / "drafter", "--format", "json").json()["results"][0]
     assert result["family"] == "dflash2"
     warned = [f for f in result["findings"] if f["rule"] == "DF136"]
-    assert warned and "will not serve it" in warned[0]["message"]
+    assert warned and "V2 model runner" in warned[0]["message"]
+    assert warned[0]["severity"] == "info"
 
 
 # --- published layouts and documented failures ---------------------------------------------
@@ -326,9 +347,10 @@ def test_published_mtp_targets_give_no_error(cli, tmp_path, make):
 
 BUGS = [
     # (bug, case): each documented failure that is checkable offline
-    ("vllm-50170", Case("EA302", "fail", "", E3, pointer=AUX)),
-    ("sglang-25454", Case("EA304", "fail", "", E3, IDS3, runtime="sglang", pointer=AUX)),
-    ("vllm-43671", Case("EA304", "fail", "", GPT, runtime="vllm", pointer=NESTED)),
+    ("vllm-50170", Case("EA302", "fail", "", E3, pointer=AUX, severity="info")),
+    ("sglang-25454", Case("EA304", "fail", "", E3, SGL_IDS, runtime="sglang", pointer=NESTED)),
+    ("vllm-43671", Case("EA304", "fail", "", E3, [("add", AUX, [1, 15, 28])], runtime="vllm",
+                        pointer=AUX)),
     ("sglang-32334-ids", Case("EA303", "fail", "", GPT, [("replace", NESTED, [24, 30, 36])],
                               pointer=NESTED + "/2")),
     ("sglang-32334-norm", Case("EA313", "fail", "", SPC, [("remove", "/norm_before_fc")],
@@ -362,7 +384,7 @@ def test_documented_failure_is_detected(bug, case, tmp_path):
     hits = [f for f in result.findings if f.rule == case.rule and f.pointer == case.pointer
             and f.file == case.file]
     assert hits, (bug, [(f.rule, f.pointer) for f in result.findings])
-    assert hits[0].severity.value == RULES[case.rule].severity.value
+    assert hits[0].severity.value == (case.severity or RULES[case.rule].severity.value)
 
 
 # --- MTP targets: size and speed ------------------------------------------------------------
@@ -384,14 +406,27 @@ def test_huge_mtp_target_lints_fast_reading_only_mtp_shards(tmp_path, make, shar
     assert elapsed < 2.0, f"{elapsed:.2f} s"
 
 
-def test_runtime_option_changes_the_message(cli, tmp_path):
-    drafter, target = materialize(load_manifest(GPT), tmp_path)
-    both = cli("check", drafter, "--format", "json").json()["results"][0]["findings"]
-    vllm = cli("check", drafter, "--runtime", "vllm", "--format", "json").json()
-    message = next(f["message"] for f in both if f["rule"] == "EA304")
-    assert "vLLM taps the outputs of layers [0, 16, 32]" in message and "SGLang" in message
-    only = next(f["message"] for f in vllm["results"][0]["findings"] if f["rule"] == "EA304")
-    assert "SGLang taps" not in only
+def test_runtime_option_changes_the_findings(cli, tmp_path):
+    """Ids written at the top level in the SGLang convention: vLLM reads them (EA304),
+    SGLang does not (EA302, its fallback). Mutation caught: rules ignoring --runtime."""
+    manifest = load_manifest(E3)
+    config = apply_ops(manifest["drafter"]["config"], [("add", AUX, [1, 15, 28])])
+    drafter, target = materialize(manifest, tmp_path, config)
+
+    def rules(*extra):
+        run = cli("check", drafter, "--target", target, *extra, "--format", "json")
+        return {(f["rule"], f["severity"]) for f in run.json()["results"][0]["findings"]}
+
+    both, vllm, sglang = rules(), rules("--runtime", "vllm"), rules("--runtime", "sglang==0.5")
+    assert ("EA304", "warning") in vllm and ("EA302", "warning") not in vllm
+    assert ("EA302", "warning") in sglang and ("EA304", "warning") not in sglang
+    assert {("EA304", "warning"), ("EA302", "warning")} <= both
+
+
+def test_unknown_runtime_is_a_usage_error(cli, tmp_path):
+    drafter, _ = materialize(load_manifest(E3), tmp_path)
+    run = cli("check", drafter, "--runtime", "tgi")
+    assert run.code == 2 and "unknown runtime" in run.err
 
 
 def test_rules_json_lists_families(cli):
