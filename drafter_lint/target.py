@@ -27,6 +27,7 @@ class Target:
     tokenizer: TokenizerFacts | None = None
     notes: list[str] = field(default_factory=list)
     architectures: list[str] = field(default_factory=list)
+    special_ids: dict[str, list[int]] = field(default_factory=dict)  # pad/eos/bos -> ids
 
 
 def resolve_target(arg: str, offline: bool = False) -> Target:
@@ -43,6 +44,23 @@ def resolve_target(arg: str, offline: bool = False) -> Target:
     except HubError as exc:
         raise TargetError(str(exc)) from None
     return read_target(snapshot.folder, display=snapshot.display)
+
+
+SPECIAL_ID_KEYS = ("pad_token_id", "eos_token_id", "bos_token_id")
+
+
+def special_ids(*configs: dict) -> dict[str, list[int]]:
+    """pad/eos/bos token ids written in any of `configs` (eos may be a list)."""
+    out: dict[str, list[int]] = {}
+    for config in configs:
+        for key in SPECIAL_ID_KEYS:
+            value = config.get(key)
+            values = value if isinstance(value, list) else [value]
+            ids = [v for v in values if type(v) is int]
+            if ids:
+                out.setdefault(key, [])
+                out[key] += [i for i in ids if i not in out[key]]
+    return out
 
 
 def _int(config: dict, key: str) -> int | None:
@@ -83,6 +101,7 @@ def read_target(path: Path, display: str | None = None) -> Target:
         layer_types=layer_types,
         architectures=[a for a in outer.get("architectures") or [] if isinstance(a, str)]
         if isinstance(outer.get("architectures"), list) else [],
+        special_ids=special_ids(outer, config),
     )
     try:
         target.tokenizer = read_tokenizer(folder, "target")

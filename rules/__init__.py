@@ -11,10 +11,11 @@ from drafter_lint.rules import (
                                 medusa,
                                 mtp,
                                 reference,
+                                rope,
                                 speculators,
 )
 
-MODULES = (files, dflash, dflash_weights, eagle3, eagle, mtp, medusa, speculators, reference,
-           loaded, launch)
+MODULES = (files, dflash, dflash_weights, eagle3, eagle, mtp, medusa, speculators, rope,
+           reference, loaded, launch)
 
 RULES = {code: r for module in MODULES for code, r in module.RULES.items()}

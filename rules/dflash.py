@@ -294,6 +294,38 @@ def mask_token_id_unexpected(facts: Facts):
                       f"silent and collapses acceptance", fix=replace(mask_ptr, expected))
 
 
+@rule("DF107", "mask-token-id-is-special", "warning", "dflash")
+def mask_token_id_is_special(facts: Facts):
+    """The mask id is the target's pad, eos or bos token id.
+
+    The mask token must be one the drafter sees only in its draft slots. The target's
+    pad/eos/bos ids appear in ordinary sequences (padding, turn ends), so training on them
+    as the mask mixes two meanings into one embedding: TorchSpec's GLM-5.2 DSpark config
+    used 154820, GLM-5.1's `pad_token_id` and first `eos_token_id`, which its review (PR
+    #133) found "silently corrupts the DSpark objective"; NeMo Automodel PR #2461 fixed
+    the same fallback to pad. Uses the target's config (`--target`), else the pad/eos/bos
+    ids the drafter config copies from it.
+
+    Fails: `"mask_token_id": 154820` with a target whose `pad_token_id` is 154820.
+    Passes: a reserved id such as 248070 for Qwen3.6.
+    """
+    ptr, mask = mask_id(facts)
+    if mask is None:
+        return
+    from drafter_lint.target import special_ids
+
+    sources = [(facts.target.special_ids, f"the target's ({facts.target.display})")] \
+        if facts.target else []
+    sources.append((special_ids(facts.config), "this config's"))
+    for ids, whose in sources:
+        hits = [key for key, values in ids.items() if mask in values]
+        if hits:
+            yield Finding(ptr, f"{_name(ptr)} is {mask}, {whose} {' and '.join(hits)}; the "
+                          f"mask must be a token used only for draft slots, or the drafter "
+                          f"trains one embedding for two meanings (TorchSpec PR #133)")
+            return
+
+
 @rule("DF106", "shadowed-dflash-field", "warning", "dflash", fix="unsafe")
 def shadowed_dflash_field(facts: Facts):
     """A top-level copy of a `dflash_config` field has a different value.
@@ -908,7 +940,8 @@ def architecture_unexpected(facts: Facts):
 
 RULES = collect(
     dflash_config_missing, mask_token_id_missing, mask_token_id_out_of_vocab,
-    mask_token_id_is_text, mask_token_id_unexpected, shadowed_dflash_field,
+    mask_token_id_is_text, mask_token_id_unexpected, mask_token_id_is_special,
+    shadowed_dflash_field,
     target_layer_ids_invalid, target_layer_id_beyond_num_target_layers,
     target_layer_id_beyond_target, target_layer_count_vs_fc, target_layer_ids_not_default,
     num_target_layers_mismatch, num_target_layers_missing, eagle_aux_ids_stale,

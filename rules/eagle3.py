@@ -12,7 +12,7 @@ import json
 
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.family import EAGLE3_ARCHITECTURES
-from drafter_lint.findings import Finding, Severity, add
+from drafter_lint.findings import Finding, Severity, add, replace
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
 
@@ -563,10 +563,34 @@ def architecture_unknown(facts: Facts):
                   f"class; runtimes choose the model class by it")
 
 
+@rule("EA320", "eagle3-tied-reduced-vocab", "info", "eagle3", fix="unsafe")
+def tied_reduced_vocab(facts: Facts):
+    """`tie_word_embeddings` is true while the head predicts a reduced draft vocabulary.
+
+    A tied head shares `embed_tokens` (`[vocab_size, hidden]`) as its output layer, which
+    then predicts the full target vocabulary, not `draft_vocab_size` ids through `d2t`:
+    SpecForge's Qwen3-4B template shipped `tie_word_embeddings: true` with a 32000-token
+    draft vocabulary and its heads came out with a full-vocabulary `lm_head` that broke
+    resumed training (SpecForge #139, fixed by #140). vLLM ignores the flag for EAGLE-3
+    heads (its `lm_head` is always `[draft_vocab_size, hidden]`), so this is a training
+    template fact: an info; EA307 judges a trained checkpoint's `lm_head`.
+
+    Informs: `"tie_word_embeddings": true, "draft_vocab_size": 32000, "vocab_size": 151936`.
+    Passes: `"tie_word_embeddings": false`, or no reduced vocabulary.
+    Fix (unsafe): set `tie_word_embeddings` to false.
+    """
+    draft, vocab = facts.int("/draft_vocab_size"), facts.int("/vocab_size")
+    if facts.get("/tie_word_embeddings", None) is True and draft and vocab and draft < vocab:
+        yield Finding("/tie_word_embeddings", f"tie_word_embeddings is true but "
+                      f"draft_vocab_size {draft} < vocab_size {vocab}: a tied output layer "
+                      f"predicts the full vocabulary, not the draft one (SpecForge #139)",
+                      fix=replace("/tie_word_embeddings", False))
+
+
 RULES = collect(
     fc_width, aux_ids_missing, aux_ids_invalid, aux_ids_convention, aux_ids_for_other_target,
     aux_count_not_three, lm_head_vs_draft_vocab, vocab_maps, vocab_vs_target,
     hidden_vs_target, qkv_input_width, norm_flags_vs_tensors, norm_tensors_without_flag,
     multi_layer_refused, max_position_below_target, rope_differs_from_target, embed_tokens,
-    path_without_method, architecture_unknown,
+    path_without_method, architecture_unknown, tied_reduced_vocab,
 )

@@ -33,6 +33,15 @@ class Case:
         return cause.get("pointer")
 
     @property
+    def expect(self) -> str:
+        """The least severity that counts as catching a bad case (case.json `expect`)."""
+        return self.meta.get("expect", "warning")
+
+    @property
+    def detectable(self) -> bool:
+        return self.meta.get("detectable", True)
+
+    @property
     def allowed(self) -> dict[str, str]:
         """rule -> reason: findings a good case may draw, each justified in case.json."""
         return {a["rule"]: a["reason"] for a in self.meta.get("allowed", [])}
@@ -86,10 +95,11 @@ class Outcome:
         return [f for f in self.at_least("warning") if f[0] not in allowed]
 
     def caught(self) -> bool:
-        """A bad case is caught when a warning or error points at its faulty field."""
+        """A bad case is caught when a finding of at least its `expect` severity (default
+        warning) points at its faulty field."""
         ptr = self.case.cause_pointer
         return any(f[2] == ptr or (ptr and f[2].startswith(ptr + "/"))
-                   for f in self.at_least("warning"))
+                   for f in self.at_least(self.case.expect))
 
 
 def lint_case(case: Case, dest: Path) -> Outcome:

@@ -1,0 +1,54 @@
+"""RoPE fields of a draft model's own layers, against how trainers and runtimes read them."""
+
+from __future__ import annotations
+
+from drafter_lint.facts import Facts
+from drafter_lint.findings import Finding, Severity
+from drafter_lint.registry import collect, rule
+from drafter_lint.rules import runtimes
+
+FACTOR = ("/partial_rotary_factor", "/rope_parameters/partial_rotary_factor")
+DRAFTERS = ("dflash", "dflash2", "dspark", "eagle3", "eagle")
+
+
+@rule("RP101", "partial-rotary-in-draft", "warning", "any")
+def partial_rotary_in_draft(facts: Facts):
+    """A draft's layer config rotates only part of each head (`partial_rotary_factor` < 1).
+
+    vLLM builds the draft's rotary embedding with `rotary_dim = head_dim *
+    partial_rotary_factor` (vllm==0.33.0 model_executor/layers/rotary_embedding/
+    __init__.py:69-72) and SGLang's DFlash model reads the factor too (sglang==0.5.23
+    models/dflash.py:252-278). speculators trains its draft layers with the full head
+    rotated: speculators #613 had `partial_rotary_factor: 0.25` with `head_dim: 256` in
+    `transformer_layer_config` (copied from a Qwen3.5 target), vLLM rotated 64 of 256
+    dims and acceptance length fell from ~5 to ~1.1 until the key was removed. A warning
+    for speculators files; an info elsewhere (MiMo's DFlash drafter trains with 0.5).
+
+    Fails: a speculators DFlash file with `transformer_layer_config.rope_parameters.
+    partial_rotary_factor: 0.25`.
+    Informs: `"partial_rotary_factor": 0.5` in a DFlash drafter. Passes: no factor, or 1.0.
+    """
+    family = facts.family.split("/")[-1]
+    if not facts.family.startswith("speculators") and family not in DRAFTERS:
+        return   # an MTP target's own factor is the target's
+    for ptr in FACTOR:
+        value = facts.get(ptr, None)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value >= 1:
+            continue
+        head = facts.int("/head_dim")
+        rotated = f" ({int(head * value)} of {head} dims)" if head else ""
+        applied = runtimes.labels(runtimes.matching(facts.releases,
+                                                    "rope.partial-rotary-applied")) or "vLLM"
+        if facts.family.startswith("speculators"):
+            yield Finding(ptr, f"partial_rotary_factor is {value}: {applied} rotate only "
+                          f"part of each head{rotated}, but speculators trains the draft "
+                          f"with every dim rotated; remove the key unless training used it "
+                          f"(speculators #613)")
+        else:
+            yield Finding(ptr, f"partial_rotary_factor is {value}: {applied} rotate only part "
+                          f"of each head{rotated}; right only if the drafter was trained so",
+                          severity=Severity.INFO)
+        return
+
+
+RULES = collect(partial_rotary_in_draft)

@@ -1,0 +1,58 @@
+"""The published-drafter corpus (fixtures/published, see README "Published corpus").
+
+Good drafters draw no error and no unjustified warning; every detectable documented bad
+one is caught at its faulty field; the findings of every case match the snapshot, so a
+rule change shows its effect across the corpus in review (UPDATE_SNAPSHOTS=1 rewrites it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from corpus import cases, lint_case, snapshot
+
+SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "corpus.json"
+CASES = cases()
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory):
+    root = tmp_path_factory.mktemp("corpus")
+    return {c.id: lint_case(c, root) for c in CASES}
+
+
+def test_corpus_is_large_and_sourced():
+    """At least 40 cases, each with a source (repo@commit path, or a URL) and a verdict."""
+    assert len(CASES) >= 40
+    for case in CASES:
+        source = case.meta["source"]
+        assert source.get("url") or (source.get("repo") and len(source.get("commit", "")) == 40
+                                     and source.get("path")), case.id
+        assert case.verdict in ("good", "bad", "unclear"), case.id
+        if case.verdict == "bad":
+            assert case.cause_pointer is not None, case.id
+    families = {c.meta["family"].split("-")[0] for c in CASES}
+    assert {"eagle3", "eagle", "dflash", "dflash2", "dspark", "mtp", "medusa"} <= families
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.verdict == "good"], ids=lambda c: c.id)
+def test_good_drafter_draws_no_error_or_unjustified_warning(outcomes, case):
+    """Mutation caught: any rule made stricter than the runtimes (a false error/warning)."""
+    assert outcomes[case.id].unjustified() == []
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.verdict == "bad" and c.detectable],
+                         ids=lambda c: c.id)
+def test_documented_bad_drafter_is_caught_at_its_field(outcomes, case):
+    """Mutation caught: a rule that stops firing on a documented real failure."""
+    assert outcomes[case.id].caught(), outcomes[case.id].findings
+
+
+def test_findings_match_the_snapshot(outcomes):
+    current = snapshot(list(outcomes.values()))
+    if os.environ.get("UPDATE_SNAPSHOTS"):
+        SNAPSHOT.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n")
+    assert json.loads(SNAPSHOT.read_text()) == current
