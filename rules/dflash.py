@@ -138,6 +138,8 @@ def dflash_config_missing(facts: Facts):
     Passes: `"dflash_config": {"mask_token_id": 248070, "target_layer_ids": [...]}`.
     """
     value = facts.get("/dflash_config")
+    if value is MISSING and facts.family.startswith("speculators"):
+        return  # vLLM builds dflash_config from the speculators fields itself
     if value is MISSING:
         strict = [r for r in facts.releases if r.runtime == "reference"]
         if strict:
@@ -507,11 +509,15 @@ def target_layer_ids_not_default(facts: Facts):
     ptr = tap_pointer(facts)
     fix = replace(TAPS, expected) if ptr == TAPS else None
     for shift in (1, -1):
-        if taps == [t + shift for t in expected] and ptr == TAPS:
-            yield Finding(ptr, f"dflash_config.target_layer_ids is {taps}, the default "
+        if taps == [t + shift for t in expected]:
+            written = facts.get(ptr)
+            how = ("these are 0-based layer outputs and vLLM and SGLang add +1 themselves"
+                   if ptr in (TAPS, "/target_layer_ids") else
+                   "these are capture indices (tap + 1), so a converter forgot or doubled "
+                   "the +1")
+            yield Finding(ptr, f"{_name(ptr)} is {written}: taps {taps}, the default "
                           f"{expected} for depth {depth} ({source}) shifted by {shift:+d}; "
-                          f"these are 0-based layer outputs and vLLM and SGLang add +1 "
-                          f"themselves, so every tap reads the wrong layer silently",
+                          f"{how}, so every tap reads the wrong layer silently",
                           severity=Severity.ERROR, fix=fix)
             return
     yield Finding(ptr, f"the drafter taps target layers {taps}; z-lab's spacing for depth "
@@ -922,6 +928,8 @@ def architecture_unexpected(facts: Facts):
     Informs: `"architectures": ["DominoDraftModel"]`, `"model_type": "dflash"`.
     Passes: the z-lab values.
     """
+    if facts.family.startswith("speculators"):
+        return  # vLLM sets the architecture of a speculators file itself (algos.py:90-126)
     architectures = facts.get("/architectures")
     if architectures is MISSING:
         yield Finding("/architectures", "architectures is missing; vLLM picks the DFlash "
@@ -932,7 +940,7 @@ def architecture_unexpected(facts: Facts):
                       f"class vLLM registers for DFlash ({', '.join(SERVED_ARCHITECTURES)}); "
                       f"serve it with its trainer's code or convert it")
     model_type = facts.get("/model_type")
-    if model_type != "qwen3" and not facts.family.startswith("speculators"):
+    if model_type != "qwen3":
         what = "missing" if model_type is MISSING else _dump(model_type)
         yield Finding("/model_type", f"model_type is {what}; the z-lab reference and vLLM's "
                       f"DFlash model load the config as qwen3 (Qwen3Config defaults)")

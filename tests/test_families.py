@@ -434,3 +434,51 @@ def test_rules_json_lists_families(cli):
     assert set(listed["families"]) >= {"dflash", "eagle3", "eagle", "mtp", "medusa",
                                        "speculators", "any"}
     assert "EA301" in listed["families"]["eagle3"]
+
+
+# --- speculators DFlash: mapped the way vLLM maps it, then the DFlash rules ---------------
+
+
+def speculators_dflash(tiny_dir, aux):
+    """The tiny DFlash drafter in the speculators layout vLLM's `update_dflash` reads
+    (vllm==0.33.0 transformers_utils/configs/speculators/algos.py:90-126)."""
+    layer = json.loads((tiny_dir / "drafter" / "config.json").read_text())
+    mask = layer.pop("dflash_config")["mask_token_id"]
+    block = layer.pop("block_size")
+    layer.pop("num_target_layers")
+    return {
+        "architectures": ["DFlashSpeculator"],
+        "speculators_model_type": "dflash",
+        "speculators_config": {
+            "algorithm": "dflash", "default_proposal_method": "greedy",
+            "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": block - 1}],
+            "verifier": {"name_or_path": "Qwen/Qwen3.6-27B",
+                         "architectures": ["Qwen3_5ForConditionalGeneration"]}},
+        "transformer_layer_config": layer,
+        "aux_hidden_state_layer_ids": aux,
+        "mask_token_id": mask,
+        "block_size": block,
+        "target_hidden_size": None,
+        "sliding_window_non_causal": False,
+    }
+
+
+def test_speculators_dflash_gets_the_dflash_checks(cli, tiny):
+    """A converted file (taps + 1, top-level mask, target_hidden_size null) is clean; a
+    converter that forgot the +1 is caught at the aux ids. Mutation caught: DFlash rules
+    not seeing speculators fields (DF101/DL008 false errors, or the shift missed)."""
+    config = tiny / "drafter" / "config.json"
+    converted = speculators_dflash(tiny, [2, 7, 12, 17, 22])
+    forgot = speculators_dflash(tiny, [1, 6, 11, 16, 21])
+    config.write_text(json.dumps(converted))
+    run = cli("check", tiny / "drafter", "--target", tiny / "target", "--format", "json")
+    result = run.json()["results"][0]
+    assert result["family"] == "speculators/dflash"
+    loud = [(f["rule"], f["pointer"]) for f in result["findings"]
+            if f["severity"] in ("error", "warning")]
+    assert loud == [] and run.code == 0
+    config.write_text(json.dumps(forgot))
+    run = cli("check", tiny / "drafter", "--target", tiny / "target", "--format", "json")
+    errors = [(f["rule"], f["pointer"]) for f in run.json()["results"][0]["findings"]
+              if f["severity"] == "error"]
+    assert ("DF114", "/aux_hidden_state_layer_ids") in errors and run.code == 1
