@@ -73,6 +73,13 @@ def _scrub(text: str) -> str:
     return re.sub(r"hf_[A-Za-z0-9]{20,}", "hf_***", text)
 
 
+def _remote_missing(errors) -> type:
+    """The "no such file in the repo" error: RemoteEntryNotFoundError from huggingface_hub
+    1.0, EntryNotFoundError before (where LocalEntryNotFoundError subclasses it, so callers
+    test for the local one first)."""
+    return getattr(errors, "RemoteEntryNotFoundError", errors.EntryNotFoundError)
+
+
 def _explain(exc: Exception, repo_id: str, revision: str, filename: str, offline: bool) -> str:
     from huggingface_hub import errors
 
@@ -85,14 +92,14 @@ def _explain(exc: Exception, repo_id: str, revision: str, filename: str, offline
                 f"(check the id; private repos need a token)")
     if isinstance(exc, errors.RevisionNotFoundError):
         return f"{where}: no such revision (check the branch, tag or commit)"
-    if isinstance(exc, errors.RemoteEntryNotFoundError):
-        return f"{where} has no {filename}"
     if isinstance(exc, (errors.LocalEntryNotFoundError, errors.OfflineModeIsEnabled)):
         if offline:
             return (f"{where}: {filename} is not in the local hub cache and offline mode is on "
                     f"(download it once online, or drop --offline / HF_HUB_OFFLINE)")
         return (f"{where}: cannot reach {os.environ.get('HF_ENDPOINT') or 'the hub'} and "
                 f"{filename} is not cached (check the network, or use a local --reference)")
+    if isinstance(exc, _remote_missing(errors)):
+        return f"{where} has no {filename}"
     if isinstance(exc, errors.HfHubHTTPError):
         status = getattr(getattr(exc, "response", None), "status_code", "?")
         return f"{where}: the hub answered HTTP {status} for {filename}; try again later"
@@ -133,15 +140,16 @@ def download(repo_id: str, revision: str, filename: str, offline: bool = False,
 
     _quiet()
     settings = _settings()
-    definite = (errors.RemoteEntryNotFoundError, errors.RepositoryNotFoundError,
+    definite = (_remote_missing(errors), errors.RepositoryNotFoundError,
                 errors.RevisionNotFoundError)  # answers, not outages: no cache fallback
     try:
         if not offline:
             try:
                 _preflight(repo_id, revision, filename)
-            except definite:
-                raise
             except Exception as exc:  # noqa: BLE001 -- unreachable, 5xx, timeout
+                if isinstance(exc, definite) and not isinstance(
+                        exc, errors.LocalEntryNotFoundError):
+                    raise
                 cached = try_to_load_from_cache(repo_id, filename, settings["cache_dir"],
                                                 revision)
                 if isinstance(cached, str):
@@ -152,14 +160,14 @@ def download(repo_id: str, revision: str, filename: str, offline: bool = False,
                                     local_files_only=offline, **settings))
     except HubError:
         raise
-    except errors.RemoteEntryNotFoundError as exc:
-        if required:
-            raise HubError(_scrub(_explain(exc, repo_id, revision, filename, offline))) from None
-        return None
-    except errors.LocalEntryNotFoundError as exc:
+    except errors.LocalEntryNotFoundError as exc:   # before the remote one: on 0.x a subclass
         if not required and offline:
             return None
         raise HubError(_scrub(_explain(exc, repo_id, revision, filename, offline))) from None
+    except _remote_missing(errors) as exc:
+        if required:
+            raise HubError(_scrub(_explain(exc, repo_id, revision, filename, offline))) from None
+        return None
     except Exception as exc:  # noqa: BLE001 -- any hub failure is one line, exit 2
         raise HubError(_scrub(_explain(exc, repo_id, revision, filename, offline))) from None
 

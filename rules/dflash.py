@@ -515,7 +515,8 @@ def target_layer_ids_not_default(facts: Facts):
                    if ptr in (TAPS, "/target_layer_ids") else
                    "these are capture indices (tap + 1), so a converter forgot or doubled "
                    "the +1")
-            yield Finding(ptr, f"{_name(ptr)} is {written}: taps {taps}, the default "
+            shown = f"{written}" if written == taps else f"{written}: taps {taps}"
+            yield Finding(ptr, f"{_name(ptr)} is {shown}, the default "
                           f"{expected} for depth {depth} ({source}) shifted by {shift:+d}; "
                           f"{how}, so every tap reads the wrong layer silently",
                           severity=Severity.ERROR, fix=fix)

@@ -213,6 +213,7 @@ def git(repo, *args):
                             GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t"))
 
 
+@pytest.mark.slow
 def test_pre_commit_try_repo_blocks_a_broken_drafter(tmp_path):
     """The real `pre-commit try-repo` against this repository, in a git model repo."""
     repo = tmp_path / "model-repo"
