@@ -382,6 +382,13 @@ def gate(target_arg, offline, fail_on, ignore, command):
         argv = argv[1:]
     try:
         launch = gating.parse(argv)
+        if launch.draftless:
+            _note(f"method {launch.method or 'ngram'} has no draft checkpoint to lint; "
+                  f"starting {' '.join(launch.argv[:2])}")
+            _exec(launch)
+        if not (target_arg or launch.target):
+            raise gating.GateError("the launch line names no target model (vLLM: the model "
+                                   "after `serve` or --model; SGLang: --model-path)")
         if not launch.draft:
             raise gating.GateError("the launch line names no draft model (vLLM: "
                                    "--speculative-config model; SGLang: "
@@ -423,6 +430,11 @@ def gate(target_arg, offline, fail_on, ignore, command):
         click.echo(render_text([result], False), nl=False, err=True)
     _note(f"gate passed ({len(result.findings)} finding(s) below {fail_on}, shown above); "
           f"starting {' '.join(launch.argv[:2])}")
+    _exec(launch)
+
+
+def _exec(launch) -> None:
+    """Replace this process with the launch command, its VAR=value prefix in the env."""
     sys.stdout.flush()
     sys.stderr.flush()
     try:

@@ -24,6 +24,7 @@ class Launch:
     method: str | None = None
     tokens: int | None = None          # vLLM num_speculative_tokens / SGLang draft tokens
     steps: int | None = None           # SGLang --speculative-num-steps
+    draftless: bool = False            # ngram/suffix: no draft checkpoint to lint
 
     def facts(self) -> dict:
         """The launch facts rules read (`facts.launch`)."""
@@ -53,22 +54,65 @@ def _split_env(argv: list[str]) -> tuple[dict[str, str], list[str]]:
     return env, rest
 
 
-def _options(args: list[str]):
-    """(option, value) pairs of `--opt value` and `--opt=value`; positionals as (None, v)."""
+# Store-true flags of `vllm serve` that take no value (vllm==0.33.0 engine/arg_utils.py,
+# entrypoints/openai/cli_args.py): a flag followed by the model must not swallow it.
+VLLM_BOOLEANS = frozenset({
+    "--trust-remote-code", "--enforce-eager", "--enable-prefix-caching",
+    "--no-enable-prefix-caching", "--enable-chunked-prefill", "--no-enable-chunked-prefill",
+    "--disable-log-stats", "--disable-log-requests", "--enable-log-requests",
+    "--enable-auto-tool-choice", "--enable-expert-parallel", "--disable-custom-all-reduce",
+    "--enable-lora", "--async-scheduling", "--no-async-scheduling", "--headless",
+    "--disable-sliding-window", "--skip-tokenizer-init", "--enable-sleep-mode",
+    "--disable-cascade-attn", "--enable-eplb", "--enable-dbo", "--disable-fastapi-docs",
+    "--enable-prompt-tokens-details", "--enable-server-load-tracking",
+    "--enable-force-include-usage", "--enable-log-outputs", "--return-tokens-as-token-ids",
+    "--disable-frontend-multiprocessing", "--enable-request-id-headers",
+    "--disable-uvicorn-access-log", "--enable-reasoning", "--fully-sharded-loras",
+    "--enable-mfu-metrics", "--no-trust-remote-code", "--enforce-eager=false",
+})
+SGLANG_BOOLEANS = frozenset({
+    "--trust-remote-code", "--enable-torch-compile", "--disable-radix-cache",
+    "--disable-cuda-graph", "--enable-dp-attention", "--enable-metrics",
+    "--skip-server-warmup", "--disable-overlap-schedule", "--enable-mixed-chunk",
+    "--log-requests", "--disable-custom-all-reduce", "--enable-ep-moe",
+})
+
+
+def _normal(option: str) -> str:
+    """argparse spells `--a_b` and `--a-b` alike (vLLM's FlexibleArgumentParser)."""
+    head, dot, tail = option.partition(".")
+    return head.replace("_", "-") + dot + tail
+
+
+def _options(args: list[str], booleans: frozenset = frozenset()):
+    """(option, value) pairs of `--opt value` and `--opt=value`; positionals as (None, v).
+    Known store-true flags never take the next word."""
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg.startswith("--"):
+        if arg.startswith("-") and len(arg) > 1 and not _is_number(arg):
             if "=" in arg:
-                yield arg.split("=", 1)
-            elif i + 1 < len(args) and not args[i + 1].startswith("--"):
-                yield arg, args[i + 1]
+                option, value = arg.split("=", 1)
+                yield _normal(option), value
+            elif _normal(arg) in booleans:
+                yield _normal(arg), None
+            elif i + 1 < len(args) and not (args[i + 1].startswith("-")
+                                            and not _is_number(args[i + 1])):
+                yield _normal(arg), args[i + 1]
                 i += 1
             else:
-                yield arg, None
+                yield _normal(arg), None
         else:
             yield None, arg
         i += 1
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
 
 
 def _int(value, what: str) -> int:
@@ -79,17 +123,21 @@ def _int(value, what: str) -> int:
 
 
 def _speculative_config(value: str) -> dict:
-    text = value
-    if not value.lstrip().startswith("{") and Path(value).is_file():
-        text = Path(value).read_text(encoding="utf-8")
+    """vLLM 0.33 parses --speculative-config with json.loads only (arg_utils.py:173-179,
+    1864-1866): a file path is refused by the server, so by the gate too."""
     try:
-        config = json.loads(text)
-    except ValueError as exc:
-        raise GateError(f"--speculative-config is neither JSON nor a JSON file: {exc}") \
-            from None
+        config = json.loads(value)
+    except ValueError:
+        hint = " (vLLM takes JSON text, not a file: pass \"$(cat FILE)\")" \
+            if Path(value).is_file() else ""
+        raise GateError(f"--speculative-config is not JSON{hint}; vLLM refuses it") from None
     if not isinstance(config, dict):
         raise GateError("--speculative-config must be a JSON object")
     return config
+
+
+# Methods without a draft checkpoint (vllm==0.33.0 config/speculative.py:74-82).
+DRAFTLESS = frozenset({"ngram", "ngram_gpu", "suffix", "extract_hidden_states"})
 
 
 def parse(argv: list[str]) -> Launch:
@@ -100,48 +148,98 @@ def parse(argv: list[str]) -> Launch:
     module = argv_rest[2] if len(argv_rest) > 2 and argv_rest[1] == "-m" else None
     if program == "vllm" and len(argv_rest) > 1 and argv_rest[1] == "serve":
         return _parse_vllm(argv_rest, env, argv_rest[2:], positional_model=True)
+    if module == "vllm.entrypoints.cli.main" and len(argv_rest) > 3 and argv_rest[3] == "serve":
+        return _parse_vllm(argv_rest, env, argv_rest[4:], positional_model=True)
     if module and module.startswith("vllm.entrypoints"):
-        return _parse_vllm(argv_rest, env, argv_rest[3:], positional_model=module.endswith("main"))
+        return _parse_vllm(argv_rest, env, argv_rest[3:], positional_model=False)
     if module == "sglang.launch_server" or program in ("sglang.launch_server",):
         return _parse_sglang(argv_rest, env, argv_rest[3:] if module else argv_rest[1:])
+    if program == "sglang" and len(argv_rest) > 1 and argv_rest[1] == "serve":
+        return _parse_sglang(argv_rest, env, argv_rest[2:])
     raise GateError(f"not a vLLM or SGLang launch command: {' '.join(argv_rest[:3])} "
                     f"(expected `vllm serve ...` or `python -m sglang.launch_server ...`)")
 
 
+SPEC_FLAGS = {"--spec-method": "method", "--spec-model": "model",
+              "--spec-tokens": "num_speculative_tokens"}   # vllm==0.33.0 arg_utils.py:1869
+
+
 def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
     launch = Launch("vllm", argv, env)
-    for option, value in _options(args):
-        if option is None and positional_model and launch.target is None:
-            launch.target = value
+    config: dict = {}
+    for option, value in _options(args, VLLM_BOOLEANS):
+        if option is None:
+            if positional_model and launch.target is None:
+                launch.target = value
         elif option == "--model":
             launch.target = value
-        elif option in ("--speculative-config", "--speculative_config"):
-            config = _speculative_config(value or "")
-            launch.method = config.get("method")
-            launch.draft = config.get("model")
-            if config.get("num_speculative_tokens") is not None:
-                launch.tokens = _int(config["num_speculative_tokens"], "num_speculative_tokens")
+        elif option in ("--speculative-config", "-sc"):
+            config.update(_speculative_config(value or ""))
+        elif option.startswith("--speculative-config."):
+            key = option.split(".", 1)[1].replace("-", "_")
+            config[key] = json.loads(value) if value and value[:1] in "{[0123456789" \
+                else value
+        elif option in SPEC_FLAGS:
+            key = SPEC_FLAGS[option]
+            if key in config:
+                raise GateError(f"{option} repeats speculative-config {key}; vLLM refuses it")
+            config[key] = value
+        elif option == "--config":
+            raise GateError("--config FILE.yaml is not read by the gate yet; put the "
+                            "speculative settings on the line")
+    method = config.get("method")
+    if isinstance(method, str) and method.endswith("_mtp"):
+        method = "mtp"                    # every *_mtp alias is mtp (speculative.py:1246)
+    launch.method = method
+    launch.draft = config.get("model")
+    if config.get("num_speculative_tokens") is not None:
+        launch.tokens = _int(config["num_speculative_tokens"], "num_speculative_tokens")
     if launch.method == "mtp" and launch.draft is None:
         launch.draft = launch.target          # MTP heads live in the target checkpoint
+    if launch.method in DRAFTLESS or launch.draft == "ngram":
+        launch.draftless = True
     return launch
 
 
+SGLANG_SPECULATIVE = ("--speculative-algorithm", "--speculative-draft-model-path",
+                      "--speculative-draft-model-revision", "--speculative-draft-load-format",
+                      "--speculative-num-steps", "--speculative-eagle-topk",
+                      "--speculative-num-draft-tokens", "--speculative-dflash-block-size",
+                      "--speculative-accept-threshold-single",
+                      "--speculative-accept-threshold-acc", "--speculative-token-map",
+                      "--speculative-attention-mode", "--speculative-draft-model")
+
+
 def _parse_sglang(argv, env, args) -> Launch:
+    """argparse rules (sglang==0.5.23 server_args.py:679, allow_abbrev on): a unique prefix
+    of a known option is that option, an ambiguous one is refused."""
     launch = Launch("sglang", argv, env)
-    for option, value in _options(args):
+    known = tuple(dict.fromkeys(tuple(SGLANG_OPTIONS) + SGLANG_SPECULATIVE))
+    for option, value in _options(args, SGLANG_BOOLEANS):
         if option is None:
             continue
-        matches = [o for o in SGLANG_OPTIONS if o == option] or \
-            [o for o in SGLANG_OPTIONS if o.startswith(option)]
+        exact = [o for o in known if o == option]
+        matches = exact or sorted({o for o in known if o.startswith(option)})
+        if len(matches) > 1 and option.startswith("--speculative"):
+            raise GateError(f"{option} is ambiguous ({', '.join(matches[:4])}, ...); "
+                            f"SGLang refuses it")
         if len(matches) != 1:
             continue
-        name = SGLANG_OPTIONS[matches[0]]
+        name = SGLANG_OPTIONS.get(matches[0])
+        if matches[0] == "--speculative-draft-model":
+            name = "draft"
+        if matches[0] == "--speculative-dflash-block-size":
+            name = "tokens"        # the DFLASH alias of --speculative-num-draft-tokens
         if name in ("tokens", "steps"):
             setattr(launch, name, _int(value, matches[0]))
-        else:
+        elif name:
             setattr(launch, name, value)
+    if isinstance(launch.method, str):
+        launch.method = launch.method.upper()     # speculative_hook.py:137-143
     if launch.method in ("NEXTN", "EAGLE") and launch.draft is None:
         launch.draft = launch.target
+    if launch.method in ("NGRAM",):
+        launch.draftless = True
     return launch
 
 

@@ -62,7 +62,7 @@ GATE_CASES = [
     ("LCH102", "fail", [V2, "vllm", "serve", "target", "--speculative-config",
                         spec(tokens=16)]),
     ("LCH102", "fail", [sys.executable, "-m", "sglang.launch_server", "--model-path", "target",
-                        "--speculative-algo", "DFLASH", "--speculative-draft", "drafter",
+                        "--speculative-algo", "dflash", "--speculative-draft-model", "drafter",
                         "--speculative-num-draft-tokens", "17"]),
     ("LCH101", "fail", [sys.executable, "-m", "sglang.launch_server", "--model-path", "target",
                         "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path",
@@ -89,15 +89,76 @@ def test_gate_launch_lines(tiny, stand_ins, rule, outcome, command):
         assert rule not in run.stderr
 
 
+# (launch line, what the server does) -> the gate must do the same: start it, or refuse
+READ_AS_THE_SERVER_DOES = [
+    # vLLM docs: -sc is the short form of --speculative-config
+    (["vllm", "serve", "target", "-sc", spec()], "start"),
+    # dotted keys (FlexibleArgumentParser)
+    (["vllm", "serve", "target", "--speculative-config.method", "dflash",
+      "--speculative-config.model", "drafter",
+      "--speculative-config.num_speculative_tokens", "15"], "start"),
+    # vLLM 0.33 --spec-* flags
+    (["vllm", "serve", "target", "--spec-method", "dflash", "--spec-model", "drafter",
+      "--spec-tokens", "15"], "start"),
+    # a store-true flag before the model must not swallow it
+    (["vllm", "serve", "--trust-remote-code", "target", "--speculative-config", spec()],
+     "start"),
+    (["vllm", "serve", "--trust-remote-code", "target", "--speculative-config",
+      spec(tokens=16)], "refuse"),
+    # the CLI module entry point
+    ([sys.executable, "-m", "vllm.entrypoints.cli.main", "serve", "target",
+      "--speculative-config", spec()], "start-module"),
+    # draft-less methods: nothing to lint, start
+    (["vllm", "serve", "target", "--speculative-config",
+      json.dumps({"method": "ngram", "num_speculative_tokens": 4,
+                  "prompt_lookup_max": 4})], "start"),
+    # vLLM 0.33 has no Medusa
+    (["vllm", "serve", "target", "--speculative-config", spec("medusa")], "refuse"),
+    # a file path: vLLM 0.33 takes JSON text only
+    (["vllm", "serve", "target", "--speculative-config", "spec.json"], "refuse"),
+    # SGLang upper-cases the algorithm; an ambiguous prefix is an argparse error
+    ([sys.executable, "-m", "sglang.launch_server", "--model-path", "target",
+      "--speculative-algorithm", "dflash", "--speculative-draft-model-path", "drafter",
+      "--speculative-num-draft-tokens", "16"], "start"),
+    ([sys.executable, "-m", "sglang.launch_server", "--model-path", "target",
+      "--speculative-algorithm", "DFLASH", "--speculative-draft", "drafter"], "refuse"),
+    # SGLang's DFLASH block-size alias is read (17 > the trained 16)
+    ([sys.executable, "-m", "sglang.launch_server", "--model-path", "target",
+      "--speculative-algorithm", "DFLASH", "--speculative-draft-model-path", "drafter",
+      "--speculative-dflash-block-size", "17"], "refuse"),
+]
+
+
+@pytest.mark.parametrize("command,expected", READ_AS_THE_SERVER_DOES,
+                         ids=[str(i) for i in range(len(READ_AS_THE_SERVER_DOES))])
+def test_gate_reads_launch_lines_as_the_server_does(tiny, stand_ins, command, expected):
+    """Mutation caught: a parser that misreads a form the server accepts (refusing a good
+    launch) or accepts a form the server refuses."""
+    env, out = stand_ins
+    (tiny / "spec.json").write_text(spec())
+    if expected == "start-module":
+        lib = Path(env["PYTHONPATH"])
+        (lib / "vllm" / "entrypoints" / "cli").mkdir(parents=True)
+        for pkg in ("vllm", "vllm/entrypoints", "vllm/entrypoints/cli"):
+            (lib / pkg / "__init__.py").write_text("")
+        (lib / "vllm" / "entrypoints" / "cli" / "main.py").write_text(
+            STAND_IN.format(python=sys.executable))
+    run = gate(env, tiny, *command)
+    if expected == "refuse":
+        assert run.returncode == 1 and "nothing started" in run.stderr, run.stderr
+        assert not out.exists()
+    else:
+        assert run.returncode == 0, run.stderr
+        assert json.loads(out.read_text())["argv"][-1] == command[-1]
+
+
 def test_gate_execs_the_exact_command(tiny, stand_ins):
     env, out = stand_ins
-    config_file = tiny / "spec.json"
-    config_file.write_text(spec())
     run = gate(env, tiny, V2, "vllm", "serve", "target", "--speculative-config",
-               str(config_file), "--max-num-batched-tokens", "32768")
+               spec(), "--max-num-batched-tokens", "32768")
     assert run.returncode == 0, run.stderr
     started = json.loads(out.read_text())
-    assert started["argv"][1:] == ["serve", "target", "--speculative-config", str(config_file),
+    assert started["argv"][1:] == ["serve", "target", "--speculative-config", spec(),
                                    "--max-num-batched-tokens", "32768"]
     assert started["v2"] == "1"                       # the env prefix reaches the server
 
@@ -105,7 +166,7 @@ def test_gate_execs_the_exact_command(tiny, stand_ins):
 @pytest.mark.parametrize("command,reason", [
     (["vllm", "serve", "target", "--speculative-config", spec(model="nowhere")],
      "does not exist"),
-    (["vllm", "serve", "target", "--speculative-config", "{not json"], "neither JSON"),
+    (["vllm", "serve", "target", "--speculative-config", "{not json"], "is not JSON"),
     (["vllm", "serve", "target"], "names no draft model"),
     (["python", "train.py"], "not a vLLM or SGLang launch command"),
 ])
