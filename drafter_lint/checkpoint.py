@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drafter_lint import jsondoc
+from drafter_lint.bounded import read_regular
 from drafter_lint.safetensors_header import Header, HeaderError, TensorInfo, read_header
 from drafter_lint.tokenizer import TOKENIZER_FILES, TokenizerError, TokenizerFacts, read_tokenizer
 
@@ -97,8 +98,7 @@ def read_json_file(path: Path, fast: bool = False,
                    limit: int = MAX_CONFIG_BYTES) -> jsondoc.JsonDocument:
     """Parse one JSON file with positions (computed lazily when `fast`); raises OSError,
     UnicodeError or JsonSyntaxError. A file over `limit` bytes is refused unparsed."""
-    with open(path, "rb") as handle:
-        raw = handle.read(limit + 1)
+    raw = read_regular(path, limit)
     if len(raw) > limit:
         raise OSError(0, f"over the {limit // (1024 * 1024)} MiB limit for this file; "
                          f"refused unparsed")

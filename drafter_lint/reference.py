@@ -48,10 +48,16 @@ def read_reference(arg: str, offline: bool = False, card: bool = False) -> Refer
 
 def _load(path: Path, display: str) -> dict:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        from drafter_lint.bounded import read_regular
+        from drafter_lint.checkpoint import MAX_CONFIG_BYTES
+
+        value = json.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
+    except OSError as exc:
         raise ReferenceUnusable(f"reference {display}: config.json unreadable: "
-                             f"{str(exc).splitlines()[0]}") from None
+                                f"{exc.strerror or exc}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ReferenceUnusable(f"reference {display}: config.json unreadable: "
+                                f"{str(exc).splitlines()[0]}") from None
     if not isinstance(value, dict):
         raise ReferenceUnusable(f"reference {display}: config.json is not a JSON object")
     return value

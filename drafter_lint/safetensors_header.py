@@ -55,7 +55,7 @@ def read_header(path: str | os.PathLike, name: str) -> Header:
     The caller has checked that `path` stays inside the checkpoint.
     """
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)   # a FIFO must not block the open
     except OSError as exc:
         raise HeaderError(f"cannot open: {exc.strerror}") from None
     try:

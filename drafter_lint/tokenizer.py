@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from drafter_lint.bounded import read_regular
+
 
 @dataclass
 class TokenizerFacts:
@@ -36,6 +38,10 @@ def read_tokenizer(folder: Path, label: str = "") -> TokenizerFacts | None:
     """Facts from the tokenizer files in `folder` (named `label` in messages), or None."""
     tokenizer_json = folder / "tokenizer.json"
     config_json = folder / "tokenizer_config.json"
+    for path in (tokenizer_json, config_json):
+        if path.exists() and not path.is_file():
+            raise TokenizerError(f"{path.name}: not a regular file (a FIFO, socket, device "
+                                 f"or folder); not read")
     if not tokenizer_json.is_file() and not config_json.is_file():
         return None
     facts = TokenizerFacts()
@@ -70,8 +76,7 @@ def read_tokenizer(folder: Path, label: str = "") -> TokenizerFacts | None:
 
 def _load(path: Path) -> dict:
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_TOKENIZER_BYTES + 1)
+        raw = read_regular(path, MAX_TOKENIZER_BYTES)
         if len(raw) > MAX_TOKENIZER_BYTES:
             raise TokenizerError(f"{path.name}: over the {MAX_TOKENIZER_BYTES >> 20} MiB "
                                  f"limit; refused unparsed")

@@ -362,3 +362,29 @@ def test_token_never_printed(cli, hub, tiny, fmt):
     assert bad.code == 2 and good.code in (0, 1)
     for run in (good, bad):
         assert token not in run.out + run.err
+
+
+# --- special files: never a hang ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["config.json", "model.safetensors", "tokenizer.json",
+                                   "reference", "target"])
+def test_a_fifo_is_an_instant_error_not_a_hang(tmp_path, where):
+    """A FIFO named like a checkpoint file blocks open() forever unless opened O_NONBLOCK
+    and checked with fstat. Mutation caught: dropping O_NONBLOCK or the S_ISREG check in
+    drafter_lint/bounded.py or safetensors_header.py (the run times out)."""
+    drafter = tmp_path / "drafter"
+    shutil.copytree(TINY / "drafter", drafter)
+    other = tmp_path / "other"
+    other.mkdir()
+    command = [sys.executable, "-m", "drafter_lint", "check", str(drafter)]
+    if where in ("reference", "target"):
+        os.mkfifo(other / "config.json")
+        command += [f"--{where}", str(other)]
+    else:
+        (drafter / where).unlink(missing_ok=True)
+        os.mkfifo(drafter / where)
+    run = subprocess.run(command, capture_output=True, text=True, timeout=20, cwd=tmp_path)
+    assert run.returncode in (1, 2) and "Traceback" not in run.stderr, run.stderr
+    if where in ("config.json", "model.safetensors"):
+        assert "not a regular file" in run.stdout

@@ -1,0 +1,35 @@
+"""Read a file from an untrusted folder: regular files only, never more than a limit.
+
+A FIFO, socket or device named like a checkpoint file would block `open()` or `read()`
+forever; opening with O_NONBLOCK and checking fstat first makes every such file an
+immediate error instead.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+
+def read_regular(path: str | os.PathLike, limit: int) -> bytes:
+    """The first `limit + 1` bytes of a regular file (callers refuse a longer result).
+
+    Raises OSError: EINVAL with "not a regular file ..." for FIFOs, sockets and devices.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device); "
+                                        "not read")
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
