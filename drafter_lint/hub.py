@@ -125,11 +125,22 @@ def _quiet() -> None:
 def _preflight(repo_id: str, revision: str, filename: str) -> None:
     """Ask for the file's metadata once, with no retries, so an unreachable or failing hub
     is reported at once (hf_hub_download retries for ~25 s); raises what it raises."""
+    import huggingface_hub
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
 
     settings = _settings()
     url = hf_hub_url(repo_id, filename, revision=revision, endpoint=settings["endpoint"])
-    get_hf_file_metadata(url, timeout=settings["etag_timeout"])
+    if not huggingface_hub.__version__.startswith("0."):
+        get_hf_file_metadata(url, timeout=settings["etag_timeout"])
+        return
+    # huggingface_hub 0.x retries get_hf_file_metadata with backoff (~25 s on an outage):
+    # one HEAD through its own session instead, raising its own error classes.
+    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+
+    response = get_session().head(url, headers=build_hf_headers(),
+                                  timeout=settings["etag_timeout"], allow_redirects=False)
+    if not 300 <= response.status_code < 400:
+        hf_raise_for_status(response)
 
 
 def download(repo_id: str, revision: str, filename: str, offline: bool = False,

@@ -163,6 +163,12 @@ FAMILY_CASES = [
                                                       ["Qwen3ForCausalLM"])],
          pointer="/architectures"),
     Case("EA319", "pass", "specforge-architecture", GPT),
+    Case("EA320", "fail", "tied-with-draft-vocab", E3, [("replace", "/tie_word_embeddings", True)],
+         pointer="/tie_word_embeddings"),
+    Case("EA320", "pass", "untied", E3),
+    Case("RP101", "fail", "speculators-quarter-rotary", SPC, [
+        ("add", "/transformer_layer_config/partial_rotary_factor", 0.25)],
+         pointer="/transformer_layer_config/partial_rotary_factor"),
     # EAGLE-1/2, HASS
     Case("MED103", "fail", "no-current-runtime", MED, pointer=""),
     Case("MED103", "pass", "vllm-before-0.33", MED, runtime="vllm==0.32.0"),

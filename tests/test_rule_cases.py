@@ -61,6 +61,7 @@ class Case:
     file: str = "config.json"
     severity: str | None = None       # default: the rule's
     runtime: str | None = None        # --runtime; default: every serving runtime
+    transformers: str | None = None   # the transformers major whose behaviour it pins
 
     @property
     def id(self) -> str:
@@ -100,6 +101,14 @@ CASES = [
          pointer="/attention_bias"),
     Case("DL008", "pass", "published-types"),
     # mask token
+    Case("DF107", "fail", "mask-is-the-configs-pad", ops=[("add", "/pad_token_id", 248070)],
+         pointer=MASK),
+    Case("DF107", "fail", "mask-is-the-targets-eos",
+         target_ops=[("add", "/text_config/eos_token_id", [248044, 248070])], pointer=MASK),
+    Case("DF107", "pass", "reserved-mask", ops=[("add", "/pad_token_id", 248044)]),
+    Case("RP101", "fail", "partial-rotary-dflash", ops=[("add", "/partial_rotary_factor", 0.25)],
+         pointer="/partial_rotary_factor", severity="info"),
+    Case("RP101", "pass", "full-rotary"),
     Case("DF101", "fail", "missing-for-the-reference", ops=[("remove", "/dflash_config")],
          pointer="/dflash_config", runtime="reference"),
     Case("DF101", "fail", "missing-is-a-fact-for-servers", ops=[("remove", "/dflash_config")],
@@ -310,17 +319,17 @@ CASES = [
          ops=[("replace", "/use_sliding_window", False)]),
     Case("TF102", "fail", "rope-theta-beside-rope-parameters", ops=[
         ("add", "/rope_parameters", {"rope_type": "default", "rope_theta": 1000000.0})],
-         pointer="/rope_theta"),
+         pointer="/rope_theta", transformers="5"),
     Case("TF102", "fail", "rope-scaling-replaces-rope-parameters", ops=[
         ("remove", "/rope_theta"),
         ("add", "/rope_parameters", {"rope_type": "default", "rope_theta": 10000000.0}),
         ("add", "/rope_scaling", {"rope_type": "yarn", "factor": 4.0,
                                   "original_max_position_embeddings": 32768})],
-         pointer="/rope_parameters"),
+         pointer="/rope_parameters", transformers="5"),
     Case("TF102", "fail", "torch-dtype-and-dtype", ops=[("add", "/torch_dtype", "float16")],
          pointer="/torch_dtype", severity="warning"),
     Case("TF102", "fail", "generation-key-dropped", ops=[("add", "/max_length", 20)],
-         pointer="/max_length", severity="warning"),
+         pointer="/max_length", severity="warning", transformers="5"),
     Case("TF102", "pass", "kept-as-written"),
     Case("TF102", "pass", "verbatim-qwen3-4b-style", ops=[
         ("replace", "/layer_types", ["full_attention"] * 5), ("replace", "/sliding_window", None),
@@ -332,10 +341,10 @@ CASES = [
     Case("TF103", "fail", "rope-default", ops=[("remove", "/rope_theta")], pointer="/rope_theta"),
     Case("TF103", "pass", "all-written"),
     Case("TF104", "fail", "flat-qwen3-5", ops=[("replace", "/model_type", "qwen3_5")],
-         pointer="/hidden_size"),
+         pointer="/hidden_size", transformers="5"),
     Case("TF104", "pass", "qwen3"),
     Case("TF105", "fail", "token-id-beyond-vocab", ops=[("add", "/mask_token_id", 300000)],
-         pointer=""),
+         pointer="", transformers="5"),
     Case("TF105", "pass", "clean-load"),
 ]
 
@@ -376,6 +385,11 @@ def build(case: Case, root) -> tuple:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_rule_case(case: Case, tmp_path):
+    if case.transformers:
+        from drafter_lint.loading import transformers_version
+
+        if (transformers_version() or "").split(".")[0] != case.transformers:
+            pytest.skip(f"pins transformers {case.transformers}.x behaviour")
     checkpoint, target, reference = build(case, tmp_path)
     result = lint(checkpoint, target, RULES, reference=reference, runtime=case.runtime)
     mine = [f for f in result.findings if f.rule == case.rule]
