@@ -79,6 +79,11 @@ def detect(config: dict | None, tensor_names) -> str:
             "fc.weight" in names and config.get("num_hidden_layers") in (1, 2, 3)
             and "model" not in heads):
         return "eagle"
+    # SafeAILab EAGLE-1/2 and HASS heads ship a one-layer causal-LM config (with a `bias`
+    # flag for fc in the EAGLE repo); no served LLM has one layer, so this is the head.
+    if config.get("num_hidden_layers") == 1 and any(a.endswith("ForCausalLM") for a in arch) \
+            and ("bias" in config or not names):
+        return "eagle"
     count = mtp_count(config)
     if (count and count[1] > 0) or heads & {"mtp", "model.mtp", "model.mtp_layers"}:
         return "mtp"

@@ -238,5 +238,61 @@ def transformers_warning(facts: Facts):
         yield Finding("", f"{facts.loaded.label} warns: {message}")
 
 
+QWEN35_TYPES = ("qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text")
+
+
+def _meanings(facts: Facts):
+    """(pointer, what transformers 4.57 loads, what 5.x loads) for each field whose meaning
+    differs between the majors (research/transformers-normalization.md, measured on 4.57.6
+    and 5.24.0)."""
+    config = facts.config
+    params = config.get("rope_parameters")
+    nested = params.get("rope_theta") if isinstance(params, dict) else None
+    top = config.get("rope_theta")
+    if isinstance(params, dict) and nested is not None and top is None:
+        yield ("/rope_parameters/rope_theta", "RoPE theta 10000 (4.x ignores rope_parameters)",
+               f"theta {_show(nested)}")
+    elif nested is not None and top is not None and nested != top:
+        yield ("/rope_theta", f"theta {_show(top)} (the top-level field)",
+               f"theta {_show(nested)} (rope_parameters wins)")
+    scaling = config.get("rope_scaling")
+    if isinstance(params, dict) and isinstance(scaling, dict):
+        yield ("/rope_scaling", "rope_scaling beside a default theta",
+               "rope_scaling in place of rope_parameters")
+    model_type = config.get("model_type")
+    if isinstance(model_type, str) and model_type in QWEN35_TYPES:
+        yield ("/model_type", f"nothing: 4.57 has no {model_type} class", "the config")
+
+
+@rule("TF106", "meaning-differs-across-transformers", "info", "any")
+def meaning_differs_across_transformers(facts: Facts):
+    """A field means one thing to transformers 4.x and another to 5.x.
+
+    Runtimes pin different majors: vLLM 0.33 `>=5.16.1,<5.21`, SGLang 0.5.23 `==5.19.0`,
+    the z-lab reference `==4.57.1`. Measured: a config with only `rope_parameters` loads
+    RoPE theta 10000 under 4.57 (silently) and the written theta under 5.x; with both a
+    top-level `rope_theta` and `rope_parameters.rope_theta`, 4.57 uses the first and 5.x
+    the second; `rope_scaling` beside `rope_parameters` is kept by 4.57 and replaces it in
+    5.x; `qwen3_5*` model types do not exist in 4.57. An error when checking for a runtime
+    on the affected major (`--runtime reference`), an info otherwise, naming both loads, so
+    a user of the 4.57-pinned reference learns it without installing 4.57.
+
+    Fails: `"rope_parameters": {"rope_theta": 10000000}` without `rope_theta`, with
+    `--runtime reference`. Informs: the same without `--runtime`.
+    Passes: `"rope_theta": 10000000` alone.
+    """
+    affected = [r for r in facts.releases if _pin(r).startswith("==4")]
+    for ptr, four, five in _meanings(facts):
+        who = f"; {runtimes.labels(affected)} loads it with transformers 4" if affected else ""
+        yield Finding(ptr, f"transformers 4.57 loads {four}, transformers 5 loads {five}{who}",
+                      severity=Severity.ERROR if affected else None)
+
+
+def _pin(release) -> str:
+    fact = runtimes.lookup("transformers.pin", release)
+    return fact.value if fact else ""
+
+
 RULES = collect(transformers_refuses, normalized_by_transformers, unwritten_field,
-                flat_fields_of_composite_config, transformers_warning)
+                flat_fields_of_composite_config, transformers_warning,
+                meaning_differs_across_transformers)

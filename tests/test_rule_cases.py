@@ -346,6 +346,13 @@ CASES = [
     Case("TF105", "fail", "token-id-beyond-vocab", ops=[("add", "/mask_token_id", 300000)],
          pointer="", transformers="5"),
     Case("TF105", "pass", "clean-load"),
+    Case("TF106", "fail", "rope-parameters-only", ops=[
+        ("remove", "/rope_theta"), ("add", "/rope_parameters", {"rope_theta": 10000000})],
+         pointer="/rope_parameters/rope_theta", severity="info"),
+    Case("TF106", "fail", "rope-parameters-only-for-the-reference", ops=[
+        ("remove", "/rope_theta"), ("add", "/rope_parameters", {"rope_theta": 10000000})],
+         pointer="/rope_parameters/rope_theta", runtime="reference", severity="error"),
+    Case("TF106", "pass", "top-level-theta"),
 ]
 
 
