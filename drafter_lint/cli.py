@@ -340,6 +340,10 @@ def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsaf
         raise Abort(str(exc)) from None
     for line in outcome.lines:
         click.echo(line)
+    reference = lint_args.get("reference")
+    if reference is not None and reference.revision and not reference.pinned:
+        click.echo(f"reference values from {reference.display} ({reference.revision!r} "
+                   f"resolved to that commit); pin it with {reference.display}")
     if show_diff and outcome.diff:
         click.echo(outcome.diff, nl=False)
     if outcome.result is None:

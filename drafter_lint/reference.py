@@ -20,6 +20,7 @@ class Reference:
     pinned: bool          # a commit sha or a local file: fixes from it are safe
     card: dict = field(default_factory=dict)
     repo_id: str | None = None
+    revision: str | None = None   # as asked ("main", a tag); display holds the commit
 
 
 def read_reference(arg: str, offline: bool = False, card: bool = False) -> Reference:
@@ -43,7 +44,7 @@ def read_reference(arg: str, offline: bool = False, card: bool = False) -> Refer
         raise ReferenceUnusable(str(exc)) from None
     config = _load(snapshot.files[CONFIG], snapshot.display)
     return Reference(snapshot.display, config, snapshot.pinned,
-                     snapshot.card if card else {}, snapshot.repo_id)
+                     snapshot.card if card else {}, snapshot.repo_id, snapshot.revision)
 
 
 def _load(path: Path, display: str) -> dict:

@@ -3,7 +3,8 @@
 Every difference is one finding at its pointer; a difference inside a list is reported
 once, at the list. Severity comes from who reads the field: runtime fields are errors,
 fields nothing reads at serving time are info, the rest warnings. The fix copies the
-reference value; it is safe when the reference is pinned (a commit sha or a local file).
+reference value; it is safe (the user named the reference; `fix` prints the commit the
+values came from), except removing a key only the local file has, which is unsafe.
 """
 
 from __future__ import annotations
@@ -76,7 +77,6 @@ def _dtype_spelling(local: dict, published: dict):
 
 def _findings(facts: Facts, kind: str):
     reference = facts.reference
-    safety = "safe" if reference.pinned else "unsafe"
     for cls, ptr, mine, theirs in differences(facts):
         if cls != kind:
             continue
@@ -87,12 +87,15 @@ def _findings(facts: Facts, kind: str):
             yield Finding(ptr, f"{field} is {_show(mine)} here; {reference.display} spells it "
                           f"{other} (same value, transformers reads either)")
             continue
+        # The user named the reference: copying its values is safe (its revision was
+        # resolved to one commit, printed by `fix`). A key only the local file has
+        # (`description`, `_name_or_path`) is removed only as an unsafe fix.
         if theirs is MISSING:
-            fix = remove(ptr, safety)
+            fix = remove(ptr, "unsafe")
         elif mine is MISSING:
-            fix = add(ptr, theirs, safety)
+            fix = add(ptr, theirs, "safe")
         else:
-            fix = replace(ptr, theirs, safety)
+            fix = replace(ptr, theirs, "safe")
         why = {"runtime": "a runtime reads this field",
                "other": "check which one is right",
                "cosmetic": "nothing reads it at serving time"}[kind]
@@ -114,8 +117,9 @@ def runtime_field_differs(facts: Facts):
 
     Fails: `"mask_token_id": 151669` here, `248070` in the reference.
     Passes: equal values and types.
-    Fix: the reference value; safe when the reference is a commit sha
-    (`--from-hub org/name@<sha>`) or a local folder, unsafe from a moving branch.
+    Fix: the reference value, safe: from a commit sha
+    (`--from-hub org/name@<sha>`), a branch resolved to its commit once, or a local folder;
+    removing a local-only key is unsafe.
     """
     yield from _findings(facts, "runtime")
 
@@ -130,7 +134,7 @@ def field_differs(facts: Facts):
 
     Fails: `"bos_token_id": 1` here, `248044` in the reference.
     Passes: equal values.
-    Fix: the reference value (safe only from a pinned reference).
+    Fix: the reference value (safe; removing a local-only key is unsafe).
     """
     yield from _findings(facts, "other")
 

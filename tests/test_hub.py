@@ -53,29 +53,35 @@ def test_incident_end_to_end(cli, hub, guessed):
                               ("/sliding_window", "null", "2048")):
         assert ref[ptr]["severity"] == "error"
         assert mine in ref[ptr]["message"] and theirs in ref[ptr]["message"]
-        assert ref[ptr]["fix"]["applicability"] == "unsafe"          # main is a moving branch
+        assert ref[ptr]["fix"]["applicability"] == "safe"            # the user named it
     # the target from the card also shows the mask id is plain text there
     assert findings(run, "DF104")
 
     config = guessed / "config.json"
     original = config.read_bytes()
-    fixed = cli("fix", guessed, "--from-hub", f"{REPO}@{commit}")
+    fixed = cli("fix", guessed, "--from-hub", REPO)          # as users type it: no revision
     assert fixed.code == 0, fixed.out + fixed.err
+    assert f"{REPO}@{commit}" in fixed.out and "'main' resolved" in fixed.out
     assert json.loads(config.read_text()) == published()
     backups = list(guessed.glob("config.json.*.bak"))
     assert [b.read_bytes() for b in backups] == [original]
     again = cli("check", guessed, "--from-hub", REPO, "--format", "json")
     assert not findings(again, "REF101") and again.code == 0
-    assert {f["rule"] for f in findings(again)} <= {"DF125", "DF126"}
+    assert {f["severity"] for f in findings(again)} <= {"info"}
+    before = config.read_bytes()
+    second = cli("fix", guessed, "--from-hub", REPO)
+    assert second.code == 0 and config.read_bytes() == before     # idempotent
 
 
-def test_branch_fixes_are_unsafe_unless_asked(cli, hub, guessed):
+def test_local_only_keys_are_kept_by_safe_fixes(cli, hub, guessed):
+    """Mutation caught: removing keys the reference lacks as a safe fix."""
     config = guessed / "config.json"
-    original = config.read_bytes()
+    document = json.loads(config.read_text())
+    document["description"] = "our local note"
+    config.write_text(json.dumps(document, indent=2))
     run = cli("fix", guessed, "--from-hub", REPO)
-    assert run.code == 1
-    assert "unsafe fix: pass --unsafe-fixes" in run.out
-    assert config.read_bytes() == original
+    assert json.loads(config.read_text())["description"] == "our local note"
+    assert "description" in run.out and "unsafe" in run.out
     run = cli("fix", guessed, "--from-hub", REPO, "--unsafe-fixes")
     assert run.code == 0 and json.loads(config.read_text()) == published()
 
