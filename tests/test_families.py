@@ -262,8 +262,14 @@ FAMILY_CASES = [
 ]
 
 
-def run_case(case: Case, tmp_path):
-    checkpoint, target = build(case, tmp_path)
+def run_case(case: Case, tmp_path, rebuild: bool = True):
+    if rebuild:
+        checkpoint, target = build(case, tmp_path)
+    else:
+        checkpoint = read_checkpoint(result_root(case, tmp_path), "drafter",
+                                     select=select_shards)
+        target = read_target(tmp_path / "target", "target") \
+            if (tmp_path / "target").exists() else None
     if case.rule == "MTP105" and case.outcome == "fail":   # a square eh_proj in its shard
         name = "model.layers.61.eh_proj.weight"
         checkpoint.weights[name] = checkpoint.weights[name].__class__(
@@ -284,6 +290,21 @@ def test_family_rule_case(case: Case, tmp_path):
     assert hits, [(f.file, f.pointer, f.message) for f in mine] or \
         [(f.rule, f.message) for f in result.findings]
     assert hits[0].severity.value == (case.severity or RULES[case.rule].severity.value)
+    if hits[0].fix is not None and hits[0].file == "config.json":
+        # the fixed document no longer draws it (mutation caught: a fix of wrong values)
+        path = result_root(case, tmp_path) / "config.json"
+        edits = [(e["op"], e["path"], *([e["value"]] if "value" in e else []))
+                 for e in hits[0].fix.edits]
+        path.write_text(json.dumps(apply_ops(json.loads(path.read_text()), edits)))
+        again = run_case(case, tmp_path, rebuild=False)
+        assert not [f for f in again.findings if f.rule == case.rule
+                    and f.pointer == case.pointer], hits[0].fix.edits
+
+
+def result_root(case: Case, tmp_path):
+    if case.source in ("deepseek-v3", "qwen3.5-moe"):
+        return tmp_path / "target-with-mtp"
+    return tmp_path / case.folder
 
 
 # --- detection ------------------------------------------------------------------------------

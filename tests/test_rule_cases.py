@@ -411,6 +411,22 @@ def test_rule_case(case: Case, tmp_path):
     expected = case.severity or RULES[case.rule].severity.value
     assert hit[0].severity.value == expected
     assert hit[0].message
+    if hit[0].fix is not None and case.file == "config.json":
+        assert_fix_repairs(case, hit[0], tmp_path, target, reference)
+
+
+def assert_fix_repairs(case: Case, finding, root, target, reference) -> None:
+    """The fix's resulting document no longer draws the finding. Mutation caught: a fix
+    that writes the wrong value (a wrong DF117 list, a DF114 shift kept)."""
+    path = root / "drafter" / "config.json"
+    edits = [(e["op"], e["path"], *([e["value"]] if "value" in e else []))
+             for e in finding.fix.edits]
+    path.write_text(json.dumps(apply_ops(json.loads(path.read_text()), edits)))
+    again = lint(read_checkpoint(root / "drafter", "drafter"), target, RULES,
+                 reference=reference, runtime=case.runtime)
+    left = [f.message for f in again.findings
+            if f.rule == case.rule and f.pointer == case.pointer]
+    assert left == [], (finding.fix.edits, left)
 
 
 def test_every_rule_has_a_passing_and_a_failing_case():
