@@ -115,7 +115,19 @@ def find_files(root: Path) -> list[Path]:
 def _codes(value, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise SettingsError(f"{where}: expected a list of rule codes")
-    return tuple(v.strip().upper() for v in value)
+    codes = tuple(v.strip().upper() for v in value)
+    for code in codes:
+        _known(code, where)
+    return codes
+
+
+def _known(code: str, where: str) -> None:
+    """A code or prefix must name a rule, as on the command line (a typo selects nothing)."""
+    from drafter_lint.rules import RULES
+
+    if not code or not any(known.startswith(code) for known in RULES):
+        raise SettingsError(f"{where}: no rule code starts with {code!r} "
+                            f"(see `drafter-lint rules`)")
 
 
 def load(root: Path) -> Settings:
@@ -146,6 +158,7 @@ def load(root: Path) -> Settings:
         if "baseline" in data:
             settings.baseline = (path.parent / str(data["baseline"])).resolve()
         for code, level in (data.get("severity") or {}).items():
+            _known(str(code).upper(), f"{where}: severity")
             if level not in LEVELS:
                 raise SettingsError(f"{where}: severity of {code} must be one of "
                                     f"{', '.join(LEVELS)}")

@@ -155,6 +155,53 @@ def config_schema(facts: Facts):
                 yield finding
 
 
+# Keys a runtime computes with, so a non-finite value breaks the model (matched on the
+# last key of the pointer); elsewhere (e.g. Nemotron-H `time_step_limit: [0.0, Infinity]`,
+# written by Python's json for an unbounded limit) it is only not strict JSON.
+FINITE_PARTS = ("eps", "theta", "factor", "size", "_id", "_ids", "window", "layers",
+                "heads", "dim", "position", "scale", "beta", "temperature", "bias",
+                "dropout", "range", "rank", "alpha")
+
+
+def _non_finite(value, ptr: str = ""):
+    import math
+
+    from drafter_lint.jsondoc import pointer
+
+    if isinstance(value, float) and not math.isfinite(value):
+        yield ptr, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _non_finite(item, ptr + pointer(str(key)))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _non_finite(item, f"{ptr}/{i}")
+
+
+@rule("DL011", "non-finite-number", "error", "any")
+def non_finite_number(facts: Facts):
+    """A number in config.json is `NaN` or `Infinity` where a runtime computes with it.
+
+    Python's json reads and writes these non-standard literals, so they pass through
+    transformers silently: `rms_norm_eps: NaN` makes every normalized activation NaN,
+    `rope_theta: Infinity` every rotation angle 0. Where the key is a size, id, epsilon,
+    RoPE base or factor, window, scale and the like it is an error; elsewhere an info
+    (strict JSON readers such as `jq` refuse the file, but published configs use
+    `Infinity` for unbounded limits, e.g. Nemotron-H's `time_step_limit`).
+
+    Fails: `"rms_norm_eps": NaN`, `"rope_scaling": {"factor": Infinity}`.
+    Informs: `"time_step_limit": [0.0, Infinity]`. Passes: finite numbers.
+    """
+    for ptr, value in _non_finite(facts.checkpoint.config or {}):
+        keys = [k for k in ptr.split("/") if k and not k.isdigit()]
+        key = keys[-1].lower() if keys else ""
+        computed = any(part in key for part in FINITE_PARTS)
+        yield Finding(ptr, f"{ptr[1:].replace('/', '.')} is {value!r}, not a finite number"
+                      + ("; a runtime computes with it" if computed else
+                         " (not strict JSON; some readers refuse the file)"),
+                      severity=None if computed else Severity.INFO)
+
+
 @rule("DL009", "unused-ignore", "warning", "any", needs=(), phase="suppression")
 def unused_ignore(facts: Facts):
     """A `per-path-ignores` entry covers this checkpoint but suppressed nothing.
@@ -195,6 +242,6 @@ def stale_baseline_entry(facts: Facts):
                       file=os.path.relpath(path, facts.checkpoint.root))
 
 
-RULES = collect(config_unreadable, config_not_object, duplicate_key, weights_unreadable,
+RULES = collect(non_finite_number, config_unreadable, config_not_object, duplicate_key, weights_unreadable,
                 weights_index_mismatch, tokenizer_unreadable, family_unknown, config_schema,
                 unused_ignore, stale_baseline_entry)

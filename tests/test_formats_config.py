@@ -172,3 +172,14 @@ def test_baseline_and_stale_entries(cli, tiny, tmp_path, rule, outcome):
         assert run.code == 0                                           # info only
     else:
         assert stale == []
+
+
+@pytest.mark.parametrize("setting", ['select = ["DFX"]', 'ignore = ["ZZ1"]',
+                                     '[severity]\nDF99 = "info"'])
+def test_unknown_rule_code_in_settings_is_a_usage_error(cli, tiny, setting):
+    """As on the command line: a typo would otherwise select nothing and pass everything.
+    Mutation caught: settings codes not checked against the rule registry."""
+    (tiny / "drafter" / ".drafter-lint.toml").write_text(setting + "\n")
+    run = cli("check", tiny / "drafter")
+    assert run.code == 2 and "no rule code starts with" in run.err
+    assert len(run.err.strip().splitlines()) == 1

@@ -100,6 +100,12 @@ CASES = [
     Case("DL008", "fail", "string-bool", ops=[("replace", "/attention_bias", "false")],
          pointer="/attention_bias"),
     Case("DL008", "pass", "published-types"),
+    Case("DL011", "fail", "nan-eps", raw='{"rms_norm_eps": NaN, "dflash_config": {}}',
+         pointer="/rms_norm_eps", weights=False),
+    Case("DL011", "fail", "unbounded-limit-is-info",
+         raw='{"time_step_limit": [0.0, Infinity], "dflash_config": {}}',
+         pointer="/time_step_limit/1", severity="info", weights=False),
+    Case("DL011", "pass", "finite"),
     # mask token
     Case("DF107", "fail", "mask-is-the-configs-pad", ops=[("add", "/pad_token_id", 248070)],
          pointer=MASK),
