@@ -62,7 +62,9 @@ def _installed_release(runtime: str) -> str:
 
 
 def _note(message: str) -> None:
-    click.echo(f"drafter-lint: {message}", err=True)
+    from drafter_lint.findings import one_line
+
+    click.echo(f"drafter-lint: {one_line(message)}", err=True)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -328,7 +330,7 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
 def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsafe_fixes,
              no_backup) -> int:
     from drafter_lint import repair
-    from drafter_lint.findings import Severity
+    from drafter_lint.findings import Severity, one_line
     from drafter_lint.report import failing, locate
 
     checkpoint = _read(root, family)
@@ -339,7 +341,7 @@ def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsaf
     except repair.RepairRefused as exc:
         raise Abort(str(exc)) from None
     for line in outcome.lines:
-        click.echo(line)
+        click.echo(one_line(line))
     reference = lint_args.get("reference")
     if reference is not None and reference.revision and not reference.pinned:
         click.echo(f"reference values from {reference.display} ({reference.revision!r} "
@@ -462,7 +464,9 @@ def inspect(path, target_arg, offline, family):
     args = _prepare(target_arg, None, None, offline, (), (), True)
     checkpoint = _read(_roots([path])[0], family)
     detected = family or families.detect(checkpoint.config, checkpoint.weights)
-    click.echo(render(Facts(checkpoint, args["target"], detected)), nl=False)
+    from drafter_lint.findings import escape_lines
+
+    click.echo(escape_lines(render(Facts(checkpoint, args["target"], detected))), nl=False)
 
 
 @cli.command()

@@ -5,12 +5,24 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-_CONTROL = {c: f"\\x{c:02x}" for c in range(32)} | {10: "\\n", 13: "\\r", 9: "\\t", 127: "\\x7f"}
+# C0 and C1 controls, DEL, and the invisible or reordering characters a hostile name can
+# use to rewrite a terminal line (bidi overrides and isolates, zero-width marks).
+_INVISIBLE = [*range(0x200B, 0x2010), 0x2028, 0x2029, *range(0x202A, 0x202F),
+              *range(0x2060, 0x206A), 0xFEFF]
+_CONTROL = ({c: f"\\x{c:02x}" for c in [*range(32), *range(0x7F, 0xA0)]}
+            | {c: f"\\u{c:04x}" for c in _INVISIBLE}
+            | {10: "\\n", 13: "\\r", 9: "\\t"})
 
 
 def one_line(text: str) -> str:
-    """`text` with control characters escaped: messages quote names from hostile files."""
-    return text.translate(_CONTROL)
+    """`text` with control and invisible characters escaped, for everything printed that
+    came from outside: messages, names, values and paths, in every format."""
+    return str(text).translate(_CONTROL)
+
+
+def escape_lines(text: str) -> str:
+    """`one_line` for each line of a multi-line text (a diff), keeping the line breaks."""
+    return "".join(one_line(line) + "\n" for line in text.splitlines())
 
 
 class Severity(str, enum.Enum):

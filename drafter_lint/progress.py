@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from drafter_lint.findings import one_line
+
 
 class Progress:
     def __init__(self, total: int, label: str, stream=None, minimum: int = 2):
@@ -18,7 +20,7 @@ class Progress:
         width = 24
         filled = width * self.done // max(self.total, 1)
         text = f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] " \
-               f"{self.done}/{self.total} {name}"
+               f"{self.done}/{self.total} {one_line(name)}"
         self.stream.write(text[:120].ljust(120))
         self.stream.flush()
 

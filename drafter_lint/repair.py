@@ -16,7 +16,7 @@ from pathlib import Path
 from drafter_lint import fix as fixes
 from drafter_lint import jsondoc, loading, write
 from drafter_lint.checkpoint import CONFIG, Checkpoint
-from drafter_lint.findings import Result
+from drafter_lint.findings import Result, escape_lines
 from drafter_lint.hub import in_hub_cache
 
 
@@ -57,9 +57,9 @@ def run(checkpoint: Checkpoint, lint_args: dict, unsafe: bool, write: bool,
     for finding, reason in planned.not_applied:
         outcome.lines.append(f"not applied {finding.rule} {finding.pointer}: {reason}")
     if planned.changed:
-        outcome.diff = "".join(difflib.unified_diff(
+        outcome.diff = escape_lines("".join(difflib.unified_diff(
             planned.original.splitlines(keepends=True), planned.text.splitlines(keepends=True),
-            f"a/{CONFIG}", f"b/{CONFIG}"))
+            f"a/{CONFIG}", f"b/{CONFIG}")))
     if not planned.changed:
         outcome.lines.append(f"{checkpoint.display}/{CONFIG}: nothing to fix")
         return outcome

@@ -391,3 +391,28 @@ def test_a_fifo_is_an_instant_error_not_a_hang(tmp_path, where):
     else:   # a finding: DL001 / DL004 errors, DL006 a warning
         assert "not a regular file" in run.stdout and run.returncode == (
             0 if where == "tokenizer.json" else 1)
+
+
+# --- terminal escapes from paths and values ---------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["check"], ["check", "--format", "concise"],
+                                     ["check", "--format", "github"], ["inspect"],
+                                     ["fix", "--diff", "--unsafe-fixes"]])
+def test_hostile_path_never_reaches_the_terminal_raw(tmp_path, command):
+    """A folder named with ESC/OSC/BEL, C1 and bidi characters (a cloned repo can carry
+    one) is printed escaped in every format. Mutation caught: a renderer printing
+    result.path or a diff line without findings.one_line."""
+    hostile = "m\x1b]0;owned\x07\x9b31m\u202e"
+    drafter = tmp_path / hostile
+    shutil.copytree(TINY / "drafter-guessed", drafter)
+    config = json.loads((drafter / "config.json").read_text())
+    config["description"] = "a\u202eb\x9bc"
+    (drafter / "config.json").write_text(json.dumps(config, indent=2))
+    run = subprocess.run([sys.executable, "-m", "drafter_lint", *command, str(drafter),
+                          "--target", str(TINY / "target")],
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    out = run.stdout + run.stderr
+    assert "Traceback" not in out and out.strip()
+    for raw in ("\x1b", "\x07", "\x9b", "\u202e"):
+        assert raw not in out, (command, repr(out[:300]))

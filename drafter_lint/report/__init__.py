@@ -20,7 +20,9 @@ def location(result: Result, finding) -> str:
     """`path/file:line:col` (or `path/file` for a finding without a line)."""
     import os
 
-    where = os.path.join(result.path, finding.file)
+    from drafter_lint.findings import one_line
+
+    where = one_line(os.path.join(result.path, finding.file))
     return where + (f":{finding.line}:{finding.column}" if finding.line is not None else "")
 
 

@@ -15,8 +15,10 @@ def escape_data(text: str) -> str:
 
 
 def escape_property(text: str) -> str:
-    """A property value (file, title): also ':' and ','."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    """A property value (file, title): also ':' and ','; controls escaped as everywhere."""
+    from drafter_lint.findings import one_line
+
+    return one_line(escape_data(text)).replace(":", "%3A").replace(",", "%2C")
 
 
 def render(results: list[Result]) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drafter_lint.findings import Result
+from drafter_lint.findings import Result, one_line
 from drafter_lint.report import location, summary
 
 COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
@@ -23,7 +23,7 @@ def render(results: list[Result], colour: bool) -> str:
         for s in result.skipped:
             reasons.setdefault(s.reason, []).append(s.rule)
         for reason, codes in reasons.items():
-            lines.append(style(f"{result.path}: skipped {len(codes)} "
+            lines.append(style(f"{one_line(result.path)}: skipped {len(codes)} "
                                f"check{'s' if len(codes) > 1 else ''}: {reason} "
                                f"({', '.join(codes)})", dim=True))
     counts = summary(results)
