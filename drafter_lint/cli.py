@@ -521,10 +521,9 @@ def main() -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(2)
-    except click.exceptions.Abort:
-        click.echo("drafter-lint: aborted", err=True)
-        sys.exit(2)
-    except KeyboardInterrupt:
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        # click turns Ctrl-C into Abort when it does not exit itself: 130 as shells expect
+        click.echo("drafter-lint: interrupted", err=True)
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(1)

@@ -329,3 +329,16 @@ def test_console_script_runs(tiny):
     version = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60,
                              cwd=tiny)
     assert version.returncode == 0 and "0.1.0" in version.stdout
+
+
+def test_ctrl_c_exits_130(monkeypatch, capsys):
+    """Mutation caught: Ctrl-C reported as a usage/internal error (exit 2)."""
+    from drafter_lint import cli as module
+
+    def interrupted():
+        raise KeyboardInterrupt
+    monkeypatch.setattr(module, "_rules", interrupted)
+    monkeypatch.setattr(sys, "argv", ["drafter-lint", "explain", "DF101"])
+    with pytest.raises(SystemExit) as exit_info:
+        module.main()
+    assert exit_info.value.code == 130 and "interrupted" in capsys.readouterr().err
