@@ -7,6 +7,7 @@ restores the original bytes and is refused (exit 2).
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import os
@@ -68,7 +69,7 @@ def run(checkpoint: Checkpoint, lint_args: dict, unsafe: bool, write: bool,
     destination = _destination(checkpoint, output)
     written, saved = _write_verified(destination, planned.original, planned.text,
                                      lint_args, checkpoint, backup and output is None)
-    outcome.lines.append(f"wrote {destination}" + (f" (backup: {saved.name})" if saved else "")
+    outcome.lines.append(f"wrote {destination}" + (f" (backup: {saved})" if saved else "")
                          + f"; read back: {written}")
     return outcome
 
@@ -88,7 +89,7 @@ def _destination(checkpoint: Checkpoint, output: str | None) -> Path:
         if folder.resolve() == checkpoint.root.resolve():
             return folder / CONFIG
         for name in sorted(checkpoint.files):
-            if name == CONFIG or name == write.LOCK_NAME or name.endswith(".bak"):
+            if name == CONFIG:
                 continue
             link = folder / name
             if not link.exists() and not link.is_symlink():
@@ -105,9 +106,11 @@ def _write_verified(path: Path, original: str, text: str, lint_args: dict,
     data = text.encode("utf-8")
     in_place = path == checkpoint.root / CONFIG
     try:
-        with write.folder_lock(path.parent):
+        with write.file_lock(path):
             write.remove_stale_temps(path)
             previous = write.read_back(path) if path.exists() else None
+            if in_place and previous == data:
+                return "already fixed (by a concurrent run); " + _summary(), None
             if in_place and previous != original.encode("utf-8"):
                 raise RepairRefused(f"{path} changed while it was being fixed; nothing "
                                     f"written, run fix again")
@@ -115,7 +118,13 @@ def _write_verified(path: Path, original: str, text: str, lint_args: dict,
             if backup and previous is not None:
                 saved = write.backup_name(path)
                 write.atomic_write(saved, previous, os.stat(path).st_mode & 0o7777)
-            write.atomic_write(path, data)
+            try:
+                write.atomic_write(path, data)
+            except write.WriteError:
+                if saved is not None:
+                    with contextlib.suppress(OSError):
+                        saved.unlink()       # a failed fix leaves no trace
+                raise
             problem = _verify(path, data, text, checkpoint)
             if problem:
                 if previous is not None:

@@ -2,8 +2,11 @@
 
 temp file in the same folder -> write -> fsync -> chmod to the old mode -> os.replace ->
 fsync the folder; a backup of the old bytes first (written the same way); an exclusive
-lock on the folder for the whole read-modify-write (released by the kernel if the process
+lock on the file for the whole read-modify-write (released by the kernel if the process
 dies, so a crash leaves no stale lock); then the file is read back and compared.
+
+The lock and the backups live in the cache dir (`<cache>/locks`, `<cache>/backups`),
+keyed by the file's real path: after a fix the model folder holds nothing new.
 """
 
 from __future__ import annotations
@@ -11,12 +14,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import os
 import tempfile
 import time
 from pathlib import Path
 
-LOCK_NAME = ".drafter-lint.lock"
 
 
 class WriteError(OSError):
@@ -30,13 +33,32 @@ def _describe(exc: OSError) -> str:
         exc.errno, exc.strerror or str(exc))
 
 
-@contextlib.contextmanager
-def folder_lock(folder: Path, timeout: float = 30.0):
-    """Hold an exclusive flock on `folder`/.drafter-lint.lock."""
+def _key(path: Path) -> str:
+    """A stable name for the file `path` really is (symlinks resolved)."""
+    return hashlib.sha256(os.path.realpath(path).encode()).hexdigest()[:24]
+
+
+def _state_dir(kind: str) -> Path:
+    from drafter_lint.loading import cache_dir
+
+    folder = cache_dir() / kind
     try:
-        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise WriteError(f"cannot write in {folder}: {_describe(exc)}") from None
+        raise WriteError(f"cannot create {folder} (set DRAFTER_LINT_CACHE_DIR): "
+                         f"{_describe(exc)}") from None
+    return folder
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, timeout: float = 30.0):
+    """Hold an exclusive flock keyed by `path`'s real path, in the cache dir."""
+    lock = _state_dir("locks") / f"{_key(path)}.lock"
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise WriteError(f"cannot create the lock {lock}: {_describe(exc)}") from None
+    folder = path.parent
     try:
         deadline = time.monotonic() + timeout
         while True:
@@ -95,15 +117,35 @@ def remove_stale_temps(path: Path) -> None:
             stale.unlink()
 
 
+def backup_folder(path: Path) -> Path:
+    """`<cache>/backups/<key>/`, holding `source` (the file's real path) and the backups."""
+    folder = _state_dir("backups") / _key(path)
+    try:
+        folder.mkdir(exist_ok=True)
+        (folder / "source").write_text(os.path.realpath(path) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise WriteError(f"cannot write the backup in {folder}: {_describe(exc)}") from None
+    return folder
+
+
 def backup_name(path: Path) -> Path:
-    """A backup path that does not exist yet: config.json.<UTC time>.bak."""
+    """A backup path that does not exist yet: <backup folder>/config.json.<UTC time>.bak."""
+    folder = backup_folder(path)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    candidate = path.with_name(f"{path.name}.{stamp}.bak")
+    candidate = folder / f"{path.name}.{stamp}.bak"
     n = 1
     while candidate.exists():
-        candidate = path.with_name(f"{path.name}.{stamp}.{n}.bak")
+        candidate = folder / f"{path.name}.{stamp}.{n}.bak"
         n += 1
     return candidate
+
+
+def backups_of(path: Path) -> list[Path]:
+    """The backups kept of `path`, oldest first."""
+    from drafter_lint.loading import cache_dir
+
+    folder = cache_dir() / "backups" / _key(path)
+    return sorted(folder.glob(f"{path.name}.*.bak")) if folder.is_dir() else []
 
 
 def read_back(path: Path) -> bytes:

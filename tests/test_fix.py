@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from drafter_lint.write import backups_of
 from sparse import FIXTURES, apply_ops, load_manifest, materialize
 
 TAPS = "/dflash_config/target_layer_ids"
@@ -51,14 +52,18 @@ def test_fix_from_reference_folder(cli, tiny):
     assert run.code == 0, run.out
     assert json.loads((guessed / "config.json").read_text()) == \
         json.loads((tiny / "drafter" / "config.json").read_text())
-    backups = sorted(guessed.glob("config.json.*.bak"))
+    backups = backups_of(guessed / "config.json")
     assert len(backups) == 1 and backups[0].read_bytes() == original
+    # nothing new in the model folder: backups and the lock live in the cache dir
+    assert sorted(p.name for p in guessed.iterdir()) == ["config.json", "model.safetensors"]
+    assert (backups[0].parent / "source").read_text().strip() == \
+        os.path.realpath(guessed / "config.json")
     assert oct(backups[0].stat().st_mode & 0o777) == oct((guessed / "config.json").stat().st_mode
                                                           & 0o777)
     assert "read back: bytes identical" in run.out
     again = cli("fix", guessed, "--reference", tiny / "drafter", "--target", tiny / "target")
     assert again.code == 0 and "nothing to fix" in again.out
-    assert len(list(guessed.glob("config.json.*.bak"))) == 1
+    assert len(backups_of(guessed / "config.json")) == 1
     assert not list(guessed.glob(".config.json.*.tmp"))
 
 
@@ -218,8 +223,14 @@ def test_concurrent_edit_is_not_overwritten(cli, tiny, monkeypatch):
 
 
 def test_lock_serializes_two_fixes(tiny, tmp_path):
+    from drafter_lint import write
+    from drafter_lint.loading import cache_dir
+
     guessed = tiny / "drafter-guessed"
-    fd = os.open(guessed / ".drafter-lint.lock", os.O_RDWR | os.O_CREAT)
+    with write.file_lock(guessed / "config.json"):   # the lock the fix will ask for
+        pass
+    lock = next((cache_dir() / "locks").glob("*.lock"))
+    fd = os.open(lock, os.O_RDWR)
     fcntl.flock(fd, fcntl.LOCK_EX)
     before = (guessed / "config.json").read_bytes()
     process = subprocess.Popen([sys.executable, "-m", "drafter_lint", "fix", str(guessed),
@@ -239,3 +250,25 @@ def test_lock_serializes_two_fixes(tiny, tmp_path):
 # --- crash safety: the kill loop is tests/test_trust.py::test_200_sigkills_... (slow lane)
 
 
+
+
+def test_second_concurrent_fix_with_the_same_result_succeeds(cli, tiny, monkeypatch):
+    """Two fixes planned from the same bytes: the second finds the file already holding
+    its result and reports success. Mutation caught: exit 2 'changed while it was being
+    fixed' although the file ends fixed."""
+    from drafter_lint import fix
+
+    guessed = tiny / "drafter-guessed"
+    real_plan = fix.plan
+
+    def plan_then_race(checkpoint, lint_args, unsafe):
+        result = real_plan(checkpoint, lint_args, unsafe)
+        (guessed / "config.json").write_text(result.text, encoding="utf-8")  # the other fix
+        return result
+
+    monkeypatch.setattr(fix, "plan", plan_then_race)
+    run = cli("fix", guessed, "--reference", tiny / "drafter")
+    assert run.code == 0, run.out + run.err
+    assert "already fixed" in run.out
+    assert json.loads((guessed / "config.json").read_text()) == \
+        json.loads((tiny / "drafter" / "config.json").read_text())

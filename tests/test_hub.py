@@ -63,8 +63,9 @@ def test_incident_end_to_end(cli, hub, guessed):
     assert fixed.code == 0, fixed.out + fixed.err
     assert f"{REPO}@{commit}" in fixed.out and "'main' resolved" in fixed.out
     assert json.loads(config.read_text()) == published()
-    backups = list(guessed.glob("config.json.*.bak"))
-    assert [b.read_bytes() for b in backups] == [original]
+    from drafter_lint.write import backups_of
+
+    assert [b.read_bytes() for b in backups_of(config)] == [original]
     again = cli("check", guessed, "--from-hub", REPO, "--format", "json")
     assert not findings(again, "REF101") and again.code == 0
     assert {f["severity"] for f in findings(again)} <= {"info"}

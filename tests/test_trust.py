@@ -26,6 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sparse import FIXTURES, write_safetensors
 
+from drafter_lint.write import backups_of
+
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
 
@@ -256,7 +258,7 @@ def test_200_sigkills_leave_no_partial_file(tmp_path):
         rng = random.Random(index)
         for _ in range(100):
             (folder / "config.json").write_bytes(old)
-            for backup in folder.glob("config.json.*.bak"):
+            for backup in backups_of(folder / "config.json"):
                 backup.unlink()
             process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
                                        stderr=subprocess.DEVNULL)
@@ -267,7 +269,7 @@ def test_200_sigkills_leave_no_partial_file(tmp_path):
             if data not in (old, new):
                 errors.append(f"partial config.json: {data[:60]!r}")
             outcomes["old" if data == old else "new"] += 1
-            if any(b.read_bytes() != old for b in folder.glob("config.json.*.bak")):
+            if any(b.read_bytes() != old for b in backups_of(folder / "config.json")):
                 errors.append("a partial backup")
         (folder / "config.json").write_bytes(old)
         final = subprocess.run(command, capture_output=True, timeout=120, cwd=tmp_path)
