@@ -82,7 +82,7 @@ def _destination(checkpoint: Checkpoint, output: str | None) -> Path:
                 f"are shared content-addressed blobs; not writing through them. Use "
                 f"--output DIR to write a fixed copy, or download the repo with "
                 f"`hf download REPO --local-dir DIR` and fix that")
-        return checkpoint.root / CONFIG
+        return _in_place(checkpoint)
     folder = Path(output)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -100,11 +100,31 @@ def _destination(checkpoint: Checkpoint, output: str | None) -> Path:
     return folder / CONFIG
 
 
+def _in_place(checkpoint: Checkpoint) -> Path:
+    """config.json itself, or the file a symlinked config.json names when that stays
+    inside the checkpoint folder (written through, so the link keeps working)."""
+    path = checkpoint.root / CONFIG
+    if not path.is_symlink():
+        return path
+    real, root = os.path.realpath(path), os.path.realpath(checkpoint.root)
+    if os.path.commonpath([real, root]) != root:
+        raise RepairRefused(f"{path} is a link to {real}, outside the checkpoint folder; "
+                            f"not writing through it (fix that file, or use --output DIR)")
+    return Path(real)
+
+
+def _in_place_or_none(checkpoint: Checkpoint) -> Path | None:
+    try:
+        return _in_place(checkpoint)
+    except RepairRefused:
+        return None
+
+
 def _write_verified(path: Path, original: str, text: str, lint_args: dict,
                     checkpoint: Checkpoint, backup: bool) -> tuple[str, Path | None]:
     """Write `text` to `path` under the folder lock; verify; restore on mismatch."""
     data = text.encode("utf-8")
-    in_place = path == checkpoint.root / CONFIG
+    in_place = path == _in_place_or_none(checkpoint)
     try:
         with write.file_lock(path):
             write.remove_stale_temps(path)

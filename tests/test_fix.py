@@ -272,3 +272,26 @@ def test_second_concurrent_fix_with_the_same_result_succeeds(cli, tiny, monkeypa
     assert "already fixed" in run.out
     assert json.loads((guessed / "config.json").read_text()) == \
         json.loads((tiny / "drafter" / "config.json").read_text())
+
+
+def test_symlinked_config_is_written_through_inside_the_folder(cli, tiny):
+    """Mutation caught: replacing the link by a regular file (the target keeps the bad
+    config), or writing through a link that leaves the folder."""
+    guessed = tiny / "drafter-guessed"
+    real = guessed / "configs" / "v2.json"
+    real.parent.mkdir()
+    (guessed / "config.json").rename(real)
+    (guessed / "config.json").symlink_to("configs/v2.json")
+    run = cli("fix", guessed, "--reference", tiny / "drafter")
+    assert run.code == 0, run.out + run.err
+    assert (guessed / "config.json").is_symlink()
+    assert json.loads(real.read_text()) == json.loads((tiny / "drafter" / "config.json")
+                                                      .read_text())
+    outside = tiny / "elsewhere.json"
+    outside.write_text((tiny / "drafter-guessed" / "configs" / "v2.json").read_text()
+                       .replace("248070", "151669"))
+    (guessed / "config.json").unlink()
+    (guessed / "config.json").symlink_to(outside)
+    before = outside.read_bytes()
+    run = cli("fix", guessed, "--reference", tiny / "drafter")
+    assert run.code in (1, 2) and outside.read_bytes() == before
