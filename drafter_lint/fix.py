@@ -68,10 +68,18 @@ def apply_edit(document: object, edit: dict) -> object:
 
 
 def serialize(value: object, like: jsondoc.JsonDocument) -> str:
-    """`value` as JSON in the style of the original file: indent, key order, newline."""
-    ascii_only = like.text.isascii()
-    text = json.dumps(value, indent=like.indent, ensure_ascii=ascii_only)
-    return text + ("\n" if like.trailing_newline else "")
+    """`value` as JSON in the file's own style: the original text with only the changed
+    values re-serialized (drafter_lint/restyle.py), else a whole serialization with its
+    indent, key order, line endings and final newline."""
+    from drafter_lint.restyle import rewrite
+
+    def whole(new: object) -> str:
+        ascii_only = like.text.isascii()
+        text = json.dumps(new, indent=like.indent, ensure_ascii=ascii_only)
+        text += "\n" if like.trailing_newline else ""
+        return text.replace("\n", "\r\n") if "\r\n" in like.text else text
+
+    return rewrite(like.text, like.value, value, whole)
 
 
 def with_config(checkpoint: Checkpoint, text: str) -> Checkpoint:

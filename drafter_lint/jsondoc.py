@@ -95,6 +95,11 @@ class _Parser:
         self.line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
         self.positions: dict[str, tuple[int, int]] = {}
         self.duplicates: list[Duplicate] = []
+        # offsets for rewriting in place (drafter_lint/restyle.py): pointer -> (start, end)
+        # of the value, of the whole member (key to value) and the container's closer
+        self.spans: dict[str, tuple[int, int]] = {}
+        self.members: dict[str, tuple[int, int]] = {}
+        self.closers: dict[str, int] = {}
 
     def where(self, index: int) -> tuple[int, int]:
         line = bisect.bisect_right(self.line_starts, index)
@@ -110,6 +115,11 @@ class _Parser:
         return i
 
     def value(self, i: int, ptr: str, depth: int) -> tuple[object, int]:
+        value, end = self._value(i, ptr, depth)
+        self.spans[ptr] = (i, end)
+        return value, end
+
+    def _value(self, i: int, ptr: str, depth: int) -> tuple[object, int]:
         if depth > MAX_DEPTH:
             self.fail(f"nested deeper than {MAX_DEPTH} levels", i)
         text = self.text
@@ -148,17 +158,19 @@ class _Parser:
         seen: dict[str, list] = {}
         i = self.skip(i + 1)
         if i < len(text) and text[i] == "}":
+            self.closers[ptr] = i
             return result, i + 1
         while True:
             if i >= len(text) or text[i] != '"':
                 self.fail("expected a quoted key", i)
-            key_at = self.where(i)
+            key_at, key_start = self.where(i), i
             key, i = self.string(i)
             i = self.skip(i)
             if i >= len(text) or text[i] != ":":
                 self.fail("expected ':' after key", i)
             child = ptr + "/" + escape(key)
             value, i = self.value(self.skip(i + 1), child, depth + 1)
+            self.members[child] = (key_start, i)
             if key in seen:
                 seen[key].append((key_at, value))
             else:
@@ -170,6 +182,7 @@ class _Parser:
                 i = self.skip(i + 1)
                 continue
             if i < len(text) and text[i] == "}":
+                self.closers[ptr] = i
                 break
             self.fail("expected ',' or '}'", i)
         for key, occurrences in seen.items():
@@ -185,6 +198,7 @@ class _Parser:
         result: list = []
         i = self.skip(i + 1)
         if i < len(text) and text[i] == "]":
+            self.closers[ptr] = i
             return result, i + 1
         while True:
             child = f"{ptr}/{len(result)}"
@@ -196,6 +210,7 @@ class _Parser:
                 i = self.skip(i + 1)
                 continue
             if i < len(text) and text[i] == "]":
+                self.closers[ptr] = i
                 return result, i + 1
             self.fail("expected ',' or ']'", i)
 
@@ -210,6 +225,14 @@ def _style(text: str) -> tuple[int | str | None, bool]:
             indent = len(lead) if set(lead) == {" "} else lead
             break
     return indent, text.endswith("\n")
+
+
+def layout(text: str) -> "_Parser":
+    """The parser state of `text` after a full parse: value spans, member spans, closers."""
+    parser = _Parser(text)
+    start = parser.skip(0)
+    parser.value(start, "", 0)
+    return parser
 
 
 def parse(text: str) -> JsonDocument:

@@ -295,3 +295,32 @@ def test_symlinked_config_is_written_through_inside_the_folder(cli, tiny):
     before = outside.read_bytes()
     run = cli("fix", guessed, "--reference", tiny / "drafter")
     assert run.code in (1, 2) and outside.read_bytes() == before
+
+
+@pytest.mark.parametrize("style", ["crlf", "compact", "spellings"])
+def test_fix_keeps_the_files_own_style(cli, tiny, style):
+    """Only changed values are re-serialized. Mutation caught: a whole-file json.dumps
+    (CRLF -> LF, `"a":1` -> `"a": 1`, `2.0e-2` -> `0.02`, `\\u00e9` decoded)."""
+    guessed = tiny / "drafter-guessed"
+    document = json.loads((guessed / "config.json").read_text())
+    if style == "crlf":
+        text = json.dumps(document, indent=2).replace("\n", "\r\n") + "\r\n"
+    elif style == "compact":
+        text = json.dumps(document, separators=(",", ":"))
+    else:
+        text = json.dumps(document, indent=2).replace(
+            '"initializer_range": 0.02', '"initializer_range": 2.0e-2').replace(
+            '"dtype": "bfloat16"', '"dtype": "bfloat16", "description": "caf\\u00e9"') + "\n"
+    (guessed / "config.json").write_bytes(text.encode())
+    run = cli("fix", guessed, "--reference", tiny / "drafter")
+    assert run.code == 0, run.out + run.err
+    after = (guessed / "config.json").read_bytes().decode()
+    changed = [(a, b) for a, b in zip(text.splitlines(), after.splitlines()) if a != b]
+    assert json.loads(after)["dflash_config"]["mask_token_id"] == 248070
+    if style == "crlf":
+        assert "\n" not in after.replace("\r\n", "")
+        assert len(changed) <= 8                       # the few fixed values, not the file
+    elif style == "compact":
+        assert '": ' not in after and ", " not in after
+    else:
+        assert "2.0e-2" in after and "caf\\u00e9" in after
