@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,13 +93,35 @@ def _destination(checkpoint: Checkpoint, output: str | None) -> Path:
         for name in sorted(checkpoint.files):
             if name == CONFIG:
                 continue
-            link = folder / name
-            if not link.exists() and not link.is_symlink():
-                os.symlink(os.path.realpath(checkpoint.root / name), link)
+            _place(checkpoint.root / name, folder / name)
     except OSError as exc:
         raise RepairRefused(f"cannot prepare --output {folder}: "
                             f"{exc.strerror or exc}") from None
     return folder / CONFIG
+
+
+COPY_LIMIT = 64 << 20   # across file systems, files up to this size are copied
+
+
+def _place(source: Path, destination: Path) -> None:
+    """Put `source` into the --output folder as a hard link (the checkpoint then holds no
+    link leaving its folder, so `check` accepts it, and no weights are copied); across
+    file systems small files are copied and large ones refused."""
+    if destination.exists() or destination.is_symlink():
+        return
+    real = os.path.realpath(source)       # a hub-cache snapshot file is a link to a blob
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(real, destination)
+    except OSError as exc:
+        if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK):
+            raise
+        if os.path.getsize(real) > COPY_LIMIT:
+            raise RepairRefused(f"cannot hard-link {source.name} into --output "
+                                f"{destination.parent} (another file system) and it is "
+                                f"too large to copy; choose DIR on the same file system "
+                                f"as the checkpoint") from None
+        shutil.copyfile(real, destination)
 
 
 def _in_place(checkpoint: Checkpoint) -> Path:

@@ -174,7 +174,12 @@ def test_fix_refuses_hub_cache_snapshot_and_writes_output(cli, hub, tmp_path):
     assert run.code == 0, run.out + run.err
     assert json.loads((out / "config.json").read_text())["dflash_config"]["mask_token_id"] \
         == 151669
-    assert blob.read_bytes() == before and (out / "README.md").is_symlink()
+    assert blob.read_bytes() == before and not (out / "README.md").is_symlink()
+    assert os.path.samefile(out / "README.md", Path(folder / "README.md").resolve())
+    # a complete checkpoint that check accepts: no link leaves the folder
+    check = cli("check", out, "--format", "json")
+    assert check.code == 0, check.out
+    assert not [f for f in check.json()["results"][0]["findings"] if f["rule"].startswith("DL")]
 
 
 def test_fake_hub_answers_model_info(hub):
