@@ -156,6 +156,30 @@ def _prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_ca
             "runtime": runtime, "launch": launch}
 
 
+def _with_settings(root, lint_args: dict, baseline_arg=None, write_baseline=False):
+    """(lint arguments, settings) for checkpoint folder `root`: the command line, then the
+    nearest .drafter-lint.toml / [tool.drafter-lint], then its parents. The same for
+    check, fix and gate: severities, per-path ignores and the baseline apply alike."""
+    from pathlib import Path
+
+    from drafter_lint import settings as config
+
+    try:
+        found = config.load(root)
+        baseline_path = Path(baseline_arg).resolve() if baseline_arg else found.baseline
+        entries = (config.read_baseline(baseline_path)
+                   if baseline_path and not write_baseline else None)
+    except config.SettingsError as exc:
+        raise Abort(str(exc)) from None
+    found.select = lint_args["select"] or found.select
+    found.ignore = lint_args["ignore"] or found.ignore
+    args = {**lint_args, "select": found.select, "ignore": found.ignore,
+            "runtime": lint_args["runtime"] or found.runtime, "settings": found,
+            "baseline": entries, "baseline_path": baseline_path if entries is not None
+            else None}
+    return args, found
+
+
 def _roots(paths) -> list:
     from pathlib import Path
 
@@ -256,7 +280,7 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
 
     from drafter_lint import precommit
     from drafter_lint import settings as config
-    from drafter_lint.engine import lint, suppress
+    from drafter_lint.engine import lint_with_settings
     from drafter_lint.findings import Severity
     from drafter_lint.progress import Progress
     from drafter_lint.report import locate
@@ -269,21 +293,9 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     progress = Progress(len(roots), "drafter-lint")
     for root in roots:
         progress.step(str(root))
-        try:
-            found = config.load(root)
-            baseline_path = Path(baseline_arg).resolve() if baseline_arg else found.baseline
-            entries = (config.read_baseline(baseline_path)
-                       if baseline_path and not write_baseline_arg else None)
-        except config.SettingsError as exc:
-            raise Abort(str(exc)) from None
-        found.select = lint_args["select"] or found.select
-        found.ignore = lint_args["ignore"] or found.ignore
-        args = {**lint_args, "select": found.select, "ignore": found.ignore,
-                "runtime": lint_args["runtime"] or found.runtime}
+        args, found = _with_settings(root, lint_args, baseline_arg, bool(write_baseline_arg))
         checkpoint = _read(root, family)
-        result = lint(checkpoint, **args)
-        suppress(result, checkpoint, args["rules"], found, entries,
-                 baseline_path if entries is not None else None)
+        result = lint_with_settings(checkpoint, **args)
         locate(result, checkpoint.documents)
         results.append(result)
         for_baseline.append((result, root))
@@ -322,8 +334,11 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
     roots = _roots(paths)
     if output and len(roots) > 1:
         raise Abort("--output takes one checkpoint")
-    codes = [_fix_one(root, lint_args, family, fail_on or "error", show_diff, dry_run, output,
-                      unsafe_fixes, no_backup) for root in roots]
+    codes = []
+    for root in roots:
+        args, found = _with_settings(root, lint_args)
+        codes.append(_fix_one(root, args, family, fail_on or found.fail_on, show_diff,
+                              dry_run, output, unsafe_fixes, no_backup))
     sys.exit(max(codes))
 
 
@@ -365,20 +380,22 @@ def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsaf
 @click.option("--target", "target_arg", metavar="PATH|REPO[@REV]",
               help="Target to lint against instead of the launch line's model.")
 @click.option("--offline", is_flag=True, help="Use the local hub cache only.")
-@click.option("--fail-on", type=click.Choice(SEVERITIES), default="error", show_default=True)
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+              help="Lowest severity that refuses the launch [default: error, or the "
+                   "settings file's].")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def gate(target_arg, offline, fail_on, ignore, command):
     """Lint the drafter of a launch line, then run it: `drafter-lint gate -- vllm serve ...`.
 
-    Reads `vllm serve TARGET --speculative-config JSON|FILE` or
+    Reads `vllm serve TARGET --speculative-config JSON` or
     `python -m sglang.launch_server --model-path ... --speculative-algorithm ...` the way
     the server does, lints the drafter against the target and the launch settings, and
     replaces itself with the command (exec). On findings at or above --fail-on it exits 1
     and starts nothing.
     """
     from drafter_lint import gate as gating
-    from drafter_lint.engine import lint
+    from drafter_lint.engine import lint_with_settings
     from drafter_lint.findings import Severity
     from drafter_lint.report import locate
     from drafter_lint.target import TargetError, resolve_target
@@ -415,9 +432,14 @@ def gate(target_arg, offline, fail_on, ignore, command):
         sys.exit(1)
     from drafter_lint.checkpoint import find_root
 
-    checkpoint = _read(find_root(draft))
-    result = lint(checkpoint, target, _rules(), (), _codes(ignore),
-                  runtime=_installed_release(launch.runtime), launch=launch.facts())
+    root = find_root(draft)
+    args, found = _with_settings(root, {
+        "target": target, "rules": _rules(), "select": (), "ignore": _codes(ignore),
+        "reference": None, "use_cache": True, "family": None,
+        "runtime": _installed_release(launch.runtime), "launch": launch.facts()})
+    fail_on = fail_on or found.fail_on
+    checkpoint = _read(root)
+    result = lint_with_settings(checkpoint, **args)
     locate(result, checkpoint.documents)
     level = Severity(fail_on)
     blocking = [f for f in result.findings if f.severity.rank >= level.rank]

@@ -104,6 +104,16 @@ def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
     return result
 
 
+def lint_with_settings(checkpoint: Checkpoint, settings=None, baseline=None,
+                       baseline_path=None, **lint_args) -> Result:
+    """`lint`, then the folder's settings (severities, per-path ignores) and baseline: the
+    one pipeline `check`, `fix` (each planning round) and `gate` run."""
+    result = lint(checkpoint, **lint_args)
+    if settings is not None:
+        suppress(result, checkpoint, lint_args["rules"], settings, baseline, baseline_path)
+    return result
+
+
 def _tensor_names(checkpoint: Checkpoint):
     if checkpoint.index_doc is not None:
         return checkpoint.index_doc.value["weight_map"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from drafter_lint import jsondoc
 from drafter_lint.checkpoint import CONFIG, Checkpoint
-from drafter_lint.engine import lint
+from drafter_lint.engine import lint_with_settings
 from drafter_lint.findings import Finding, Result
 
 MAX_ROUNDS = 5
@@ -106,7 +106,7 @@ def plan(checkpoint: Checkpoint, lint_args: dict, unsafe: bool) -> Plan:
     result = Plan(doc.text, doc.text, value)
     current = checkpoint
     for _ in range(MAX_ROUNDS):
-        found = lint(current, **lint_args)
+        found = lint_with_settings(current, **lint_args)
         touched: list[str] = []
         progress = False
         for finding in sorted((f for f in found.findings if f.fix), key=_order):
@@ -131,7 +131,7 @@ def plan(checkpoint: Checkpoint, lint_args: dict, unsafe: bool) -> Plan:
             break
         current = with_config(checkpoint, serialize(value, doc))
     else:
-        result.result = lint(current, **lint_args)
+        result.result = lint_with_settings(current, **lint_args)
     result.value = value
     result.text = serialize(value, doc) if result.applied else doc.text
     for finding in result.result.findings:

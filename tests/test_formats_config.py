@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from importlib import resources
 
 import jsonschema
@@ -183,3 +186,51 @@ def test_unknown_rule_code_in_settings_is_a_usage_error(cli, tiny, setting):
     run = cli("check", tiny / "drafter")
     assert run.code == 2 and "no rule code starts with" in run.err
     assert len(run.err.strip().splitlines()) == 1
+
+
+# --- one pipeline: a setting has the same effect in check, fix and gate -----------------------
+
+SETTINGS_TABLE = [
+    ('ignore = ["DF114"]', "ignored"),
+    ('[severity]\nDF114 = "info"', "demoted"),
+    ('[[per-path-ignores]]\npath = "drafter"\nrules = ["DF114"]\nreason = "custom taps"',
+     "ignored"),
+]
+
+
+@pytest.mark.parametrize("setting,effect", SETTINGS_TABLE, ids=["ignore", "severity", "path"])
+def test_settings_act_alike_in_check_fix_and_gate(cli, tiny, tmp_path, setting, effect):
+    """Mutation caught: a command that builds its own pipeline without the settings (an
+    ignored rule's fix applied by `fix`, a demoted finding blocking `gate`)."""
+    drafter = tiny / "drafter"
+    config = json.loads((drafter / "config.json").read_text())
+    config["dflash_config"]["target_layer_ids"] = [2, 7, 12, 17, 22]   # DF114 error only
+    (drafter / "config.json").write_text(json.dumps(config, indent=2))
+    (tiny / ".drafter-lint.toml").write_text(setting + "\n")
+    check = cli("check", drafter, "--target", tiny / "target", "--format", "json")
+    df114 = [f for f in check.json()["results"][0]["findings"] if f["rule"] == "DF114"]
+    assert check.code == 0
+    assert df114 == [] if effect == "ignored" else [f["severity"] for f in df114] == ["info"]
+    fixed = cli("fix", drafter, "--target", tiny / "target", "--unsafe-fixes")
+    taps = json.loads((drafter / "config.json").read_text())["dflash_config"]
+    if effect == "ignored":
+        assert taps["target_layer_ids"] == [2, 7, 12, 17, 22], fixed.out
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "vllm").write_text(f"#!{sys.executable}\nimport sys\nsys.exit(0)\n")
+    (bin_dir / "vllm").chmod(0o755)
+    (drafter / "config.json").write_text(json.dumps(config, indent=2))
+    spec = json.dumps({"method": "dflash", "model": str(drafter),
+                       "num_speculative_tokens": 15})
+
+    def gate():   # a real process: the gate execs the (stand-in) server
+        return subprocess.run([sys.executable, "-m", "drafter_lint", "gate", "--", "vllm",
+                               "serve", str(tiny / "target"), "--speculative-config", spec],
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                              env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"})
+
+    passed = gate()
+    assert passed.returncode == 0 and "refused" not in passed.stderr, passed.stderr
+    (tiny / ".drafter-lint.toml").unlink()
+    refused = gate()
+    assert refused.returncode == 1 and "DF114" in refused.stderr
