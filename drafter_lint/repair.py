@@ -64,7 +64,10 @@ def run(checkpoint: Checkpoint, lint_args: dict, unsafe: bool, write: bool,
             planned.original.splitlines(keepends=True), planned.text.splitlines(keepends=True),
             f"a/{CONFIG}", f"b/{CONFIG}")))
     if not planned.changed:
-        outcome.lines.append(f"{checkpoint.display}/{CONFIG}: nothing to fix")
+        left = len(planned.not_applied)
+        outcome.lines.append(f"{checkpoint.display}/{CONFIG}: " + (
+            f"nothing applied; {left} fix{'es' if left > 1 else ''} not applied (listed "
+            f"above)" if left else "nothing to fix"))
         return outcome
     if not write:
         return outcome

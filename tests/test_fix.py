@@ -42,6 +42,7 @@ def test_safe_only_by_default(cli, tiny):
     before = snapshot(guessed)
     run = cli("fix", guessed, "--target", tiny / "target")
     assert run.code == 1 and "unsafe fix: pass --unsafe-fixes" in run.out
+    assert "nothing to fix" not in run.out and "not applied (listed above)" in run.out
     assert snapshot(guessed) == before
 
 
@@ -183,6 +184,7 @@ def test_write_errors_simulated(cli, tiny, monkeypatch, code, text):
     after = snapshot(guessed)
     assert after.pop("config.json") == before.pop("config.json")
     assert not list(guessed.glob(".config.json.*.tmp"))
+    assert after == before and backups_of(guessed / "config.json") == []   # no trace
 
 
 def test_read_back_mismatch_restores_the_original(cli, tiny, monkeypatch):
