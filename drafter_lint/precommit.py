@@ -1,17 +1,24 @@
-"""Under pre-commit, lint each checkpoint folder once per run, even across batches.
+"""Under pre-commit, lint each checkpoint folder once per hook run, even across batches.
 
 pre-commit splits long file lists into batches; with `require_serial: true` they run one
-after another as children of the same pre-commit process. The folders already linted in
-this run are kept in a small state file keyed by that parent process (pid and start
-time), so a folder whose files fall into two batches is linted once.
+after another as children of the same pre-commit process. The folders already linted are
+kept in a state file keyed by that parent process (pid and start time) *and* the hook's
+own options (its arguments minus the file names), so two drafter-lint hooks with
+different options in one run never skip each other's work. State files live in the cache
+dir and are removed once they are a day old.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
-import tempfile
+import sys
+import time
 from pathlib import Path
+
+STALE_S = 24 * 3600
 
 
 def _state_file() -> Path | None:
@@ -23,7 +30,25 @@ def _state_file() -> Path | None:
             started = handle.read().rsplit(")", 1)[1].split()[19]
     except (OSError, IndexError):
         return None
-    return Path(tempfile.gettempdir()) / f"drafter-lint-pre-commit-{parent}-{started}.json"
+    options = [a for a in sys.argv[1:] if not os.path.exists(a)]
+    key = hashlib.sha256(json.dumps([parent, started, options]).encode()).hexdigest()[:32]
+    from drafter_lint.loading import cache_dir
+
+    folder = cache_dir() / "pre-commit"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    _prune(folder)
+    return folder / f"{key}.json"
+
+
+def _prune(folder: Path) -> None:
+    now = time.time()
+    for old in folder.glob("*.json"):
+        with contextlib.suppress(OSError):
+            if now - old.stat().st_mtime > STALE_S:
+                old.unlink()
 
 
 def already_linted() -> set[str]:
@@ -41,7 +66,5 @@ def remember(folders) -> None:
     if path is None:
         return
     seen = already_linted() | {str(Path(f).resolve()) for f in folders}
-    try:
+    with contextlib.suppress(OSError):
         path.write_text(json.dumps(sorted(seen)))
-    except OSError:
-        pass

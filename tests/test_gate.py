@@ -277,6 +277,28 @@ print(json.dumps(counts))
     assert json.loads(run.stdout.strip().splitlines()[-1]) == [1, 0], run.stderr
 
 
+def test_two_hooks_with_other_options_do_not_skip_each_other(tiny, tmp_path):
+    """Two drafter-lint hooks in one pre-commit run (the second with --target): each lints
+    the folder. Mutation caught: state keyed by the pre-commit process alone."""
+    driver = f"""
+import json, os, subprocess, sys
+exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+env = dict(os.environ, PRE_COMMIT="1")
+counts = []
+for options in (["--format", "json"], ["--format", "json", "--target", "{tiny}/target"]):
+    run = subprocess.run([exe, "check", *options, "{tiny}/drafter-guessed/config.json"],
+                         env=env, capture_output=True, text=True)
+    counts.append(len(json.loads(run.stdout)["results"]))
+print(json.dumps(counts))
+"""
+    run = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == [1, 1], run.stderr
+    from drafter_lint.loading import cache_dir
+
+    assert list((cache_dir() / "pre-commit").glob("*.json"))     # state in the cache dir
+
+
 def git(repo, *args):
     subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
                    env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
