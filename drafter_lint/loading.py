@@ -270,6 +270,10 @@ def _load_now(text: str, version: str, model_type: str | None) -> Loaded:
 if __name__ == "__main__":  # the loader child: one JSON request per line on stdin
     import sys
 
+    if not sys.flags.isolated:
+        # Without -I, the current folder (a checkpoint holding a `transformers.py`) would
+        # shadow the real package and its code would run: refuse, every load then fails.
+        sys.exit("drafter_lint.loading must run with python -I")
     for line in sys.stdin:
         request = json.loads(line)
         result = _load_now(request["text"], request["version"], request["model_type"])

@@ -73,3 +73,20 @@ def test_cache_is_keyed_by_bytes_and_version(tiny, tmp_path, monkeypatch):
     monkeypatch.setattr(loading, "transformers_version", lambda: "0.0-other")
     assert not loading.load(text, "dflash").cached                 # other version
     assert len(list((tmp_path / "cache" / "loaded").iterdir())) == 3
+
+
+def test_loader_child_refuses_to_run_without_isolation(tmp_path):
+    """The child checks sys.flags.isolated itself. Mutation caught: starting it without
+    -I (then a checkpoint's `transformers.py` in the working folder would be imported);
+    with the guard, that mutation makes every TF load fail, which the TF cases catch."""
+    import subprocess
+    import sys
+
+    (tmp_path / "transformers.py").write_text("open('SENTINEL', 'w').write('ran')\n")
+    run = subprocess.run([sys.executable, "-m", "drafter_lint.loading"], input="",
+                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert run.returncode != 0 and "python -I" in run.stderr
+    assert not (tmp_path / "SENTINEL").exists()
+    ok = subprocess.run([sys.executable, "-I", "-m", "drafter_lint.loading"], input="",
+                        capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert ok.returncode == 0 and not (tmp_path / "SENTINEL").exists()

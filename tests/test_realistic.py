@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from sparse import apply_ops, load_manifest, materialize, write_json, write_safetensors
@@ -107,7 +108,16 @@ def test_qwen36_duplicated_key_with_two_values(cli, tmp_path):
 
 
 PROBE = textwrap.dedent("""
-    import sys
+    import mmap, os, sys
+    _real_mmap = mmap.mmap
+    class _NoWeightMaps(_real_mmap):   # mapping a weights file would bypass the rchar count
+        def __new__(cls, fileno, *args, **kwargs):
+            target = os.readlink(f'/proc/self/fd/{fileno}') if fileno >= 0 else ''
+            if target.endswith('.safetensors'):
+                sys.stderr.write(f'MMAP {target}\\n')
+                raise OSError('drafter-lint must not map weights')
+            return _real_mmap.__new__(cls, fileno, *args, **kwargs)
+    mmap.mmap = _NoWeightMaps
     def rchar():
         with open('/proc/self/io') as f:
             return int(next(l for l in f if l.startswith('rchar')).split()[1])
@@ -151,3 +161,19 @@ def test_no_tensor_data_is_read(qwen36, tmp_path):
     assert report["summary"]["error"] == 0
     read = int(run.stderr.split("READ ")[1].split()[0])
     assert read < 1024 * 1024, f"read {read} bytes"
+    assert "MMAP" not in run.stderr, run.stderr        # mapped pages are not in rchar
+
+
+def test_no_module_can_map_or_load_tensors():
+    """Structural half of "never reads tensor data": no module of the tool imports mmap,
+    numpy, torch or safetensors (whose safe_open maps the whole file). Mutation caught:
+    a reader switched to safetensors.safe_open or mmap, which rchar cannot see."""
+    import ast
+
+    root = Path(__file__).resolve().parent.parent
+    banned = {"mmap", "numpy", "torch", "safetensors"}
+    for path in [*(root / "drafter_lint").rglob("*.py"), *(root / "rules").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not {n.split(".")[0] for n in names} & banned, (path.name, names)

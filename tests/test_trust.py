@@ -16,6 +16,7 @@ import signal
 import struct
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -418,3 +419,80 @@ def test_hostile_path_never_reaches_the_terminal_raw(tmp_path, command):
     assert "Traceback" not in out and out.strip()
     for raw in ("\x1b", "\x07", "\x9b", "\u202e"):
         assert raw not in out, (command, repr(out[:300]))
+
+
+# --- crash safety, deterministically: a crash at every step of the write ---------------------
+
+CRASH_CHILD = textwrap.dedent("""
+    import builtins, os, sys
+    crash_at, config, reference = int(sys.argv[1]), os.path.realpath(sys.argv[2]), sys.argv[3]
+    steps = [0]
+    def step(function):
+        def wrapped(*args, **kwargs):
+            steps[0] += 1
+            if steps[0] == crash_at:
+                os._exit(137)                      # as SIGKILL: no cleanup runs
+            return function(*args, **kwargs)
+        return wrapped
+    def in_place(path, flags_or_mode):
+        try:
+            same = os.path.realpath(path) == config
+        except (TypeError, ValueError):
+            return
+        writes = (isinstance(flags_or_mode, str) and set(flags_or_mode) & set("wax+")) or (
+            isinstance(flags_or_mode, int) and flags_or_mode & (os.O_WRONLY | os.O_RDWR))
+        if same and writes:
+            sys.stderr.write("IN-PLACE WRITE\\n")
+            os._exit(3)
+    real_open, real_os_open = builtins.open, os.open
+    def guarded_open(file, mode="r", *args, **kwargs):
+        in_place(file, mode)
+        return real_open(file, mode, *args, **kwargs)
+    def guarded_os_open(path, flags, *args, **kwargs):
+        in_place(path, flags)
+        return real_os_open(path, flags, *args, **kwargs)
+    builtins.open = guarded_open
+    os.open = step(guarded_os_open)
+    for name in ("fsync", "replace", "rename", "chmod", "close", "unlink", "link"):
+        setattr(os, name, step(getattr(os, name)))
+    from drafter_lint import cli
+    sys.argv = ["drafter-lint", "fix", os.path.dirname(config), "--reference", reference]
+    try:
+        cli.main()
+    except SystemExit as exc:
+        sys.stderr.write(f"STEPS {steps[0]}\\n")
+        sys.exit(exc.code)
+""")
+
+
+def test_a_crash_at_every_write_step_leaves_old_or_new_bytes(tmp_path):
+    """`fix` is killed at its 1st, 2nd, ... file-system step (open, fsync, chmod, replace,
+    close, unlink, link) until a run finishes: config.json is always the old or the new
+    bytes, every backup is whole, and config.json itself is never opened for writing.
+    Mutations caught, deterministically: an in-place write (open(config, "w")) and a
+    rename before the data is synced or complete."""
+    reference = tmp_path / "published"
+    shutil.copytree(TINY / "drafter", reference)
+    folder = tmp_path / "drafter"
+    shutil.copytree(TINY / "drafter-guessed", folder)
+    old = (folder / "config.json").read_bytes()
+    env = dict(os.environ, DRAFTER_LINT_CACHE_DIR=str(tmp_path / "cache"))
+    seen, crash_at = set(), 1
+    while True:
+        (folder / "config.json").write_bytes(old)
+        run = subprocess.run([sys.executable, "-c", CRASH_CHILD, str(crash_at),
+                              str(folder / "config.json"), str(reference)],
+                             capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+        assert "IN-PLACE WRITE" not in run.stderr
+        data = (folder / "config.json").read_bytes()
+        new = (reference / "config.json").read_bytes()
+        assert data == old or json.loads(data) == json.loads(new), (crash_at, data[:80])
+        seen.add("old" if data == old else "new")
+        for backup in backups_of(folder / "config.json"):
+            assert backup.read_bytes() == old
+        if run.returncode != 137:
+            assert run.returncode == 0, run.stderr
+            break
+        crash_at += 1
+        assert crash_at < 200
+    assert seen == {"old", "new"} and crash_at > 5     # crashes landed on both sides
