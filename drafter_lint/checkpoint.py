@@ -94,6 +94,9 @@ def read_checkpoint(root: Path, display: str | None = None, select=None) -> Chec
     return ckpt
 
 
+FAST_PARSE_BYTES = 256 << 10
+
+
 def read_json_file(path: Path, fast: bool = False,
                    limit: int = MAX_CONFIG_BYTES) -> jsondoc.JsonDocument:
     """Parse one JSON file with positions (computed lazily when `fast`); raises OSError,
@@ -103,6 +106,9 @@ def read_json_file(path: Path, fast: bool = False,
         raise OSError(0, f"over the {limit // (1024 * 1024)} MiB limit for this file; "
                          f"refused unparsed")
     text = raw.decode("utf-8")
+    # large files at C speed, positions on demand: a pure-Python parse of a hostile
+    # multi-MB array would take seconds and hundreds of MB
+    fast = fast or len(text) > FAST_PARSE_BYTES
     return jsondoc.parse_fast(text) if fast else jsondoc.parse(text)
 
 

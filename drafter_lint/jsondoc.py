@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 
 MAX_DEPTH = 200
+POSITIONS_LIMIT = 1 << 20     # bytes; beyond this, findings are reported at line 1
 
 _WS = " \t\n\r"
 _NUMBER = json.scanner.NUMBER_RE
@@ -53,9 +54,14 @@ class JsonDocument:
     trailing_newline: bool = True
 
     def position(self, pointer: str) -> tuple[int, int]:
-        """Position of `pointer`, or of its nearest existing parent (missing keys)."""
+        """Position of `pointer`, or of its nearest existing parent (missing keys). Files
+        over POSITIONS_LIMIT (real configs are a few KB) report line 1: a full positional
+        parse of a hostile multi-MB array would cost seconds."""
         if self.positions is None:
-            self.positions = parse(self.text).positions
+            if len(self.text) > POSITIONS_LIMIT:
+                self.positions = {}
+            else:
+                self.positions = parse(self.text).positions
         while True:
             if pointer in self.positions:
                 return self.positions[pointer]

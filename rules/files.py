@@ -192,6 +192,9 @@ def non_finite_number(facts: Facts):
     Fails: `"rms_norm_eps": NaN`, `"rope_scaling": {"factor": Infinity}`.
     Informs: `"time_step_limit": [0.0, Infinity]`. Passes: finite numbers.
     """
+    doc = facts.checkpoint.config_doc
+    if doc is None or not ("NaN" in doc.text or "Infinity" in doc.text):
+        return                                  # the literals are absent: nothing to walk
     for ptr, value in _non_finite(facts.checkpoint.config or {}):
         keys = [k for k in ptr.split("/") if k and not k.isdigit()]
         key = keys[-1].lower() if keys else ""

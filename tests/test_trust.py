@@ -339,6 +339,30 @@ def test_50_mb_config(tmp_path):
     assert code == 1 and seconds < 2 and rss < 300, (seconds, rss, err)
 
 
+@pytest.mark.parametrize("shape", ["array", "object", "nested"])
+def test_worst_config_under_the_cap_is_bounded(tmp_path, shape):
+    """Just under the 4 MiB cap: a 1.3M-element tap list, 200k keys, 190-deep nesting.
+    Mutation caught: a pure-Python positional parse of large files (8 s, 425 MB before) or
+    a rule walking the whole document per element."""
+    folder = tmp_path / "ckpt"
+    shutil.copytree(TINY / "drafter", folder)
+    config = json.loads((folder / "config.json").read_text())
+    if shape == "array":
+        config["dflash_config"]["target_layer_ids"] = [0] * 1_300_000
+    elif shape == "object":
+        config["extra"] = {f"k{i}": i for i in range(200_000)}
+    else:
+        deep: dict = {}
+        for _ in range(190):
+            deep = {"d": deep}
+        config["extra"] = deep
+    text = json.dumps(config)
+    assert len(text) < 4 * 1024 * 1024
+    (folder / "config.json").write_text(text)
+    seconds, rss, code, err = measure(folder, "--ignore", "TF")
+    assert code in (0, 1) and seconds < 3 and rss < 200, (seconds, rss, err)
+
+
 def test_findings_per_rule_are_bounded(cli, tmp_path):
     folder = tmp_path / "ckpt"
     folder.mkdir()
