@@ -14,6 +14,7 @@ from pathlib import Path
 
 from drafter_lint import jsondoc
 from drafter_lint.bounded import read_regular
+from drafter_lint.findings import describe
 from drafter_lint.safetensors_header import Header, HeaderError, TensorInfo, read_header
 from drafter_lint.tokenizer import TOKENIZER_FILES, TokenizerError, TokenizerFacts, read_tokenizer
 
@@ -134,7 +135,7 @@ def _read_config(ckpt: Checkpoint) -> None:
         return
     except OSError as exc:
         ckpt.problems.append(ReadProblem("DL001", CONFIG, "", f"config.json cannot be read: "
-                                         f"{exc.strerror or exc}"))
+                                         f"{describe(exc)}"))
         return
     ckpt.config_doc = doc
     if isinstance(doc.value, dict):
@@ -195,7 +196,7 @@ def _read_index(ckpt: Checkpoint) -> list[str] | None:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         ckpt.problems.append(ReadProblem("DL004", INDEX, "", f"{INDEX} cannot be read: "
-                                         f"{getattr(exc, 'strerror', None) or exc}"))
+                                         f"{describe(exc)}"))
         return None
     if doc is None:
         ckpt.problems.append(ReadProblem("DL004", INDEX, "", f"{INDEX} is a link that leaves "

@@ -20,6 +20,19 @@ def one_line(text: str) -> str:
     return str(text).translate(_CONTROL)
 
 
+def describe(exc: BaseException) -> str:
+    """One plain sentence for an error from reading a file: no `[Errno 2]`, no Python
+    internals ("maximum recursion depth ...")."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {exc.start})"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror[0].lower() + exc.strerror[1:]
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    return "; ".join(lines[:3]) if lines else type(exc).__name__
+
+
 def escape_lines(text: str) -> str:
     """`one_line` for each line of a multi-line text (a diff), keeping the line breaks."""
     return "".join(one_line(line) + "\n" for line in text.splitlines())

@@ -249,8 +249,9 @@ def _load_now(text: str, version: str, model_type: str | None) -> Loaded:
             try:
                 config = cls.from_pretrained(folder)
             except Exception as exc:  # noqa: BLE001 -- what transformers refuses is a finding
-                message = str(exc).strip().splitlines()
-                loaded.error = f"{type(exc).__name__}: {message[0] if message else ''}"
+                lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+                # transformers 5 puts the reason on the second line: keep it
+                loaded.error = f"{type(exc).__name__}: {'; '.join(lines[:3])}"
                 config = None
             loaded.warnings = capture.messages + [str(w.message).splitlines()[0] for w in caught]
     finally:

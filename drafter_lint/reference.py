@@ -53,12 +53,11 @@ def _load(path: Path, display: str) -> dict:
         from drafter_lint.checkpoint import MAX_CONFIG_BYTES
 
         value = json.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        from drafter_lint.findings import describe
+
         raise ReferenceUnusable(f"reference {display}: config.json unreadable: "
-                                f"{exc.strerror or exc}") from None
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ReferenceUnusable(f"reference {display}: config.json unreadable: "
-                                f"{str(exc).splitlines()[0]}") from None
+                                f"{describe(exc)}") from None
     if not isinstance(value, dict):
         raise ReferenceUnusable(f"reference {display}: config.json is not a JSON object")
     return value

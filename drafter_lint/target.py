@@ -79,8 +79,9 @@ def read_target(path: Path, display: str | None = None) -> Target:
     except jsondoc.JsonSyntaxError as exc:
         raise TargetError(f"target {config_path}: not valid JSON: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise TargetError(f"target {config_path}: cannot read: "
-                          f"{getattr(exc, 'strerror', None) or exc}") from None
+        from drafter_lint.findings import describe
+
+        raise TargetError(f"target {config_path}: cannot read: {describe(exc)}") from None
     if not isinstance(doc.value, dict):
         raise TargetError(f"target {config_path}: not a JSON object")
     outer = doc.value

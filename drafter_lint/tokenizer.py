@@ -84,8 +84,9 @@ def _load(path: Path) -> dict:
     except TokenizerError:
         raise
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise TokenizerError(f"{path.name}: {message}") from None
+        from drafter_lint.findings import describe
+
+        raise TokenizerError(f"{path.name}: {describe(exc)}") from None
     if not isinstance(data, dict):
         raise TokenizerError(f"{path.name}: not a JSON object")
     return data

@@ -520,3 +520,17 @@ def test_a_crash_at_every_write_step_leaves_old_or_new_bytes(tmp_path):
         crash_at += 1
         assert crash_at < 200
     assert seen == {"old", "new"} and crash_at > 5     # crashes landed on both sides
+
+
+def test_errors_are_plain_sentences(cli, tmp_path):
+    """Mutation caught: raw Python text in messages ("[Errno 2] ...", "maximum recursion
+    depth exceeded ...") instead of findings.describe."""
+    drafter = tmp_path / "drafter"
+    shutil.copytree(TINY / "drafter", drafter)
+    (drafter / "tokenizer.json").write_text("[" * 100_000 + "]" * 100_000)
+    run = cli("check", drafter)
+    dl006 = [line for line in run.out.splitlines() if "DL006" in line]
+    assert dl006 and "nested too deeply" in dl006[0] and "recursion" not in run.out
+    os.mkfifo(tmp_path / "fifo.json")
+    run = cli("check", drafter, "--reference", tmp_path / "fifo.json")
+    assert run.code == 2 and "[Errno" not in run.err and "not a regular file" in run.err
