@@ -19,6 +19,23 @@ def load_schema(family: str) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+@lru_cache(maxsize=None)
+def _field_tables() -> dict:
+    path = resources.files("drafter_lint.schemas").joinpath("fields.json")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def field_classes(families) -> tuple[frozenset, frozenset, frozenset]:
+    """(runtime, cosmetic, unwritten-matters) fields of config.json for the given rule
+    families (schemas/fields.json): what REF101-REF103, TF102 and TF103 go by."""
+    tables = _field_tables()
+    chosen = [tables[f] for f in sorted(families) if f in tables] or [tables["default"]]
+    runtime = frozenset(k for t in chosen for k in t["runtime"])
+    cosmetic = frozenset(k for t in chosen for k in t["cosmetic"]) - runtime
+    unwritten = frozenset(k for t in chosen for k in t["unwritten"])
+    return runtime, cosmetic, unwritten
+
+
 def _strict_integer(checker, instance) -> bool:
     return type(instance) is int  # no bools, no 2048.0
 

@@ -959,21 +959,3 @@ RULES = collect(
     causality_differs, block_size_invalid,
     hidden_size_vs_target, vocab_size_vs_target, architecture_unexpected,
 )
-
-
-# Fields a runtime reads (a difference from the published config changes what runs), and
-# fields nothing at serving time reads. Used by the reference and transformers-load rules.
-RUNTIME_FIELDS = frozenset({
-    "architectures", "model_type", "hidden_size", "target_hidden_size", "intermediate_size",
-    "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
-    "num_target_layers", "block_size", "vocab_size", "draft_vocab_size", "layer_types",
-    "sliding_window", "use_sliding_window", "max_window_layers", "is_causal",
-    "attention_bias", "hidden_act", "rms_norm_eps", "rope_theta", "rope_parameters",
-    "rope_scaling", "max_position_embeddings", "is_neox_style", "mask_token_id",
-    "target_layer_ids", "eagle_aux_hidden_state_layer_ids", "dflash_config",
-    "add_swa_attention_sink_bias", "partial_rotary_factor",
-})
-COSMETIC_FIELDS = frozenset({
-    "transformers_version", "torch_dtype", "dtype", "_name_or_path", "use_cache",
-    "initializer_range", "attention_dropout", "auto_map", "tie_word_embeddings",
-})

@@ -13,9 +13,9 @@ from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import pointer
 from drafter_lint.registry import collect, rule
-from drafter_lint.rules import dflash, runtimes
+from drafter_lint.rules import runtimes
+from drafter_lint.structure import field_classes
 
-RUNTIME = {"dflash": dflash.RUNTIME_FIELDS}
 # Keys transformers rewrites or drops by design, with no effect on what runs.
 BOOKKEEPING = frozenset({"transformers_version", "_name_or_path", "name_or_path",
                          "_commit_hash", "attn_implementation"})
@@ -91,7 +91,7 @@ def normalized_by_transformers(facts: Facts):
     if loaded.values is None:
         return
     values = loaded.values
-    runtime = RUNTIME.get(facts.family, frozenset())
+    runtime = field_classes(facts.families)[0]
     for key, mine in file.items():
         if key in BOOKKEEPING:
             continue
@@ -188,7 +188,7 @@ def unwritten_field(facts: Facts):
     loaded, file = facts.loaded, facts.config
     if loaded.values is None:
         return
-    for key in sorted(RUNTIME.get(facts.family, frozenset()) - OWNED):
+    for key in sorted(field_classes(facts.families)[2] - OWNED):
         if key in file or key not in loaded.values or not _default_matters(key, file):
             continue
         if INTENDED_DEFAULTS.get(key, MISSING) == loaded.values[key]:

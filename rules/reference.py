@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import json
 
-from drafter_lint.rules import dflash
-
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, add, remove, replace
 from drafter_lint.jsondoc import pointer, resolve
 from drafter_lint.registry import collect, rule
+from drafter_lint.structure import field_classes
 
-FIELDS = {"dflash": (dflash.RUNTIME_FIELDS, dflash.COSMETIC_FIELDS)}
 DTYPE_SPELLINGS = ("torch_dtype", "dtype")
 
 
@@ -41,7 +39,7 @@ def differences(facts: Facts) -> list[tuple[str, str, object, object]]:
     from deepdiff import DeepDiff
 
     local, published = facts.config, facts.reference.config
-    runtime, cosmetic = FIELDS.get(facts.family, (frozenset(), frozenset()))
+    runtime, cosmetic, _ = field_classes(facts.families)
     out: list = []
     spelled = _dtype_spelling(local, published)
     if spelled:

@@ -495,3 +495,18 @@ def test_speculators_dflash_gets_the_dflash_checks(cli, tiny):
     errors = [(f["rule"], f["pointer"]) for f in run.json()["results"][0]["findings"]
               if f["severity"] == "error"]
     assert ("DF114", "/aux_hidden_state_layer_ids") in errors and run.code == 1
+
+
+def test_ref101_holds_an_eagle3_head_to_its_published_aux_ids(cli, tmp_path):
+    """The runtime-field table is per family (schemas/fields.json). Mutation caught: REF
+    rules knowing only DFlash's fields (an EAGLE-3 head with other aux ids than its
+    published config was a warning and exit 0)."""
+    manifest = load_manifest(E3)
+    published = apply_ops(manifest["drafter"]["config"], IDS3)
+    local = apply_ops(manifest["drafter"]["config"], [("add", AUX, [1, 15, 28])])
+    drafter, _ = materialize(manifest, tmp_path, local)
+    write_json(tmp_path / "published" / "config.json", published)
+    run = cli("check", drafter, "--reference", tmp_path / "published", "--format", "json")
+    ref = [(f["rule"], f["severity"]) for f in run.json()["results"][0]["findings"]
+           if f["pointer"] == AUX and f["rule"].startswith("REF")]
+    assert ref == [("REF101", "error")] and run.code == 1
