@@ -60,7 +60,7 @@ if mode == "autoconfig":
 else:
     sys.argv[0] = "drafter-lint"
     from drafter_lint.cli import main
-    main()
+    sys.exit(main())
 """
 
 

@@ -19,10 +19,7 @@ from drafter_lint.cli import main
 sys.argv = ["drafter-lint", "check", *sys.argv[1:], "--format", "json", "-o", "/dev/null",
             "--no-cache"]
 started = time.monotonic()
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
+code = main()
 peak = next(int(line.split()[1]) for line in open("/proc/self/status")
             if line.startswith("VmHWM"))
 print(time.monotonic() - started, peak, code)

@@ -1,3 +1,5 @@
+import sys
+
 from drafter_lint.cli import main
 
-main()
+sys.exit(main())

@@ -530,25 +530,32 @@ def list_rules(fmt):
                    f"{rule.name:<42}  {rule.summary}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
+    """Run drafter-lint with `argv` (default: the process arguments); the exit code.
+
+    Commands end with sys.exit(code); that, click's own exits, usage errors, Ctrl-C and
+    internal errors all come back as an int here (the console script passes it on)."""
     try:
-        cli.main(standalone_mode=False)
+        cli.main(args=argv, standalone_mode=False)
+        return 0
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except Abort as exc:
         from drafter_lint.findings import one_line
 
         click.echo(f"drafter-lint: error: {one_line(str(exc))}", err=True)
-        sys.exit(2)
+        return 2
     except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except click.ClickException as exc:
         exc.show()
-        sys.exit(2)
+        return 2
     except (click.exceptions.Abort, KeyboardInterrupt):
         # click turns Ctrl-C into Abort when it does not exit itself: 130 as shells expect
         click.echo("drafter-lint: interrupted", err=True)
-        sys.exit(130)
+        return 130
     except BrokenPipeError:
-        sys.exit(1)
+        return 1
     except Exception as exc:  # an internal error is exit 2 with one line, not a traceback
         from drafter_lint.findings import one_line
 
@@ -556,4 +563,4 @@ def main() -> None:
                    f"(set DRAFTER_LINT_TRACEBACK=1 for details)", err=True)
         if os.environ.get("DRAFTER_LINT_TRACEBACK"):
             raise
-        sys.exit(2)
+        return 2

@@ -45,11 +45,7 @@ def cli(capsys, monkeypatch):
             monkeypatch.setenv(key, value)
         monkeypatch.setattr(sys, "argv", ["drafter-lint", *map(str, args)])
         capsys.readouterr()
-        try:
-            main()
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        code = main()
         out, err = capsys.readouterr()
         return Run(code, out, err)
 

@@ -295,10 +295,7 @@ import sys, time
 from drafter_lint.cli import main
 sys.argv = ["drafter-lint", "check", *sys.argv[1:], "--format", "json", "-o", "/dev/null"]
 started = time.monotonic()
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
+code = main()
 peak = next(int(line.split()[1]) for line in open("/proc/self/status")
             if line.startswith("VmHWM"))   # this process image's peak RSS, in kB
 print(time.monotonic() - started, peak, code)
@@ -481,11 +478,9 @@ CRASH_CHILD = textwrap.dedent("""
         setattr(os, name, step(getattr(os, name)))
     from drafter_lint import cli
     sys.argv = ["drafter-lint", "fix", os.path.dirname(config), "--reference", reference]
-    try:
-        cli.main()
-    except SystemExit as exc:
-        sys.stderr.write(f"STEPS {steps[0]}\\n")
-        sys.exit(exc.code)
+    code = cli.main()
+    sys.stderr.write(f"STEPS {steps[0]}\\n")
+    sys.exit(code)
 """)
 
 

@@ -10,5 +10,5 @@ def render(results: list[Result]) -> str:
     lines = []
     for result in results:
         for f in result.findings:
-            lines.append(f"{location(result, f)}: {f.rule} {f.message}")
+            lines.append(f"{location(result, f)}: {f.rule} {f.severity.value} {f.message}")
     return "".join(line + "\n" for line in lines)
