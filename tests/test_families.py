@@ -258,7 +258,8 @@ FAMILY_CASES = [
     Case("SPC112", "fail", "two-layers", SPC, [("replace", "/speculators_model_type", "mtp"),
                                               ("add", "/num_nextn_predict_layers", 2)],
          pointer="/num_nextn_predict_layers"),
-    Case("SPC112", "pass", "eagle3-type", SPC),
+    Case("SPC112", "pass", "one-layer", SPC, [("replace", "/speculators_model_type", "mtp"),
+                                              ("add", "/num_nextn_predict_layers", 1)]),
 ]
 
 
