@@ -157,9 +157,9 @@ def suppress(result: Result, checkpoint: Checkpoint, rules: dict[str, Rule], set
         prefix = prefix.replace(os.sep, "/") + "/"
         stale = [e for k, e in keys.items() if k not in used_keys
                  and (e["path"] + "/").startswith(prefix)]
-    facts = Facts(checkpoint, family=result.family)
-    facts.memo.update({"unused-ignores": [i for i in settings.ignores if not i.used],
-                       "stale-baseline": stale, "baseline-path": baseline_path})
+    facts = Facts(checkpoint, family=result.family,
+                  unused_ignores=[i for i in settings.ignores if not i.used],
+                  stale_baseline=stale, baseline_path=baseline_path)
     for code, rule in sorted(rules.items()):
         if rule.phase == "suppression" and selected(code, settings.select, settings.ignore):
             for finding in rule.check(facts):

@@ -28,7 +28,11 @@ class Facts:
     pending_load: object = None               # loading.start() result, resolved on use
     runtime: object = None                  # a runtimes.Release, or None: every serving one
     launch: dict = field(default_factory=dict)  # launch settings, e.g. num_speculative_tokens
-    memo: dict = field(default_factory=dict)  # results shared by several rules
+    # what the suppression phase found (DL009, DL010 read these)
+    unused_ignores: list = field(default_factory=list)
+    stale_baseline: list = field(default_factory=list)
+    baseline_path: object = None
+    _computed: dict = field(default_factory=dict, repr=False)
     use_cache: bool = True                      # --no-cache turns result caches off
 
     @property
@@ -39,6 +43,12 @@ class Facts:
         if isinstance(self.pending_load, Pending):
             self.pending_load = self.pending_load.result()
         return self.pending_load
+
+    def once(self, name: str, compute):
+        """`compute(self)`, run once per checkpoint for every rule that asks for `name`."""
+        if name not in self._computed:
+            self._computed[name] = compute(self)
+        return self._computed[name]
 
     @property
     def releases(self) -> tuple:

@@ -23,7 +23,6 @@ class Launch:
     draft: str | None = None
     method: str | None = None
     tokens: int | None = None          # vLLM num_speculative_tokens / SGLang draft tokens
-    steps: int | None = None           # SGLang --speculative-num-steps
     draftless: bool = False            # ngram/suffix: no draft checkpoint to lint
 
     def facts(self) -> dict:
@@ -39,7 +38,7 @@ class Launch:
 SGLANG_OPTIONS = {  # option -> field; argparse also accepts unambiguous prefixes
     "--model-path": "target", "--model": "target",
     "--speculative-algorithm": "method", "--speculative-draft-model-path": "draft",
-    "--speculative-num-draft-tokens": "tokens", "--speculative-num-steps": "steps",
+    "--speculative-num-draft-tokens": "tokens",
 }
 
 
@@ -230,7 +229,7 @@ def _parse_sglang(argv, env, args) -> Launch:
             name = "draft"
         if matches[0] == "--speculative-dflash-block-size":
             name = "tokens"        # the DFLASH alias of --speculative-num-draft-tokens
-        if name in ("tokens", "steps"):
+        if name == "tokens":
             setattr(launch, name, _int(value, matches[0]))
         elif name:
             setattr(launch, name, value)

@@ -43,9 +43,13 @@ class Rule:
 def rule(code: str, name: str, severity: str, family: str,
          needs: tuple[str, ...] = ("config",), fix: str = "none", phase: str = "check"):
     """Declare a rule; the decorated function yields Findings from a Facts object."""
+    from drafter_lint.family import FAMILIES
+
     for need in needs:
         if need not in NEEDS:
             raise ValueError(f"{code}: unknown need {need!r}")
+    if family not in FAMILIES and family != "any":
+        raise ValueError(f"{code}: unknown family {family!r}")
 
     def wrap(function):
         doc = inspect.cleandoc(function.__doc__ or "")

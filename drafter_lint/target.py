@@ -18,7 +18,6 @@ class TargetError(ValueError):
 class Target:
     display: str
     config: dict                   # the text model's config (text_config unwrapped)
-    text_config_key: str | None    # "text_config" when unwrapped
     model_type: str | None
     num_hidden_layers: int | None
     hidden_size: int | None
@@ -85,16 +84,13 @@ def read_target(path: Path, display: str | None = None) -> Target:
     if not isinstance(doc.value, dict):
         raise TargetError(f"target {config_path}: not a JSON object")
     outer = doc.value
-    config, key = outer, None
-    if isinstance(outer.get("text_config"), dict):
-        config, key = outer["text_config"], "text_config"
+    config = outer["text_config"] if isinstance(outer.get("text_config"), dict) else outer
     layer_types = config.get("layer_types")
     if not (isinstance(layer_types, list) and all(isinstance(t, str) for t in layer_types)):
         layer_types = None
     target = Target(
         display=display or str(path),
         config=config,
-        text_config_key=key,
         model_type=config.get("model_type") or outer.get("model_type"),
         num_hidden_layers=_int(config, "num_hidden_layers"),
         hidden_size=_int(config, "hidden_size"),

@@ -17,10 +17,6 @@ class TokenizerFacts:
     added: dict[int, tuple[str, bool]] = field(default_factory=dict)
     source: str = ""
 
-    def size(self) -> int:
-        ids = list(self.ordinary) + list(self.added)
-        return max(ids) + 1 if ids else 0
-
     def is_text_token(self, token_id: int) -> bool:
         """True when `token_id` is a plain vocabulary token (not an added/special one)."""
         return token_id in self.ordinary and token_id not in self.added

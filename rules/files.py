@@ -217,7 +217,7 @@ def unused_ignore(facts: Facts):
     """
     import os
 
-    for ignore in facts.memo.get("unused-ignores", []):
+    for ignore in facts.unused_ignores:
         where = os.path.relpath(ignore.source, facts.checkpoint.root)
         yield Finding(ignore.pointer_in_source, f"ignore of {', '.join(ignore.rules)} for "
                       f"{ignore.glob!r}" + (f" at {ignore.pointer}" if ignore.pointer else "")
@@ -237,8 +237,8 @@ def stale_baseline_entry(facts: Facts):
     """
     import os
 
-    path = facts.memo.get("baseline-path")
-    for entry in facts.memo.get("stale-baseline", []):
+    path = facts.baseline_path
+    for entry in facts.stale_baseline:
         yield Finding("", f"baseline entry {entry['rule']} {entry['path']} "
                       f"{entry['pointer'] or '/'} matches no finding any more; rewrite the "
                       f"baseline with --write-baseline",

@@ -20,9 +20,11 @@ def text_config(facts: Facts) -> tuple[str, dict]:
 
 
 def mtp_layers(facts: Facts) -> tuple[str, set[int]]:
-    """(layout, distinct MTP layer indices) from the tensor names (one pass, memoized)."""
-    if "mtp-layers" in facts.memo:
-        return facts.memo["mtp-layers"]
+    """(layout, distinct MTP layer indices) from the tensor names (one pass per checkpoint)."""
+    return facts.once("mtp-layers", _mtp_layers)
+
+
+def _mtp_layers(facts: Facts) -> tuple[str, set[int]]:
     _, text = text_config(facts)
     depth = text.get("num_hidden_layers") if type(text.get("num_hidden_layers")) is int else None
     qwen, mimo, deepseek, qwen_any = set(), set(), set(), False
@@ -39,9 +41,7 @@ def mtp_layers(facts: Facts) -> tuple[str, set[int]]:
             qwen_any = True
             if len(parts) > 2 and parts[1] == "layers" and parts[2].isdigit():
                 qwen.add(int(parts[2]))
-    found = ("qwen", qwen) if qwen_any else ("mimo", mimo) if mimo else ("deepseek", deepseek)
-    facts.memo["mtp-layers"] = found
-    return found
+    return ("qwen", qwen) if qwen_any else ("mimo", mimo) if mimo else ("deepseek", deepseek)
 
 
 @rule("MTP101", "mtp-count-vs-weights", "error", "mtp")

@@ -33,9 +33,10 @@ def _show(value) -> str:
 
 def differences(facts: Facts) -> list[tuple[str, str, object, object]]:
     """(class, pointer, local, reference) per difference; class is runtime/other/cosmetic."""
-    cached = facts.memo.get("reference-differences")
-    if cached is not None:
-        return cached
+    return facts.once("reference-differences", _differences)
+
+
+def _differences(facts: Facts) -> list[tuple[str, str, object, object]]:
     from deepdiff import DeepDiff
 
     local, published = facts.config, facts.reference.config
@@ -60,7 +61,6 @@ def differences(facts: Facts) -> list[tuple[str, str, object, object]]:
             kind = ("runtime" if key in runtime else "cosmetic" if key in cosmetic else "other")
             out.append((kind, ptr, _value(local, ptr), _value(published, ptr)))
     out.sort(key=lambda d: d[1])
-    facts.memo["reference-differences"] = out
     return out
 
 
