@@ -214,7 +214,9 @@ def _read(root, family: str | None = None):
         raise Abort(str(exc)) from None
 
 
-FORMATS = ("text", "concise", "json", "sarif", "github")
+from drafter_lint.report import REPORTERS  # noqa: E402 -- light: no engine, no rules
+
+FORMATS = tuple(REPORTERS)
 
 
 def _render(results, fmt: str | None, colour: str, output: str | None = None) -> None:
@@ -222,26 +224,9 @@ def _render(results, fmt: str | None, colour: str, output: str | None = None) ->
     if fmt is None:
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     use = _use_colour(colour) and output is None and fmt == "text"
-    if fmt == "json":
-        from drafter_lint.report.json_report import render as render_json
+    from drafter_lint.report import render
 
-        text = render_json(results)
-    elif fmt == "sarif":
-        from drafter_lint.report.sarif import render as render_sarif
-
-        text = render_sarif(results, _rules())
-    elif fmt == "github":
-        from drafter_lint.report.github import render as render_github
-
-        text = render_github(results)
-    elif fmt == "concise":
-        from drafter_lint.report.concise import render as render_concise
-
-        text = render_concise(results)
-    else:
-        from drafter_lint.report.text import render as render_text
-
-        text = render_text(results, use)
+    text = render(fmt, results, colour=use, rules=_rules())
     if output:
         try:
             with open(output, "w", encoding="utf-8") as handle:
@@ -444,18 +429,18 @@ def gate(target_arg, offline, fail_on, ignore, command):
     level = Severity(fail_on)
     blocking = [f for f in result.findings if f.severity.rank >= level.rank]
     if blocking:
-        from drafter_lint.report.text import render as render_text
+        from drafter_lint.report import render
 
         result.findings, result.skipped = blocking, []
-        click.echo(render_text([result], False), nl=False, err=True)
+        click.echo(render("text", [result]), nl=False, err=True)
         click.echo(f"drafter-lint gate: refused: {len(blocking)} finding(s) at or above "
                    f"{fail_on}; nothing started", err=True)
         sys.exit(1)
     if result.findings:
-        from drafter_lint.report.text import render as render_text
+        from drafter_lint.report import render
 
         result.skipped = []
-        click.echo(render_text([result], False), nl=False, err=True)
+        click.echo(render("text", [result]), nl=False, err=True)
     _note(f"gate passed ({len(result.findings)} finding(s) below {fail_on}, shown above); "
           f"starting {' '.join(launch.argv[:2])}")
     _exec(launch)
@@ -505,8 +490,10 @@ def explain(code):
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise Abort(f"unknown rule {code!r}{hint}")
     click.echo(f"{rule.code} {rule.name}\n")
+    applies = f" ({rule.fix_applicability})" if rule.fix_applicability else ""
     click.echo(f"Severity: {rule.severity.value}    Family: {rule.family}    "
-               f"Fix: {rule.fix}    Needs: {', '.join(rule.needs) or '-'}\n")
+               f"Fix: {rule.fix_availability}{applies}    "
+               f"Needs: {', '.join(rule.needs) or '-'}\n")
     click.echo(rule.doc)
 
 

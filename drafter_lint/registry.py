@@ -28,16 +28,27 @@ class Rule:
     severity: Severity
     family: str          # a family of drafter_lint.family.FAMILIES, or "any"
     needs: tuple[str, ...]
-    fix: str             # "none" | "safe" | "unsafe" | "sometimes"
+    fix: str             # as declared: "none" | "safe" | "unsafe" | "sometimes"
     summary: str
     doc: str
     check: Callable[..., Iterable[Finding]]
     phase: str = "check"   # "suppression": runs after ignores and the baseline are applied
 
+    @property
+    def fix_availability(self) -> str:
+        """Whether findings carry a fix: "always", "sometimes" or "never"."""
+        return {"none": "never", "sometimes": "sometimes"}.get(self.fix, "always")
+
+    @property
+    def fix_applicability(self) -> str | None:
+        """How its fixes apply: "safe", "unsafe", "per finding" (each Fix says), or None."""
+        return {"none": None, "sometimes": "per finding"}.get(self.fix, self.fix)
+
     def to_json(self) -> dict:
         return {"code": self.code, "name": self.name, "severity": self.severity.value,
                 "family": self.family, "needs": list(self.needs), "fix": self.fix,
-                "summary": self.summary}
+                "fix_availability": self.fix_availability,
+                "fix_applicability": self.fix_applicability, "summary": self.summary}
 
 
 def rule(code: str, name: str, severity: str, family: str,

@@ -14,8 +14,8 @@ import pytest
 from drafter_lint.rules import RULES
 from sparse import write_safetensors
 
-LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) "
-                  r"(?P<severity>error|warning|info) (?P<message>.+)$")
+LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+)"
+                  r"(?P<fixable> \[\*\])? (?P<severity>error|warning|info) (?P<message>.+)$")
 
 
 def report_schema() -> dict:
@@ -30,7 +30,7 @@ def test_guessed_example_text_output(cli, tiny):
     run = cli("check", tiny / "drafter-guessed", "--target", tiny / "target")
     assert run.code == 1
     lines = [line for line in run.out.splitlines() if ": skipped " not in line]
-    parsed = [LINE.match(line) for line in lines[:-1]]
+    parsed = [LINE.match(line) for line in lines[:-2]]
     assert all(parsed), lines
     codes = {m["code"] for m in parsed}
     assert {"DF104", "DF114", "DF122"} <= codes          # mask, taps, window
@@ -42,7 +42,8 @@ def test_guessed_example_text_output(cli, tiny):
                "DF122": "sliding_window", "DF124": "use_sliding_window",
                "DF125": "layer_types"}[m["code"]]
         assert f'"{key}"' in config_lines[int(m["line"]) - 1]
-    assert lines[-1].startswith("Found 4 errors")
+    assert lines[-2].startswith("Found 4 errors")
+    assert lines[-1].startswith("3 fixable with `drafter-lint fix --unsafe-fixes`")
     assert "\x1b[" not in run.out
 
 

@@ -111,6 +111,7 @@ FAMILY_CASES = [
     Case("EA304", "pass", "vllm-ids-in-sglang-on-deepseek", E3, SGL_IDS, runtime="sglang",
          target_ops=[("replace", "/model_type", "deepseek_v3")]),
     Case("EA304", "pass", "nested-ids-unread-by-vllm", E3, SGL_IDS, runtime="vllm"),
+    Case("EA304", "pass", "vllm-ids-in-vllm", E3, IDS3, runtime="vllm"),
     Case("EA304", "pass", "specforge-ids-in-sglang", GPT, runtime="sglang"),
     Case("EA305", "fail", "ids-of-a-32-layer-target", E3, IDS3,
          target_ops=[("replace", "/num_hidden_layers", 80)], pointer=AUX),

@@ -27,6 +27,15 @@ MASK = "/dflash_config/mask_token_id"
 ST = "model.safetensors"
 
 
+BASE = json.loads((TINY / "drafter" / "config.json").read_text())
+TEXT_FIELDS = [k for k in BASE if k not in ("architectures", "model_type", "dflash_config",
+                                            "block_size", "num_target_layers", "dtype")]
+# a composite qwen3_5 config written right: the text fields under text_config
+NESTED_QWEN35 = ([("replace", "/model_type", "qwen3_5")]
+                 + [("remove", f"/{k}") for k in TEXT_FIELDS]
+                 + [("add", "/text_config", {k: BASE[k] for k in TEXT_FIELDS})])
+
+
 def base_tensors() -> list:
     raw = (TINY / "drafter" / ST).read_bytes()
     n = int.from_bytes(raw[:8], "little")
@@ -88,10 +97,12 @@ CASES = [
     Case("DL004", "pass", "valid-shard"),
     Case("DL005", "fail", "index-names-wrong-shard", file="model.safetensors.index.json",
          pointer="/weight_map/fc.weight", files={"model.safetensors.index.json": "INDEX"}),
-    Case("DL005", "pass", "no-index"),
+    Case("DL005", "pass", "index-matches-the-shard", files={"model.safetensors.index.json":
+                                                            "GOOD-INDEX"}),
     Case("DL006", "fail", "broken-tokenizer", files={"tokenizer.json": b"{"},
          file="tokenizer.json", pointer=""),
-    Case("DL006", "pass", "no-tokenizer"),
+    Case("DL006", "pass", "readable-tokenizer", files={
+        "tokenizer.json": (TINY / "target" / "tokenizer.json").read_bytes()}),
     Case("DL007", "fail", "llama-config", weights=False, pointer="",
          raw='{"model_type": "llama", "architectures": ["LlamaForCausalLM"]}'),
     Case("DL007", "pass", "dflash-config"),
@@ -105,7 +116,9 @@ CASES = [
     Case("DL011", "fail", "unbounded-limit-is-info",
          raw='{"time_step_limit": [0.0, Infinity], "dflash_config": {}}',
          pointer="/time_step_limit/1", severity="info", weights=False),
-    Case("DL011", "pass", "finite"),
+    # the literals appear in the text, so the walk over the numbers runs and finds them finite
+    Case("DL011", "pass", "finite-numbers-walked", ops=[
+        ("add", "/_comment", "no NaN or Infinity in the numbers")]),
     # mask token
     Case("DF107", "fail", "mask-is-the-configs-pad", ops=[("add", "/pad_token_id", 248070)],
          pointer=MASK),
@@ -114,7 +127,7 @@ CASES = [
     Case("DF107", "pass", "reserved-mask", ops=[("add", "/pad_token_id", 248044)]),
     Case("RP101", "fail", "partial-rotary-dflash", ops=[("add", "/partial_rotary_factor", 0.25)],
          pointer="/partial_rotary_factor", severity="info"),
-    Case("RP101", "pass", "full-rotary"),
+    Case("RP101", "pass", "full-rotary", ops=[("add", "/partial_rotary_factor", 1.0)]),
     Case("DF101", "fail", "missing-for-the-reference", ops=[("remove", "/dflash_config")],
          pointer="/dflash_config", runtime="reference"),
     Case("DF101", "fail", "missing-is-a-fact-for-servers", ops=[("remove", "/dflash_config")],
@@ -218,6 +231,10 @@ CASES = [
          pointer="/sliding_window"),
     Case("DF122", "fail", "missing-window", ops=[("remove", "/sliding_window")],
          pointer="/sliding_window"),
+    Case("DF122", "pass", "window-set"),
+    Case("DF122", "pass", "swa-window-size-for-vllm", ops=[
+        ("replace", "/sliding_window", None), ("add", "/dflash_config/swa_window_size", 2048)],
+         runtime="vllm"),
     Case("DF122", "pass", "no-sliding-layers", ops=[
         ("replace", "/layer_types", ["full_attention"] * 5), ("replace", "/sliding_window", None)]),
     Case("DF123", "fail", "window-below-block", ops=[("replace", "/sliding_window", 8)],
@@ -349,6 +366,7 @@ CASES = [
     Case("TF104", "fail", "flat-qwen3-5", ops=[("replace", "/model_type", "qwen3_5")],
          pointer="/hidden_size", transformers="5"),
     Case("TF104", "pass", "qwen3"),
+    Case("TF104", "pass", "qwen3-5-fields-nested", ops=NESTED_QWEN35, transformers="5"),
     Case("TF105", "fail", "token-id-beyond-vocab", ops=[("add", "/mask_token_id", 300000)],
          pointer="", transformers="5"),
     Case("TF105", "pass", "clean-load"),
@@ -376,6 +394,9 @@ def build(case: Case, root) -> tuple:
     if case.weights:
         write_safetensors(drafter / ST, tensors, {"format": "pt"})
     for name, content in case.files.items():
+        if content == "GOOD-INDEX":
+            content = json.dumps({"metadata": {}, "weight_map": {t[0]: ST for t in tensors}}
+                                 ).encode()
         if content == "INDEX":
             weight_map = {t[0]: ST for t in tensors}
             weight_map["fc.weight"] = "model-00002-of-00002.safetensors"

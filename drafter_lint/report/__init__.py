@@ -6,6 +6,20 @@ from drafter_lint import jsondoc
 from drafter_lint.findings import Result, Severity
 
 
+# --format NAME -> the module whose `render(results, options)` writes it (imported on use)
+REPORTERS = {"text": "text", "concise": "concise", "json": "json_report", "sarif": "sarif",
+             "github": "github"}
+
+
+def render(fmt: str, results: list[Result], colour: bool = False, rules: dict | None = None
+           ) -> str:
+    """The report of `results` in format `fmt` (one of REPORTERS)."""
+    import importlib
+
+    module = importlib.import_module(f"drafter_lint.report.{REPORTERS[fmt]}")
+    return module.render(results, {"colour": colour, "rules": rules or {}})
+
+
 def locate(result: Result, documents: dict[str, jsondoc.JsonDocument]) -> None:
     """Fill line/column of findings in parsed JSON files (missing keys: nearest parent)."""
     for finding in result.findings:

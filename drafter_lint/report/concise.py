@@ -6,7 +6,7 @@ from drafter_lint.findings import Result
 from drafter_lint.report import location
 
 
-def render(results: list[Result]) -> str:
+def render(results: list[Result], options: dict | None = None) -> str:
     lines = []
     for result in results:
         for f in result.findings:

@@ -21,7 +21,7 @@ def escape_property(text: str) -> str:
     return one_line(escape_data(text)).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(results: list[Result]) -> str:
+def render(results: list[Result], options: dict | None = None) -> str:
     lines = []
     for result in results:
         for f in result.findings:

@@ -11,7 +11,7 @@ from drafter_lint.report import summary
 SCHEMA_VERSION = 1
 
 
-def render(results: list[Result]) -> str:
+def render(results: list[Result], options: dict | None = None) -> str:
     report = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "drafter-lint", "version": __version__},

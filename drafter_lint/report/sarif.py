@@ -18,7 +18,8 @@ def fingerprint(rule: str, path: str, pointer: str) -> str:
     return hashlib.sha256(f"{rule}\0{path}\0{pointer}".encode()).hexdigest()
 
 
-def render(results: list[Result], rules: dict) -> str:
+def render(results: list[Result], options: dict) -> str:
+    rules = options["rules"]
     fired = sorted({f.rule for r in results for f in r.findings})
     index = {code: i for i, code in enumerate(fired)}
     descriptors = []

@@ -8,7 +8,8 @@ from drafter_lint.report import location, summary
 COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
 
 
-def render(results: list[Result], colour: bool) -> str:
+def render(results: list[Result], options: dict | None = None) -> str:
+    colour = (options or {}).get("colour", False)
     import click
 
     def style(text: str, **kw) -> str:
@@ -17,8 +18,10 @@ def render(results: list[Result], colour: bool) -> str:
     lines = []
     for result in results:
         for f in result.findings:
-            lines.append(f"{style(location(result, f), bold=True)}: {style(f.rule, bold=True)} "
-                         f"{style(f.severity.value, fg=COLOURS[f.severity.value])} {f.message}")
+            mark = " [*]" if f.fix and f.fix.applicability == "safe" else ""   # as ruff
+            lines.append(f"{style(location(result, f), bold=True)}: {style(f.rule, bold=True)}"
+                         f"{mark} {style(f.severity.value, fg=COLOURS[f.severity.value])} "
+                         f"{f.message}")
         reasons: dict[str, list[str]] = {}
         for s in result.skipped:
             reasons.setdefault(s.reason, []).append(s.rule)
@@ -33,6 +36,16 @@ def render(results: list[Result], colour: bool) -> str:
         parts = [f"{n} {sev}{'s' if n != 1 and sev != 'info' else ''}"
                  for sev, n in counts.items() if n]
         lines.append(style(f"Found {', '.join(parts)} in {folders}.", bold=True))
+        safe = sum(1 for r in results for f in r.findings
+                   if f.fix and f.fix.applicability == "safe")
+        unsafe = sum(1 for r in results for f in r.findings
+                     if f.fix and f.fix.applicability != "safe")
+        if safe:
+            lines.append(f"[*] {safe} fixable with `drafter-lint fix`"
+                         + (f" ({unsafe} more with --unsafe-fixes)" if unsafe else "") + ".")
+        elif unsafe:
+            lines.append(f"{unsafe} fixable with `drafter-lint fix --unsafe-fixes` "
+                         f"(the rules' own guesses: review them).")
     else:
         lines.append(style(f"All checks passed ({folders}).", fg="green"))
     return "\n".join(lines) + "\n"
