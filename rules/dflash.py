@@ -379,7 +379,10 @@ def target_layer_ids_invalid(facts: Facts):
     if taps is MISSING:
         if not isinstance(facts.get("/dflash_config", MISSING), (dict, type(MISSING))):
             return  # DF101
-        blind = [r for r in facts.releases if r.runtime != "sglang"]
+        blind = [r for r in facts.releases
+                 if not runtimes.matching([r], "dflash.derives-missing-taps")
+                 and not any(facts.has(ptr) for ptr, _ in
+                             runtimes.value("dflash.tap-sources", r, ()))]
         if blind:
             yield Finding(TAPS, f"no target_layer_ids (nor top-level aux ids) in config.json; "
                           f"{runtimes.labels(blind)} cannot tell which target layers feed fc")
@@ -422,10 +425,14 @@ def target_layer_id_beyond_num_target_layers(facts: Facts):
     taps, depth = taps_of(facts), facts.int("/num_target_layers")
     if taps is None or not depth or facts.has("/target_num_hidden_layers"):
         return  # TorchSpec files count taps in num_target_layers, depth elsewhere
+    checking = runtimes.matching(facts.releases, "dflash.checks-num-target-layers")
+    if not checking:
+        return
     for i, tap in enumerate(taps):
         if tap >= depth:
             yield Finding(tap_pointer(facts, i), f"tap {i} is target layer {tap} but "
-                          f"num_target_layers is {depth} (valid 0..{depth - 1})")
+                          f"num_target_layers is {depth} (valid 0..{depth - 1}); "
+                          f"{runtimes.labels(checking)} refuses to start")
 
 
 @rule("DF112", "target-layer-id-beyond-target", "error", "dflash", needs=("config", "target"))
@@ -568,7 +575,7 @@ def num_target_layers_missing(facts: Facts):
     depth = facts.target.num_hidden_layers if facts.target else None
     fix = (add if value is MISSING else replace)("/num_target_layers", depth) if depth else None
     what = "missing" if value is MISSING else f"{_dump(value)}"
-    strict = [r for r in facts.releases if r.runtime == "reference"]
+    strict = runtimes.matching(facts.releases, "dflash.requires-num-target-layers")
     yield Finding("/num_target_layers", f"num_target_layers is {what}, expected the target's "
                   f"depth" + (f" ({depth})" if depth else "") + "; the z-lab reference "
                   "raises without it", fix=fix,
@@ -761,8 +768,9 @@ def sliding_window_disabled(facts: Facts):
     value = facts.get("/use_sliding_window")
     what = "missing (default false)" if value is MISSING else _dump(value)
     fix = (add if value is MISSING else replace)("/use_sliding_window", True)
-    silent = [r for r in hit if r.runtime == "reference"]
-    fatal = [r for r in hit if r.runtime != "reference"]
+    fatal = runtimes.matching(hit, "dflash.null-window-with-sliding-layers",
+                              lambda v: v == "start-up")
+    silent = [r for r in hit if r not in fatal]
     consequence = "; ".join(
         part for part in (f"{runtimes.labels(fatal)} then refuse to start" if fatal else "",
                           f"{runtimes.labels(silent)} runs full attention" if silent else "")
@@ -856,7 +864,8 @@ def block_size_invalid(facts: Facts):
             yield Finding(ptr, f"{_name(ptr)} is {_dump(value)}, expected an integer >= 2 "
                           f"(one anchor plus at least one draft slot)")
             return
-    strict = [r for r in facts.releases if r.runtime == "reference"]
+    strict = runtimes.matching(facts.releases, "dflash.block-size-sources",
+                               lambda v: v == ("/block_size",))
     if top is MISSING and strict:
         yield Finding("/block_size", f"block_size is missing at the top level; "
                       f"{runtimes.labels(strict)} reads only config.block_size and raises")

@@ -437,9 +437,6 @@ def norm_tensors_without_flag(facts: Facts):
                       f"not true: the runtime skips them", fix=add("/fc_norm", True, "safe"))
 
 
-MULTI_LAYER_REFUSED = {"kimi_k25", "kimi_k2"}   # sglang==0.5.23 kimi_k25_eagle3.py:243-244
-
-
 @rule("EA314", "eagle3-multi-layer-refused", "error", "eagle3", needs=("config", "target"))
 def multi_layer_refused(facts: Facts):
     """More than one draft layer for a target whose EAGLE-3 model takes one (E3-14).
@@ -454,9 +451,10 @@ def multi_layer_refused(facts: Facts):
     """
     n = facts.int("/num_hidden_layers")
     model_type = facts.target.model_type
-    if not n or n < 2 or not isinstance(model_type, str) or model_type not in MULTI_LAYER_REFUSED:
+    if not n or n < 2 or not isinstance(model_type, str):
         return
-    refusing = [r for r in facts.releases if r.runtime == "sglang"]
+    refusing = runtimes.matching(facts.releases, "eagle3.one-layer-targets",
+                                 lambda types: model_type in types)
     if refusing:
         yield Finding("/num_hidden_layers", f"num_hidden_layers is {n}: "
                       f"{runtimes.labels(refusing)} serves only 1-layer EAGLE-3 heads for "

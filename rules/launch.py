@@ -73,14 +73,16 @@ def tokens_vs_block(facts: Facts):
     if not block:
         return
     ptr = "/block_size" if facts.has("/block_size") else "/dflash_config/block_size"
-    k = facts.launch.get("num_speculative_tokens")
-    if k and k > block - 1:
-        yield Finding(ptr, f"num_speculative_tokens {k} exceeds block_size {block} - 1 = "
-                      f"{block - 1}: the drafter was trained for {block - 1} draft slots")
-    n = facts.launch.get("num_draft_tokens")
-    if n and n > block:
-        yield Finding(ptr, f"--speculative-num-draft-tokens {n} exceeds block_size {block}: "
-                      f"SGLang's draft-token count is the whole block")
+    for key, runtime, what in (("num_speculative_tokens", "vllm", "num_speculative_tokens"),
+                               ("num_draft_tokens", "sglang",
+                                "--speculative-num-draft-tokens")):
+        count = facts.launch.get(key)
+        fact = runtimes.lookup("dflash.tokens-per-block", runtimes.parse(runtime))
+        limit = block + (fact.value if fact else 0)
+        if count and count > limit:
+            yield Finding(ptr, f"{what} {count} exceeds {limit} for block_size {block} "
+                          f"({fact.cite if fact else runtime}): the drafter was trained for "
+                          f"{block - 1} draft slots")
 
 
 V1_VALUES = ("0", "false", "False")
@@ -102,7 +104,10 @@ def swa_runtime(facts: Facts):
     if release is None or release.runtime != "vllm":
         return
     env = {**os.environ, **(facts.launch.get("env") or {})}
-    if env.get("VLLM_USE_V2_MODEL_RUNNER", "").strip() not in V1_VALUES:
+    chosen = env.get("VLLM_USE_V2_MODEL_RUNNER", "").strip()
+    default_v2 = runtimes.lookup("runner.v2-default", release)
+    v1 = chosen in V1_VALUES or (not chosen and not (default_v2 and default_v2.value))
+    if not v1:
         return
     if not runtimes.lookup("runner.v1-refuses-mixed-swa", release):
         return

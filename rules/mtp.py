@@ -12,6 +12,7 @@ from drafter_lint.family import mtp_count
 from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import pointer
 from drafter_lint.registry import collect, rule
+from drafter_lint.rules import runtimes
 
 
 def text_config(facts: Facts) -> tuple[str, dict]:
@@ -145,7 +146,9 @@ def tensor_shapes(facts: Facts):
             p = f"model.layers.{depth + i}."
             expected.update({p + "eh_proj.weight": (H, 2 * H), p + "enorm.weight": (H,),
                              p + "hnorm.weight": (H,), p + "shared_head.norm.weight": (H,)})
-            if type(vocab) is int and p + "shared_head.head.weight" in facts.names:
+            shared = runtimes.matching(facts.releases, "mtp.shares-target-lm-head")
+            if type(vocab) is int and (p + "shared_head.head.weight" in facts.names
+                                       or not shared):
                 expected[p + "shared_head.head.weight"] = (vocab, H)
     weights = facts.weights or {}
     for name, shape in expected.items():

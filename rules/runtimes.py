@@ -135,6 +135,8 @@ FACTS: tuple[Fact, ...] = (
     Fact("dflash.tap-sources", S,
          (("/dflash_config/target_layer_ids", 1), ("/target_layer_ids", 1)), "silent",
          "S speculative/dflash_utils.py:598-612, 656-670 (else from num_target_layers)"),
+    Fact("dflash.derives-missing-taps", S, True, "silent",
+         "S speculative/dflash_utils.py:568-571 (build_target_layer_ids(num_target_layers))"),
     Fact("dflash.tap-sources", R, (("/dflash_config/target_layer_ids", 1),), "silent",
          "ZL dflash/model.py:39-45, 312-314 (hidden_states[id + 1])"),
     # Can a tap on the target's last layer (id L-1) be captured?
@@ -243,9 +245,10 @@ FACTS: tuple[Fact, ...] = (
          frozenset({"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "kimi_k25",
                     "glm4_moe_lite"}), "silent",
          "S models/deepseek_v2.py:3470-3473, glm4_moe_lite.py:817-820"),
-    Fact("eagle3.multi-layer", V, True, "start-up", "V model_executor/models/llama_eagle3.py"),
-    Fact("eagle3.multi-layer", S, True, "start-up",
-         "S models/llama_eagle3.py:198-204 (builds num_hidden_layers layers)"),
+    # Target model types whose EAGLE-3 model takes one draft layer (others build them all:
+    # V llama_eagle3.py, S models/llama_eagle3.py:198-204)
+    Fact("eagle3.one-layer-targets", S, frozenset({"kimi_k25", "kimi_k2"}), "start-up",
+         "S models/kimi_k25_eagle3.py:243-244 (\"only supports 1 layer\")"),
 
     # RoPE in draft layers
     Fact("rope.partial-rotary-applied", V, True, "silent",
@@ -274,6 +277,12 @@ def serves(release: Release, family: str) -> bool:
         return key not in {"dflash", "dflash2", "eagle3", "eagle", "mtp", "medusa",
                            "speculators"} and release.runtime != "reference"
     return bool(fact.value)
+
+
+def value(key: str, release: Release, default=None):
+    """The value of `key` for `release`, or `default` when no row is recorded."""
+    fact = lookup(key, release)
+    return fact.value if fact is not None else default
 
 
 def matching(releases, key: str, test=bool) -> list[Release]:

@@ -185,6 +185,8 @@ CASES = [
     Case("DF111", "fail", "tap-at-depth", ops=[("replace", TAPS, [1, 6, 11, 16, 24])],
          target=False, pointer=TAPS + "/4"),
     Case("DF111", "pass", "in-range"),
+    Case("DF111", "pass", "vllm-does-not-check-it", ops=[("replace", TAPS, [1, 6, 11, 16, 24])],
+         target=False, runtime="vllm"),
     Case("DF112", "fail", "tap-beyond-target", ops=[("replace", TAPS, [1, 6, 11, 16, 30]),
                                                    ("replace", "/num_target_layers", 32)],
          pointer=TAPS + "/4"),
