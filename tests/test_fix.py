@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
+from sparse import FIXTURES, apply_ops, load_manifest
+
 from drafter_lint.write import backups_of
-from sparse import FIXTURES, apply_ops, load_manifest, materialize
 
 TAPS = "/dflash_config/target_layer_ids"
 MASK = "/dflash_config/mask_token_id"
