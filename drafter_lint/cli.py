@@ -12,6 +12,7 @@ import sys
 import click
 
 from drafter_lint import __version__
+from drafter_lint.report import REPORTERS   # light: no engine, no rules, no transformers
 
 SEVERITIES = ("error", "warning", "info")
 FAMILY_CHOICES = ("dflash", "dflash2", "eagle3", "eagle", "mtp", "medusa", "speculators",
@@ -213,8 +214,6 @@ def _read(root, family: str | None = None):
     except CheckpointNotFound as exc:
         raise Abort(str(exc)) from None
 
-
-from drafter_lint.report import REPORTERS  # noqa: E402 -- light: no engine, no rules
 
 FORMATS = tuple(REPORTERS)
 
