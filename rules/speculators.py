@@ -9,7 +9,7 @@ import json
 import os
 
 from drafter_lint.facts import MISSING, Facts
-from drafter_lint.findings import Finding, Severity
+from drafter_lint.findings import Finding, Severity, replace
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
 
@@ -252,6 +252,33 @@ def mtp_layers(facts: Facts):
                       f"{json.dumps(value)}; speculators MTP configs must have 1")
 
 
+@rule("SPC114", "speculators-tokens-vs-block", "error", "speculators", fix="safe")
+def tokens_vs_block(facts: Facts):
+    """A speculators DFlash file proposes more tokens than its block has draft slots.
+
+    vLLM serves a speculators checkpoint with `proposal_methods[0].speculative_tokens` as
+    `num_speculative_tokens` when the launch line gives none (vllm==0.33.0
+    transformers_utils/configs/speculators/base.py:77-95). A DFlash block is one anchor
+    plus `block_size - 1` mask slots, so more tokens than that run positions the drafter
+    was never trained on. speculators' converter wrote `block_size` there until PR #456
+    fixed it to `block_size - 1`.
+
+    Fails: `"block_size": 16` with `speculative_tokens: 16`. Passes: 15.
+    Fix (safe): `block_size - 1`.
+    """
+    if _model_type(facts) not in ("dflash", "dflash2"):
+        return
+    block = raw(facts, "/block_size", None)
+    if type(block) is not int:
+        block = facts.int("/block_size")
+    tokens = raw(facts, f"{METHODS}/0/speculative_tokens", None)
+    if type(block) is int and type(tokens) is int and tokens > block - 1:
+        yield Finding(f"{METHODS}/0/speculative_tokens", f"speculative_tokens is {tokens} but "
+                      f"block_size {block} has {block - 1} draft slots; vLLM proposes "
+                      f"{tokens} tokens from it (speculators PR #456)",
+                      fix=replace(f"{METHODS}/0/speculative_tokens", block - 1, "safe"))
+
+
 @rule("SPC113", "speculators-dflash-causality-default", "warning", "speculators")
 def dflash_causality_default(facts: Facts):
     """A speculators DFlash file with sliding layers omits `sliding_window_non_causal`.
@@ -277,7 +304,7 @@ def dflash_causality_default(facts: Facts):
                       "the value training used")
 
 
-RULES = collect(dflash_causality_default, model_type, structure, default_proposal_method, algorithm_mismatch,
+RULES = collect(tokens_vs_block, dflash_causality_default, model_type, structure, default_proposal_method, algorithm_mismatch,
                 norm_before_residual_missing, draft_vocab_missing, verifier_local_path,
                 verifier_architecture, layer_model_type, layer_vs_target, norm_output,
                 mtp_layers)

@@ -217,6 +217,13 @@ FAMILY_CASES = [
          pointer="/speculators_model_type"),
     Case("SPC101", "pass", "eagle3", SPC),
     Case("SPC101", "pass", "dflash2", SPC, [("replace", "/speculators_model_type", "dflash2")]),
+    Case("SPC114", "fail", "tokens-equal-block-speculators-456", SPC, SPC_DFLASH + [
+        ("add", "/block_size", 16),
+        ("replace", "/speculators_config/proposal_methods/0/speculative_tokens", 16)],
+         pointer="/speculators_config/proposal_methods/0/speculative_tokens"),
+    Case("SPC114", "pass", "block-minus-one", SPC, SPC_DFLASH + [
+        ("add", "/block_size", 16),
+        ("replace", "/speculators_config/proposal_methods/0/speculative_tokens", 15)]),
     Case("SPC113", "fail", "sliding-dflash-without-causality", SPC, SPC_DFLASH,
          pointer="/sliding_window_non_causal"),
     Case("SPC113", "pass", "causality-written", SPC, SPC_DFLASH + [
