@@ -561,6 +561,27 @@ def architecture_unknown(facts: Facts):
                   f"class; runtimes choose the model class by it")
 
 
+@rule("EA321", "eagle3-lm-head-missing", "error", "eagle3", needs=("config", "weights"))
+def lm_head_missing(facts: Facts):
+    """A head with a reduced draft vocabulary ships no `lm_head.weight`.
+
+    With `draft_vocab_size < vocab_size` the head's output layer is its own
+    `[draft_vocab_size, hidden]` matrix: nothing of the target's fits there, so a missing
+    tensor leaves it at initialization and the head proposes noise (SGLang #27908: a config
+    declaring `draft_vocab_size` with no output-layer weights).
+
+    Fails: `"draft_vocab_size": 32000`, `"vocab_size": 128256`, no `lm_head.weight`.
+    Passes: the tensor present; or no reduced vocabulary.
+    """
+    draft, vocab = facts.int("/draft_vocab_size"), facts.int("/vocab_size")
+    if not draft or not vocab or draft >= vocab:
+        return
+    if not any(n == "lm_head.weight" or n.endswith(".lm_head.weight") for n in facts.names):
+        yield facts.tensor_finding("lm_head.weight", f"no lm_head.weight although "
+                                   f"draft_vocab_size {draft} < vocab_size {vocab}: the "
+                                   f"head's output layer would stay uninitialized")
+
+
 @rule("EA320", "eagle3-tied-reduced-vocab", "info", "eagle3", fix="unsafe")
 def tied_reduced_vocab(facts: Facts):
     """`tie_word_embeddings` is true while the head predicts a reduced draft vocabulary.
@@ -590,5 +611,5 @@ RULES = collect(
     aux_count_not_three, lm_head_vs_draft_vocab, vocab_maps, vocab_vs_target,
     hidden_vs_target, qkv_input_width, norm_flags_vs_tensors, norm_tensors_without_flag,
     multi_layer_refused, max_position_below_target, rope_differs_from_target, embed_tokens,
-    path_without_method, architecture_unknown, tied_reduced_vocab,
+    path_without_method, architecture_unknown, tied_reduced_vocab, lm_head_missing,
 )

@@ -167,6 +167,9 @@ FAMILY_CASES = [
     Case("EA320", "fail", "tied-with-draft-vocab", E3, [("replace", "/tie_word_embeddings", True)],
          pointer="/tie_word_embeddings"),
     Case("EA320", "pass", "untied", E3),
+    Case("EA321", "fail", "no-lm-head-sglang-27908", E3, tensors=drop("lm_head.weight"),
+         pointer="/lm_head.weight", file=ST),
+    Case("EA321", "pass", "lm-head-present", E3),
     Case("RP101", "fail", "speculators-quarter-rotary", SPC, [
         ("add", "/transformer_layer_config/partial_rotary_factor", 0.25)],
          pointer="/transformer_layer_config/partial_rotary_factor"),
