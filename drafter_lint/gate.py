@@ -163,10 +163,51 @@ SPEC_FLAGS = {"--spec-method": "method", "--spec-model": "model",
               "--spec-tokens": "num_speculative_tokens"}   # vllm==0.33.0 arg_utils.py:1869
 
 
+def _with_config_file(args: list[str], booleans: frozenset) -> list[str]:
+    """`--config FILE.yaml` expanded the way vLLM's FlexibleArgumentParser and SGLang do:
+    each key becomes `--key value` placed before the command line's own arguments, which
+    win (vllm==0.33.0 utils/argparse_utils.py:551-553; sglang==0.5.23 server_args.py:
+    400-405). Nested values (a speculative_config object) are passed as JSON."""
+    out, i = [], 0
+    files = []
+    while i < len(args):
+        if args[i] == "--config" and i + 1 < len(args):
+            files.append(args[i + 1])
+            i += 2
+        elif args[i].startswith("--config="):
+            files.append(args[i].split("=", 1)[1])
+            i += 1
+        else:
+            out.append(args[i])
+            i += 1
+    expanded: list[str] = []
+    for name in files:
+        import yaml
+
+        try:
+            from drafter_lint.bounded import read_regular
+
+            data = yaml.safe_load(read_regular(name, 1 << 20).decode("utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            from drafter_lint.findings import describe
+
+            raise GateError(f"--config {name}: {describe(exc)}") from None
+        if not isinstance(data, dict):
+            raise GateError(f"--config {name}: expected a mapping of options")
+        for key, value in data.items():
+            flag = "--" + str(key).replace("_", "-")
+            if value is True and flag in booleans:
+                expanded.append(flag)
+            elif value is not False and value is not None:
+                expanded += [flag, json.dumps(value) if isinstance(value, (dict, list))
+                             else str(value)]
+    return expanded + out
+
+
 def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
     launch = Launch("vllm", argv, env)
     config: dict = {}
-    for option, value in _options(args, VLLM_BOOLEANS):
+    for option, value in _options(_with_config_file(args, VLLM_BOOLEANS), VLLM_BOOLEANS):
         if option is None:
             if positional_model and launch.target is None:
                 launch.target = value
@@ -183,9 +224,6 @@ def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
             if key in config:
                 raise GateError(f"{option} repeats speculative-config {key}; vLLM refuses it")
             config[key] = value
-        elif option == "--config":
-            raise GateError("--config FILE.yaml is not read by the gate yet; put the "
-                            "speculative settings on the line")
     method = config.get("method")
     if isinstance(method, str) and method.endswith("_mtp"):
         method = "mtp"                    # every *_mtp alias is mtp (speculative.py:1246)
@@ -214,7 +252,7 @@ def _parse_sglang(argv, env, args) -> Launch:
     of a known option is that option, an ambiguous one is refused."""
     launch = Launch("sglang", argv, env)
     known = tuple(dict.fromkeys(tuple(SGLANG_OPTIONS) + SGLANG_SPECULATIVE))
-    for option, value in _options(args, SGLANG_BOOLEANS):
+    for option, value in _options(_with_config_file(args, SGLANG_BOOLEANS), SGLANG_BOOLEANS):
         if option is None:
             continue
         exact = [o for o in known if o == option]

@@ -219,6 +219,10 @@ FAMILY_CASES = [
                                                   "medusa")],
          pointer="/speculators_model_type"),
     Case("SPC101", "pass", "eagle3", SPC),
+    Case("LCH101", "fail", "speculators-head-on-sglang", SPC,
+         launch={"runtime": "sglang", "method": "EAGLE3"}, pointer=""),
+    Case("LCH101", "fail", "medusa-on-vllm-0.33", MED,
+         launch={"runtime": "vllm", "method": "medusa"}, pointer=""),
     Case("SPC101", "pass", "dflash2", SPC, [("replace", "/speculators_model_type", "dflash2")]),
     Case("SPC114", "fail", "tokens-equal-block-speculators-456", SPC, SPC_DFLASH + [
         ("add", "/block_size", 16),

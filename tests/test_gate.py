@@ -122,6 +122,10 @@ READ_AS_THE_SERVER_DOES = [
       "--speculative-num-draft-tokens", "16"], "start"),
     ([sys.executable, "-m", "sglang.launch_server", "--model-path", "target",
       "--speculative-algorithm", "DFLASH", "--speculative-draft", "drafter"], "refuse"),
+    # --config FILE.yaml merged the way the server merges it (the line's own options win)
+    (["vllm", "serve", "target", "--config", "serve.yaml"], "start"),
+    (["vllm", "serve", "target", "--config", "too-many.yaml"], "refuse"),
+    ([sys.executable, "-m", "sglang.launch_server", "--config", "sglang.yaml"], "start"),
     # SGLang's DFLASH block-size alias is read (17 > the trained 16)
     ([sys.executable, "-m", "sglang.launch_server", "--model-path", "target",
       "--speculative-algorithm", "DFLASH", "--speculative-draft-model-path", "drafter",
@@ -136,6 +140,13 @@ def test_gate_reads_launch_lines_as_the_server_does(tiny, stand_ins, command, ex
     launch) or accepts a form the server refuses."""
     env, out = stand_ins
     (tiny / "spec.json").write_text(spec())
+    (tiny / "serve.yaml").write_text("speculative_config:\n  method: dflash\n"
+                                     "  model: drafter\n  num_speculative_tokens: 15\n")
+    (tiny / "too-many.yaml").write_text("speculative-config: {method: dflash, model: drafter, "
+                                        "num_speculative_tokens: 16}\n")
+    (tiny / "sglang.yaml").write_text("model-path: target\nspeculative-algorithm: DFLASH\n"
+                                      "speculative-draft-model-path: drafter\n"
+                                      "speculative-num-draft-tokens: 16\n")
     if expected == "start-module":
         lib = Path(env["PYTHONPATH"])
         (lib / "vllm" / "entrypoints" / "cli").mkdir(parents=True)
@@ -326,3 +337,34 @@ def test_pre_commit_try_repo_blocks_a_broken_drafter(tmp_path):
     fixed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True,
                            timeout=1200)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+
+
+# --- real launch lines from public docs, recipes and READMEs (tests/data/launch_lines.json) --
+
+LAUNCH_LINES = json.loads((Path(__file__).parent / "data" / "launch_lines.json").read_text())
+
+
+@pytest.mark.parametrize("entry", LAUNCH_LINES, ids=[f"{i}-{e['runtime']}"
+                                                     for i, e in enumerate(LAUNCH_LINES)])
+def test_published_launch_line_is_read_as_the_server_reads_it(entry):
+    """Each line is quoted from its `source`. The gate must find the same target, draft,
+    method and token count as the server, or refuse where the server refuses. Mutation
+    caught: any parser regression on a form people really type (a store-true flag eating
+    the model, an alias or a dotted key missed, *_mtp not mapped, a prefix mis-resolved)."""
+    import shlex
+
+    from drafter_lint import gate as gating
+
+    argv = shlex.split(entry["line"])
+    if entry["server"] != "accepts":
+        with pytest.raises(gating.GateError):
+            launch = gating.parse(argv)
+            if not launch.draft and not launch.draftless:
+                raise gating.GateError("no draft")
+        return
+    launch = gating.parse(argv)
+    got = (launch.runtime, launch.method, launch.target, launch.tokens)
+    assert got == (entry["runtime"], entry["method"], entry["target"], entry["tokens"]), \
+        entry["line"]
+    if not launch.draftless:
+        assert launch.draft == entry["draft"], entry["line"]
