@@ -19,12 +19,7 @@ FAMILY_CHOICES = ("dflash", "dflash2", "eagle3", "eagle", "mtp", "medusa", "spec
                   "speculators/eagle3", "speculators/dflash", "speculators/eagle")
 
 
-class Abort(Exception):
-    """A one-line error that ends the run with exit 2."""
-
-
-def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
+from drafter_lint.pipeline import UsageError as Abort  # noqa: E402 -- one-line exit 2
 
 
 def _use_colour(choice: str) -> bool:
@@ -112,107 +107,9 @@ def inputs(function):
 
 @functools.lru_cache(maxsize=None)
 def _rules():
-    from drafter_lint.rules import RULES
+    from drafter_lint.pipeline import rules
 
-    return RULES
-
-
-def _prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cache,
-             family=None, runtime=None, speculative_tokens=None) -> dict:
-    """Resolve the shared inputs into keyword arguments of engine.lint."""
-    from drafter_lint.reference import ReferenceUnusable, read_reference
-    from drafter_lint.target import TargetError, resolve_target
-
-    rules = _rules()
-    select, ignore = _codes(select), _codes(ignore)
-    for code in select + ignore:
-        if not any(known.startswith(code) for known in rules):
-            raise Abort(f"no rule code starts with {code!r} (see `drafter-lint rules`)")
-    if reference_arg and from_hub:
-        raise Abort("give --reference or --from-hub, not both")
-    reference = None
-    if reference_arg or from_hub:
-        try:
-            reference = read_reference(reference_arg or from_hub, offline, card=bool(from_hub))
-        except ReferenceUnusable as exc:
-            raise Abort(str(exc)) from None
-    if not target_arg and reference and reference.card:
-        from drafter_lint.hub import base_models
-
-        bases = base_models(reference.card)
-        if bases:
-            target_arg = bases[0]
-            _note(f"target {target_arg}: the base_model of {reference.display}'s model card")
-    target = None
-    if target_arg:
-        try:
-            target = resolve_target(target_arg, offline)
-        except TargetError as exc:
-            raise Abort(str(exc)) from None
-        for note in target.notes:
-            _note(note)
-    launch = {"num_speculative_tokens": speculative_tokens} if speculative_tokens else {}
-    return {"target": target, "rules": rules, "select": select, "ignore": ignore,
-            "reference": reference, "use_cache": not no_cache, "family": family,
-            "runtime": runtime, "launch": launch}
-
-
-def _with_settings(root, lint_args: dict, baseline_arg=None, write_baseline=False):
-    """(lint arguments, settings) for checkpoint folder `root`: the command line, then the
-    nearest .drafter-lint.toml / [tool.drafter-lint], then its parents. The same for
-    check, fix and gate: severities, per-path ignores and the baseline apply alike."""
-    from pathlib import Path
-
-    from drafter_lint import settings as config
-
-    try:
-        found = config.load(root)
-        baseline_path = Path(baseline_arg).resolve() if baseline_arg else found.baseline
-        entries = (config.read_baseline(baseline_path)
-                   if baseline_path and not write_baseline else None)
-    except config.SettingsError as exc:
-        raise Abort(str(exc)) from None
-    found.select = lint_args["select"] or found.select
-    found.ignore = lint_args["ignore"] or found.ignore
-    args = {**lint_args, "select": found.select, "ignore": found.ignore,
-            "runtime": lint_args["runtime"] or found.runtime, "settings": found,
-            "baseline": entries, "baseline_path": baseline_path if entries is not None
-            else None}
-    return args, found
-
-
-def _roots(paths) -> list:
-    from pathlib import Path
-
-    from drafter_lint.checkpoint import CheckpointNotFound, find_root
-
-    roots: list[Path] = []
-    seen: set[Path] = set()
-    try:
-        for raw in paths:
-            root = find_root(Path(raw))
-            if root.resolve() not in seen:
-                seen.add(root.resolve())
-                roots.append(root)
-    except CheckpointNotFound as exc:
-        raise Abort(str(exc)) from None
-    return roots
-
-
-def _read(root, family: str | None = None):
-    from drafter_lint import family as families
-    from drafter_lint.checkpoint import CheckpointNotFound, read_checkpoint
-
-    def select(config, weight_map):
-        if family is None:
-            return families.select_shards(config, weight_map)
-        return families.shards_needed(family, config, weight_map)
-
-    display = str(root) if os.path.isabs(str(root)) else os.path.relpath(root)
-    try:
-        return read_checkpoint(root, display=display, select=select)
-    except CheckpointNotFound as exc:
-        raise Abort(str(exc)) from None
+    return rules()
 
 
 FORMATS = tuple(REPORTERS)
@@ -262,25 +159,21 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     """
     from pathlib import Path
 
-    from drafter_lint import precommit
+    from drafter_lint import pipeline, precommit
     from drafter_lint import settings as config
-    from drafter_lint.engine import lint_with_settings
     from drafter_lint.findings import Severity
     from drafter_lint.progress import Progress
-    from drafter_lint.report import locate
 
-    lint_args = _prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
-                         no_cache, family, runtime, speculative_tokens)
+    lint_args = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
+                                 no_cache, family, runtime, speculative_tokens, note=_note)
     results, failed, for_baseline = [], False, []
     seen = precommit.already_linted()
-    roots = [r for r in _roots(paths) if str(r.resolve()) not in seen]
+    roots = [r for r in pipeline.roots(paths) if str(r.resolve()) not in seen]
     progress = Progress(len(roots), "drafter-lint")
     for root in roots:
         progress.step(str(root))
-        args, found = _with_settings(root, lint_args, baseline_arg, bool(write_baseline_arg))
-        checkpoint = _read(root, family)
-        result = lint_with_settings(checkpoint, **args)
-        locate(result, checkpoint.documents)
+        result, found = pipeline.lint_folder(root, lint_args, family, baseline_arg,
+                                             bool(write_baseline_arg))
         results.append(result)
         for_baseline.append((result, root))
         level = Severity(fail_on or found.fail_on)
@@ -313,14 +206,16 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
     when nothing at or above --fail-on is left, 1 when something could not be fixed, 2
     when a write was refused or could not be verified (that file is then unchanged).
     """
-    lint_args = _prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
-                         no_cache, family, runtime, speculative_tokens)
-    roots = _roots(paths)
+    from drafter_lint import pipeline
+
+    lint_args = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
+                                 no_cache, family, runtime, speculative_tokens, note=_note)
+    roots = pipeline.roots(paths)
     if output and len(roots) > 1:
         raise Abort("--output takes one checkpoint")
     codes = []
     for root in roots:
-        args, found = _with_settings(root, lint_args)
+        args, found = pipeline.with_settings(root, lint_args)
         codes.append(_fix_one(root, args, family, fail_on or found.fail_on, show_diff,
                               dry_run, output, unsafe_fixes, no_backup))
     sys.exit(max(codes))
@@ -332,7 +227,9 @@ def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsaf
     from drafter_lint.findings import Severity, one_line
     from drafter_lint.report import failing, locate
 
-    checkpoint = _read(root, family)
+    from drafter_lint import pipeline
+
+    checkpoint = pipeline.read(root, family)
     try:
         outcome = repair.run(checkpoint, lint_args, unsafe=unsafe_fixes,
                              write=not (show_diff or dry_run), output=output,
@@ -379,10 +276,8 @@ def gate(target_arg, offline, fail_on, ignore, command):
     and starts nothing.
     """
     from drafter_lint import gate as gating
-    from drafter_lint.engine import lint_with_settings
-    from drafter_lint.findings import Severity
-    from drafter_lint.report import locate
-    from drafter_lint.target import TargetError, resolve_target
+    from drafter_lint import pipeline
+    from drafter_lint.findings import Severity, one_line
 
     argv = list(command)
     if argv and argv[0] == "--":
@@ -393,38 +288,16 @@ def gate(target_arg, offline, fail_on, ignore, command):
             _note(f"method {launch.method or 'ngram'} has no draft checkpoint to lint; "
                   f"starting {' '.join(launch.argv[:2])}")
             _exec(launch)
-        if not (target_arg or launch.target):
-            raise gating.GateError("the launch line names no target model (vLLM: the model "
-                                   "after `serve` or --model; SGLang: --model-path)")
-        if not launch.draft:
-            raise gating.GateError("the launch line names no draft model (vLLM: "
-                                   "--speculative-config model; SGLang: "
-                                   "--speculative-draft-model-path)")
-        draft = gating.resolve(launch.draft, offline, "draft model")
-        target = None
-        if target_arg or launch.target:
-            try:
-                target = resolve_target(str(target_arg or gating.resolve(
-                    launch.target, offline, "target model")), offline)
-            except TargetError as exc:
-                raise gating.GateError(str(exc)) from None
+        root, target = gating.resolve_models(launch, target_arg, offline)
     except gating.GateError as exc:
-        from drafter_lint.findings import one_line
-
         click.echo(f"drafter-lint gate: refused: {one_line(str(exc))}; nothing started",
                    err=True)
         sys.exit(1)
-    from drafter_lint.checkpoint import find_root
-
-    root = find_root(draft)
-    args, found = _with_settings(root, {
-        "target": target, "rules": _rules(), "select": (), "ignore": _codes(ignore),
+    result, found = pipeline.lint_folder(root, {
+        "target": target, "rules": _rules(), "select": (), "ignore": pipeline.codes(ignore),
         "reference": None, "use_cache": True, "family": None,
         "runtime": _installed_release(launch.runtime), "launch": launch.facts()})
     fail_on = fail_on or found.fail_on
-    checkpoint = _read(root)
-    result = lint_with_settings(checkpoint, **args)
-    locate(result, checkpoint.documents)
     level = Severity(fail_on)
     blocking = [f for f in result.findings if f.severity.rank >= level.rank]
     if blocking:
@@ -467,8 +340,10 @@ def inspect(path, target_arg, offline, family):
     from drafter_lint.facts import Facts
     from drafter_lint.picture import render
 
-    args = _prepare(target_arg, None, None, offline, (), (), True)
-    checkpoint = _read(_roots([path])[0], family)
+    from drafter_lint import pipeline
+
+    args = pipeline.prepare(target_arg, None, None, offline, (), (), True, note=_note)
+    checkpoint = pipeline.read(pipeline.roots([path])[0], family)
     detected = family or families.detect(checkpoint.config, checkpoint.weights)
     from drafter_lint.findings import escape_lines
 

@@ -280,6 +280,31 @@ def _parse_sglang(argv, env, args) -> Launch:
     return launch
 
 
+def resolve_models(launch: Launch, target_arg, offline: bool):
+    """(drafter checkpoint folder, Target) named by the launch line (or --target), failing
+    closed: a line whose target or drafter cannot be resolved is refused, never linted
+    with less."""
+    from drafter_lint.checkpoint import CheckpointNotFound, find_root
+    from drafter_lint.target import TargetError, resolve_target
+
+    if not (target_arg or launch.target):
+        raise GateError("the launch line names no target model (vLLM: the model after "
+                        "`serve` or --model; SGLang: --model-path)")
+    if not launch.draft:
+        raise GateError("the launch line names no draft model (vLLM: --speculative-config "
+                        "model; SGLang: --speculative-draft-model-path)")
+    draft = resolve(launch.draft, offline, "draft model")
+    try:
+        target = resolve_target(str(target_arg or resolve(launch.target, offline,
+                                                          "target model")), offline)
+    except TargetError as exc:
+        raise GateError(str(exc)) from None
+    try:
+        return find_root(draft), target
+    except CheckpointNotFound as exc:
+        raise GateError(f"draft model: {exc}") from None
+
+
 def resolve(model: str, offline: bool, what: str) -> Path:
     """A local folder for `model`: a path, or a hub id from the cache (else its config)."""
     path = Path(model).expanduser()

@@ -1,0 +1,141 @@
+"""The one lint pipeline every command runs: inputs -> checkpoint -> rules -> settings.
+
+`prepare` resolves what the command line names (target, reference, rule selection),
+`roots` and `read` find and read checkpoint folders, `with_settings` adds the folder's
+settings files and baseline, and `lint_folder` runs the rules and the suppression phase
+and resolves positions. `check`, `fix` and `gate` (and pre-commit, through `check`) all go
+through here; drafter_lint/cli.py only parses options and renders.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+
+class UsageError(Exception):
+    """A one-line error that ends the run with exit 2."""
+
+
+def rules() -> dict:
+    from drafter_lint.rules import RULES
+
+    return RULES
+
+
+def codes(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
+
+
+
+
+def prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cache,
+             family=None, runtime=None, speculative_tokens=None,
+            note: Callable[[str], None] = lambda _: None) -> dict:
+    """Resolve the shared inputs into keyword arguments of engine.lint."""
+    from drafter_lint.reference import ReferenceUnusable, read_reference
+    from drafter_lint.target import TargetError, resolve_target
+
+    known = rules()
+    select, ignore = codes(select), codes(ignore)
+    for code in select + ignore:
+        if not any(k.startswith(code) for k in known):
+            raise UsageError(f"no rule code starts with {code!r} (see `drafter-lint rules`)")
+    if reference_arg and from_hub:
+        raise UsageError("give --reference or --from-hub, not both")
+    reference = None
+    if reference_arg or from_hub:
+        try:
+            reference = read_reference(reference_arg or from_hub, offline, card=bool(from_hub))
+        except ReferenceUnusable as exc:
+            raise UsageError(str(exc)) from None
+    if not target_arg and reference and reference.card:
+        from drafter_lint.hub import base_models
+
+        bases = base_models(reference.card)
+        if bases:
+            target_arg = bases[0]
+            note(f"target {target_arg}: the base_model of {reference.display}'s model card")
+    target = None
+    if target_arg:
+        try:
+            target = resolve_target(target_arg, offline)
+        except TargetError as exc:
+            raise UsageError(str(exc)) from None
+        for note in target.notes:
+            note(note)
+    launch = {"num_speculative_tokens": speculative_tokens} if speculative_tokens else {}
+    return {"target": target, "rules": known, "select": select, "ignore": ignore,
+            "reference": reference, "use_cache": not no_cache, "family": family,
+            "runtime": runtime, "launch": launch}
+
+
+def with_settings(root, lint_args: dict, baseline_arg=None, write_baseline=False):
+    """(lint arguments, settings) for checkpoint folder `root`: the command line, then the
+    nearest .drafter-lint.toml / [tool.drafter-lint], then its parents. The same for
+    check, fix and gate: severities, per-path ignores and the baseline apply alike."""
+    from pathlib import Path
+
+    from drafter_lint import settings as config
+
+    try:
+        found = config.load(root)
+        baseline_path = Path(baseline_arg).resolve() if baseline_arg else found.baseline
+        entries = (config.read_baseline(baseline_path)
+                   if baseline_path and not write_baseline else None)
+    except config.SettingsError as exc:
+        raise UsageError(str(exc)) from None
+    found.select = lint_args["select"] or found.select
+    found.ignore = lint_args["ignore"] or found.ignore
+    args = {**lint_args, "select": found.select, "ignore": found.ignore,
+            "runtime": lint_args["runtime"] or found.runtime, "settings": found,
+            "baseline": entries, "baseline_path": baseline_path if entries is not None
+            else None}
+    return args, found
+
+
+def roots(paths) -> list:
+    from pathlib import Path
+
+    from drafter_lint.checkpoint import CheckpointNotFound, find_root
+
+    roots: list[Path] = []
+    seen: set[Path] = set()
+    try:
+        for raw in paths:
+            root = find_root(Path(raw))
+            if root.resolve() not in seen:
+                seen.add(root.resolve())
+                roots.append(root)
+    except CheckpointNotFound as exc:
+        raise UsageError(str(exc)) from None
+    return roots
+
+
+def read(root, family: str | None = None):
+    from drafter_lint import family as families
+    from drafter_lint.checkpoint import CheckpointNotFound, read_checkpoint
+
+    def select(config, weight_map):
+        if family is None:
+            return families.select_shards(config, weight_map)
+        return families.shards_needed(family, config, weight_map)
+
+    display = str(root) if os.path.isabs(str(root)) else os.path.relpath(root)
+    try:
+        return read_checkpoint(root, display=display, select=select)
+    except CheckpointNotFound as exc:
+        raise UsageError(str(exc)) from None
+
+
+def lint_folder(root, lint_args: dict, family: str | None = None, baseline_arg=None,
+                write_baseline: bool = False):
+    """(result with positions, settings) for one checkpoint folder."""
+    from drafter_lint.engine import lint_with_settings
+    from drafter_lint.report import locate
+
+    args, found = with_settings(root, lint_args, baseline_arg, write_baseline)
+    checkpoint = read(root, family)
+    result = lint_with_settings(checkpoint, **args)
+    locate(result, checkpoint.documents)
+    return result, found
