@@ -12,6 +12,17 @@ import os
 import stat
 
 
+SMALL_FILE = 4 << 20   # settings, baselines and cache entries are a few KB
+
+
+def read_text(path: str | os.PathLike, limit: int = SMALL_FILE) -> str:
+    """A small regular file as UTF-8 text; OSError when it is special or over `limit`."""
+    raw = read_regular(path, limit)
+    if len(raw) > limit:
+        raise OSError(errno.EFBIG, f"over the {limit >> 20} MiB limit for this file")
+    return raw.decode("utf-8")
+
+
 def read_regular(path: str | os.PathLike, limit: int) -> bytes:
     """The first `limit + 1` bytes of a regular file (callers refuse a longer result).
 

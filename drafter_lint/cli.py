@@ -181,7 +181,10 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     progress.close()
     precommit.remember(roots)
     if write_baseline_arg:
-        count = config.write_baseline(Path(write_baseline_arg), for_baseline)
+        try:
+            count = config.write_baseline(Path(write_baseline_arg), for_baseline)
+        except config.SettingsError as exc:
+            raise Abort(str(exc)) from None
         _note(f"wrote {count} baseline entries to {write_baseline_arg}")
         sys.exit(0)
     _render(results, fmt, colour, output_file)

@@ -180,7 +180,9 @@ def start(text: str, family: str = "unknown", use_cache: bool = True) -> Loaded 
         if str(path) in _SEEN:
             return _SEEN[str(path)]
         try:
-            cached = Loaded(**json.loads(path.read_text(encoding="utf-8")))
+            from drafter_lint.bounded import read_text
+
+            cached = Loaded(**json.loads(read_text(path)))
             cached.cached = True
             _SEEN[str(path)] = cached
             return cached
@@ -199,14 +201,12 @@ def load(text: str, family: str = "unknown", use_cache: bool = True) -> Loaded |
 
 
 def _store(path: Path, loaded: Loaded) -> None:
-    import tempfile
+    from drafter_lint.write import atomic_write
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(asdict(loaded) | {"cached": False}, handle, default=str)
-        os.replace(temp, path)
+        atomic_write(path, json.dumps(asdict(loaded) | {"cached": False},
+                                      default=str).encode(), 0o644, durable=False)
     except OSError:
         pass  # a cache that cannot be written only costs time
 

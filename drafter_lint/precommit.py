@@ -56,7 +56,9 @@ def already_linted() -> set[str]:
     if path is None:
         return set()
     try:
-        return set(json.loads(path.read_text()))
+        from drafter_lint.bounded import read_text
+
+        return set(json.loads(read_text(path)))
     except (OSError, ValueError):
         return set()
 

@@ -29,6 +29,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from drafter_lint.bounded import read_text
+from drafter_lint.findings import describe
+
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
@@ -84,9 +87,9 @@ class Settings:
 def _read(path: Path) -> dict | None:
     """The drafter-lint table of a config file (None when the file has none)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text(path))
     except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"{path}: cannot read: {exc}") from None
+        raise SettingsError(f"{path}: cannot read: {describe(exc)}") from None
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{path}: not valid TOML: {exc}") from None
     if path.name == "pyproject.toml":
@@ -192,15 +195,20 @@ def write_baseline(path: Path, results_with_roots) -> int:
     entries = sorted({json.dumps(e, sort_keys=True) for e in entries})
     document = {"version": 1, "tool": "drafter-lint",
                 "entries": [json.loads(e) for e in entries]}
-    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    from drafter_lint.write import WriteError, atomic_write
+
+    try:
+        atomic_write(path, (json.dumps(document, indent=2) + "\n").encode())
+    except WriteError as exc:
+        raise SettingsError(str(exc)) from None
     return len(entries)
 
 
 def read_baseline(path: Path) -> list[dict]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
     except (OSError, ValueError) as exc:
-        raise SettingsError(f"baseline {path}: cannot read: {exc}") from None
+        raise SettingsError(f"baseline {path}: cannot read: {describe(exc)}") from None
     entries = data.get("entries") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not all(
             isinstance(e, dict) and {"rule", "path", "pointer"} <= set(e) for e in entries):

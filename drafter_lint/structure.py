@@ -68,7 +68,6 @@ def validate(config: dict, schema: dict, use_cache: bool = True, source: str | N
         yield from _validate(config, schema)
         return
     import hashlib
-    import os
 
     from drafter_lint import __version__
     from drafter_lint.loading import cache_dir
@@ -79,14 +78,16 @@ def validate(config: dict, schema: dict, use_cache: bool = True, source: str | N
     path = cache_dir() / "schema" / f"{key}.json"
     if found is None:
         try:
-            found = json.loads(path.read_text(encoding="utf-8"))
+            from drafter_lint.bounded import read_text
+
+            found = json.loads(read_text(path))
         except (OSError, ValueError):
+            from drafter_lint.write import atomic_write
+
             found = [[f.pointer, f.message] for f in _validate(config, schema)]
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                temp = path.with_suffix(f".{os.getpid()}.tmp")
-                temp.write_text(json.dumps(found))
-                os.replace(temp, path)
+                atomic_write(path, json.dumps(found).encode(), 0o644, durable=False)
             except OSError:
                 pass
         _MEMO[key] = found

@@ -75,8 +75,10 @@ def file_lock(path: Path, timeout: float = 30.0):
         os.close(fd)  # closing releases the lock
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Replace `path` by `data` atomically (same folder temp file, fsync, rename, fsync)."""
+def atomic_write(path: Path, data: bytes, mode: int | None = None,
+                 durable: bool = True) -> None:
+    """Replace `path` by `data` atomically (same folder temp file, fsync, rename, fsync).
+    `durable=False` (cache entries) skips the fsyncs: a lost entry only costs time."""
     folder = path.parent
     if mode is None:
         try:
@@ -91,15 +93,17 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
             while view:
                 view = view[handle.write(view):]
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.chmod(temp, mode)
         os.replace(temp, path)
         temp = None
-        dir_fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        if durable:
+            dir_fd = os.open(folder, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
     except OSError as exc:
         raise WriteError(f"cannot write {path}: {_describe(exc)}; the file is unchanged") \
             from None
