@@ -24,13 +24,12 @@ def rules() -> dict:
 
 
 def codes(values: tuple[str, ...]) -> tuple[str, ...]:
+    """`--select DF1,DL --select TF` -> ("DF1", "DL", "TF")."""
     return tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
 
 
-
-
 def prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cache,
-             family=None, runtime=None, speculative_tokens=None,
+            family=None, runtime=None, speculative_tokens=None,
             note: Callable[[str], None] = lambda _: None) -> dict:
     """Resolve the shared inputs into keyword arguments of engine.lint."""
     from drafter_lint.reference import ReferenceUnusable, read_reference
