@@ -433,8 +433,14 @@ def norm_tensors_without_flag(facts: Facts):
                       f"the runtime skips the trained norm (vLLM #38111, SGLang #32334)",
                       fix=add("/norm_before_fc", True, "safe"))
     if taps and facts.get("/fc_norm", None) is not True:
-        yield Finding("/fc_norm", f"{len(taps)} per-tap fc_norm tensors ship but fc_norm is "
-                      f"not true: the runtime skips them", fix=add("/fc_norm", True, "safe"))
+        # SGLang also takes the legacy `use_aux_norm` spelling; vLLM reads only `fc_norm`
+        legacy = facts.get("/use_aux_norm", None) is True
+        skipping = [r for r in facts.releases if not (legacy and "use_aux_norm" in
+                    runtimes.value("eagle3.reads-3.1-flags", r, ()))]
+        if skipping:
+            yield Finding("/fc_norm", f"{len(taps)} per-tap fc_norm tensors ship but fc_norm "
+                          f"is not true: {runtimes.labels(skipping)} skip them",
+                          fix=add("/fc_norm", True, "safe"))
 
 
 @rule("EA314", "eagle3-multi-layer-refused", "error", "eagle3", needs=("config", "target"))

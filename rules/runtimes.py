@@ -250,6 +250,14 @@ FACTS: tuple[Fact, ...] = (
     Fact("eagle3.one-layer-targets", S, frozenset({"kimi_k25", "kimi_k2"}), "start-up",
          "S models/kimi_k25_eagle3.py:243-244 (\"only supports 1 layer\")"),
 
+    # EAGLE-3.1 flags read by the EAGLE-3 model (fc_norm: a norm per aux chunk; norm_output:
+    # post-norm hidden states fed back; norm_before_fc: nested eagle_config first)
+    Fact("eagle3.reads-3.1-flags", V, ("fc_norm", "norm_output", "norm_before_fc"), "silent",
+         "V model_executor/models/llama_eagle3.py:184-188, 231-240, 252, 285-286"),
+    Fact("eagle3.reads-3.1-flags", S,
+         ("fc_norm", "use_aux_norm", "norm_output", "norm_before_fc"), "silent",
+         "S models/llama_eagle3.py:169-207 (use_aux_norm: the legacy fc_norm spelling)"),
+
     # RoPE in draft layers
     Fact("rope.partial-rotary-applied", V, True, "silent",
          "V model_executor/layers/rotary_embedding/__init__.py:69-72 "

@@ -225,15 +225,31 @@ def layer_vs_target(facts: Facts):
 
 @rule("SPC111", "speculators-norm-output", "info", "speculators")
 def norm_output(facts: Facts):
-    """`norm_output: true` ("Eagle 3.1") needs runtime support (SPC-11).
+    """`norm_output: true` ("Eagle 3.1"): which runtimes apply it (SPC-11).
 
-    vLLM PR #46488 added it; older runtimes feed the un-normed hidden state back.
+    The head feeds its post-norm hidden state back to the next draft step. vLLM 0.33 and
+    SGLang 0.5.23 read the flag in their EAGLE-3 model (vllm==0.33.0
+    model_executor/models/llama_eagle3.py:252, 285-286; sglang==0.5.23
+    models/llama_eagle3.py:207); releases before vLLM PR #46488 feed the un-normed state
+    back, silently. Checked for the runtimes selected; a warning for one that ignores it.
 
-    Reports: `"norm_output": true`. Quiet: false or absent.
+    Informs: `"norm_output": true` (the runtimes that apply it). Quiet: false or absent.
     """
-    if raw(facts, "/norm_output", None) is True:
-        yield Finding("/norm_output", "norm_output is true (Eagle 3.1): needs a runtime with "
-                      "vLLM PR #46488 or equivalent")
+    if raw(facts, "/norm_output", None) is not True:
+        return
+    chosen = ([facts.runtime] if isinstance(facts.runtime, runtimes.Release) else
+              [runtimes.parse(str(facts.runtime))] if facts.runtime else
+              list(runtimes.default_releases()))
+    reading = runtimes.matching(chosen, "eagle3.reads-3.1-flags",
+                                lambda flags: "norm_output" in flags)
+    ignoring = [r for r in chosen if r not in reading]
+    if ignoring:
+        yield Finding("/norm_output", f"norm_output is true (Eagle 3.1) but "
+                      f"{runtimes.labels(ignoring)} is not recorded to apply it; it would "
+                      f"feed the un-normed hidden state back", severity=Severity.WARNING)
+    else:
+        yield Finding("/norm_output", f"norm_output is true (Eagle 3.1): applied by "
+                      f"{runtimes.labels(reading)}")
 
 
 @rule("SPC112", "speculators-mtp-layers", "error", "speculators")
