@@ -252,20 +252,37 @@ def aux_ids_for_other_target(facts: Facts):
             return
 
 
-@rule("EA306", "eagle3-aux-count-not-three", "warning", "eagle3")
+@rule("EA306", "eagle3-aux-count-not-three", "error", "eagle3")
 def aux_count_not_three(facts: Facts):
-    """The head fuses a number of aux layers other than 3 (E3-06).
+    """A head fusing other than 3 aux layers says so only where the runtime does not look
+    (E3-06).
 
-    vLLM's EAGLE-3 model built `fc` for exactly 3 taps until PR #54598: a 4-tap head
-    failed to load (vLLM #54526, speculators #1065). Needs a vLLM with that fix.
+    vLLM and SGLang size `fc` from `num_aux_hidden_states`, else the number of *nested*
+    `eagle_config.eagle_aux_hidden_state_layer_ids`, else 3 (vllm==0.33.0
+    model_executor/models/llama_eagle3.py:209-221; sglang==0.5.23 models/llama_eagle3.py:
+    156-161). A 4-tap head whose ids are only at the top level gets a 3-tap `fc` and fails
+    to load (vLLM #54526, speculators #1065).
 
-    Fails: `[2, 46, 91, 93]`. Passes: three ids.
+    Fails: top-level `[2, 46, 91, 93]` with no `num_aux_hidden_states`.
+    Passes: three ids; or `num_aux_hidden_states: 4`; or four nested ids.
     """
     ids = aux_list(facts)
-    if ids and len(ids) != 3:
+    if not ids or len(ids) == 3:
+        return
+    wrong = []
+    for release in facts.releases:
+        sources = runtimes.value("eagle3.fc-count-sources", release, ())
+        counted = next((facts.get(p) for p in sources if facts.get(p, None) is not None),
+                       None)
+        count = counted if type(counted) is int else (
+            len(counted) if isinstance(counted, list) else 3)
+        if count != len(ids):
+            wrong.append((release, count))
+    if wrong:
         ptr, _ = aux_ids(facts)
-        yield Finding(ptr, f"{len(ids)} aux layers: vLLM before PR #54598 sizes fc for 3 "
-                      f"and fails to load this head (vLLM #54526)")
+        yield Finding(ptr, f"{len(ids)} aux layers, but {runtimes.labels([r for r, _ in wrong])}"
+                      f" size fc for {wrong[0][1]} (num_aux_hidden_states, else the nested "
+                      f"eagle_config ids, else 3) and fail to load this head (vLLM #54526)")
 
 
 @rule("EA307", "eagle3-lm-head-vs-draft-vocab", "error", "eagle3", needs=("config", "weights"))

@@ -250,6 +250,14 @@ FACTS: tuple[Fact, ...] = (
     Fact("eagle3.one-layer-targets", S, frozenset({"kimi_k25", "kimi_k2"}), "start-up",
          "S models/kimi_k25_eagle3.py:243-244 (\"only supports 1 layer\")"),
 
+    # Where the EAGLE-3 model takes the number of aux states that sizes `fc` (else 3)
+    Fact("eagle3.fc-count-sources", V,
+         ("/num_aux_hidden_states", "/eagle_config/eagle_aux_hidden_state_layer_ids"),
+         "start-up", "V model_executor/models/llama_eagle3.py:209-221"),
+    Fact("eagle3.fc-count-sources", S,
+         ("/num_aux_hidden_states", "/eagle_config/eagle_aux_hidden_state_layer_ids"),
+         "start-up", "S models/llama_eagle3.py:156-161"),
+
     # EAGLE-3.1 flags read by the EAGLE-3 model (fc_norm: a norm per aux chunk; norm_output:
     # post-norm hidden states fed back; norm_before_fc: nested eagle_config first)
     Fact("eagle3.reads-3.1-flags", V, ("fc_norm", "norm_output", "norm_before_fc"), "silent",

@@ -118,6 +118,8 @@ FAMILY_CASES = [
     Case("EA305", "pass", "ids-of-this-target", E3, IDS3),
     Case("EA306", "fail", "four-taps-vllm-54526", SPC, pointer=AUX),
     Case("EA306", "pass", "three-taps", E3, IDS3),
+    Case("EA306", "pass", "four-taps-counted", E3, [("add", AUX, [2, 10, 20, 29]),
+                                                    ("add", "/num_aux_hidden_states", 4)]),
     Case("EA307", "fail", "lm-head-full-vocab", E3, tensors=reshape("lm_head.weight",
                                                                     [128256, 4096]),
          pointer="/lm_head.weight", file=ST),
