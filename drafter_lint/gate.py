@@ -27,7 +27,8 @@ class Launch:
 
     def facts(self) -> dict:
         """The launch facts rules read (`facts.launch`)."""
-        out = {"runtime": self.runtime, "method": self.method, "env": self.env}
+        out = {"runtime": self.runtime, "method": self.method, "env": self.env,
+               "draft": self.draft}
         if self.runtime == "vllm" and self.tokens:
             out["num_speculative_tokens"] = self.tokens
         if self.runtime == "sglang" and self.tokens:

@@ -548,20 +548,41 @@ def embed_tokens(facts: Facts):
                       f"[{vocab}, {H}]", severity=Severity.ERROR)
 
 
+def inferred_method(model: str) -> str:
+    """The method vLLM infers from the draft model string when none is given
+    (vllm==0.33.0 config/speculative.py:1445-1455: "eagle-" is tested before "eagle3")."""
+    lowered = model.lower()
+    if "eagle-" in lowered:
+        return "eagle"
+    if "eagle3" in lowered:
+        return "eagle3"
+    return "dflash" if "dflash" in lowered else "draft_model"
+
+
 @rule("EA318", "eagle3-path-without-method", "info", "eagle3")
 def path_without_method(facts: Facts):
-    """The checkpoint folder name lacks "eagle3": vLLM will not guess the method (E3-18).
+    """Without an explicit method, vLLM would not infer `eagle3` from this model name (E3-18).
 
-    Without an explicit `"method": "eagle3"` vLLM infers the method from the draft path
-    (substring "eagle3"); a renamed folder silently becomes a plain draft model.
+    vLLM infers the method from the draft model string only when none is given: "eagle-"
+    means EAGLE-1 (tested first, so `Llama-3.1-8B-EAGLE-3` becomes EAGLE-1), "eagle3"
+    means EAGLE-3, otherwise a plain draft model (vllm==0.33.0 config/speculative.py:
+    1445-1455). On a launch line (`gate`) the string is the one written there, and an
+    explicit method skips this; for `check` it is the folder name. A warning on a launch
+    line that would be misread, an info otherwise.
 
-    Reports: `/models/my-head`. Quiet: `/models/Llama-3.1-8B-eagle3`.
+    Reports: `/models/my-head`, `org/Llama-3.1-8B-EAGLE-3`.
+    Quiet: `/models/Llama-3.1-8B-eagle3`; `"method": "eagle3"` on the launch line.
     """
-    name = facts.checkpoint.root.resolve().name
-    if "eagle3" not in name.lower() and "eagle-3" not in name.lower():
-        yield Finding("", f"the folder name {name!r} does not contain 'eagle3': pass "
-                      f"\"method\": \"eagle3\" in --speculative-config, or vLLM serves it as "
-                      f"a plain draft model")
+    if facts.launch.get("method"):
+        return
+    written = facts.launch.get("draft")
+    name = written or facts.checkpoint.root.resolve().name
+    guess = inferred_method(name)
+    if guess != "eagle3":
+        what = "the draft model string" if written else "the folder name"
+        yield Finding("", f"{what} {name!r} makes vLLM infer method {guess!r}, not eagle3: "
+                      f"pass \"method\": \"eagle3\" in --speculative-config",
+                      severity=Severity.WARNING if written else None)
 
 
 @rule("EA319", "eagle3-architecture-unknown", "warning", "eagle3")
