@@ -484,21 +484,47 @@ def multi_layer_refused(facts: Facts):
                       f"{model_type} targets")
 
 
+def _rope_types(facts: Facts) -> set[str]:
+    types = set()
+    for ptr in ("/rope_scaling", "/rope_parameters"):
+        params = facts.get(ptr, None)
+        if isinstance(params, dict):
+            kind = params.get("rope_type", params.get("type", "default"))
+            types.add(kind if isinstance(kind, str) else "default")
+    return types or {"default"}
+
+
 @rule("EA315", "eagle3-max-position-below-target", "info", "eagle3", needs=("config", "target"))
 def max_position_below_target(facts: Facts):
     """The head's `max_position_embeddings` is below the target's (E3-15).
 
-    The draft's RoPE cache is sized by it; recent vLLM raises it to the target's length,
-    older versions ran past the cache on long prompts (vLLM #48894).
+    The draft's RoPE cache is sized by it. vLLM 0.33 raises it to the target's
+    max_model_len when every RoPE type of the draft only sizes that cache (default,
+    linear, llama3, ntk, proportional); with yarn, dynamic, longrope or deepseek scaling it
+    caps the *server's* max_model_len to the draft's instead (vllm==0.33.0
+    config/speculative.py:100-106, 1500-1510, 1807-1846). Older vLLM overran the cache on
+    long prompts (vLLM #48894). Many good heads ship 2048 (yuhuili/EAGLE3-LLaMA3.1-8B).
 
-    Reports: 2048 on a 131072-position target. Quiet: equal or larger.
+    Warns: 2048 with yarn scaling on a 131072-position target (vLLM serves 2048 tokens).
+    Informs: 2048 with default RoPE. Quiet: equal or larger.
     """
     mine = facts.int("/max_position_embeddings")
     theirs = facts.target.config.get("max_position_embeddings")
-    if mine and type(theirs) is int and mine < theirs:
+    if not (mine and type(theirs) is int and mine < theirs):
+        return
+    types = _rope_types(facts)
+    capping = [r for r in facts.releases
+               if runtimes.lookup("draft.raises-max-position-for", r)
+               and not types <= runtimes.value("draft.raises-max-position-for", r)]
+    if capping:
         yield Finding("/max_position_embeddings", f"max_position_embeddings is {mine}, "
-                      f"below the target's {theirs}: older vLLM overran the draft RoPE cache "
-                      f"on long prompts (vLLM #48894)")
+                      f"below the target's {theirs}, with RoPE {sorted(types)}: "
+                      f"{runtimes.labels(capping)} then caps the server's max_model_len to "
+                      f"{mine}", severity=Severity.WARNING)
+    else:
+        yield Finding("/max_position_embeddings", f"max_position_embeddings is {mine}, "
+                      f"below the target's {theirs}: vLLM 0.33 raises it for this RoPE type; "
+                      f"older vLLM overran the draft RoPE cache on long prompts (vLLM #48894)")
 
 
 @rule("EA316", "eagle3-rope-differs-from-target", "info", "eagle3",

@@ -250,6 +250,13 @@ FACTS: tuple[Fact, ...] = (
     Fact("eagle3.one-layer-targets", S, frozenset({"kimi_k25", "kimi_k2"}), "start-up",
          "S models/kimi_k25_eagle3.py:243-244 (\"only supports 1 layer\")"),
 
+    # RoPE types for which a draft's short max_position_embeddings is raised to the
+    # target's max_model_len; with any other type the server's max_model_len is capped to
+    # the draft's instead
+    Fact("draft.raises-max-position-for", V,
+         frozenset({"default", "linear", "llama3", "ntk", "proportional"}), "silent",
+         "V config/speculative.py:100-106, 1500-1510, 1807-1846"),
+
     # Where the EAGLE-3 model takes the number of aux states that sizes `fc` (else 3)
     Fact("eagle3.fc-count-sources", V,
          ("/num_aux_hidden_states", "/eagle_config/eagle_aux_hidden_state_layer_ids"),

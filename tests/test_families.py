@@ -158,6 +158,9 @@ FAMILY_CASES = [
          target_ops=[("replace", "/model_type", "kimi_k25")], runtime="vllm"),
     Case("EA315", "fail", "short-rope-cache-vllm-48894", E3, pointer="/max_position_embeddings"),
     Case("EA315", "pass", "long-enough", E3, [("replace", "/max_position_embeddings", 131072)]),
+    Case("EA315", "fail", "yarn-caps-the-server", E3, [("add", "/rope_scaling", {
+        "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048})],
+         pointer="/max_position_embeddings", severity="warning"),
     Case("EA316", "fail", "default-theta", E3, pointer="/rope_theta"),
     Case("EA316", "pass", "target-theta", E3, [("add", "/rope_theta", 500000.0)]),
     Case("EA317", "fail", "shared-embedding", E3, pointer=""),
