@@ -10,9 +10,14 @@ from __future__ import annotations
 
 FAMILIES = ("dflash", "dflash2", "dspark", "eagle3", "eagle", "mtp", "medusa", "speculators")
 
+# vllm==0.33.0 model_executor/models/registry.py:698-713, plus the speculators and
+# SpecForge/SGLang class names
 EAGLE3_ARCHITECTURES = frozenset({
     "LlamaForCausalLMEagle3", "Eagle3LlamaForCausalLM", "Eagle3Qwen3ForCausalLM",
-    "Eagle3Speculator", "Eagle3DraftModel", "LlamaEagle3DraftModel", "PEagleDraftModel"})
+    "Eagle3MiniMaxM2ForCausalLM", "Eagle3Qwen2_5vlForCausalLM", "Eagle3Qwen3vlForCausalLM",
+    "Eagle3DeepseekV2ForCausalLM", "Eagle3DeepseekV3ForCausalLM", "PeagleLlamaForCausalLM",
+    "PeagleQwen3ForCausalLM", "Eagle3Speculator", "Eagle3DraftModel", "LlamaEagle3DraftModel",
+    "PEagleDraftModel"})
 # speculators_model_type -> the family whose rules check the wrapped layer config
 SPECULATORS_WRAPS = {"eagle3": "eagle3", "peagle": "eagle3", "dflash": "dflash",
                      "dflash2": "dflash", "dspark": "dflash", "eagle": "eagle", "mtp": None}

@@ -615,9 +615,11 @@ def path_without_method(facts: Facts):
 def architecture_unknown(facts: Facts):
     """`architectures` names no known EAGLE-3 class (E3-19).
 
-    Known: LlamaForCausalLMEagle3 (SpecForge/SGLang), Eagle3LlamaForCausalLM (vLLM,
-    AngelSlim), Eagle3Speculator / Eagle3DraftModel (speculators), LlamaEagle3DraftModel,
-    PEagleDraftModel, and LlamaForCausalLM with `draft_vocab_size` (SafeAILab originals).
+    Known: the EAGLE-3 classes vLLM registers (vllm==0.33.0
+    model_executor/models/registry.py:698-713: Eagle3Llama/Qwen3/MiniMaxM2/Qwen2_5vl/
+    Qwen3vl/DeepseekV2/V3, LlamaForCausalLMEagle3 as SpecForge and SGLang write it, the
+    PEagle ones), Eagle3Speculator / Eagle3DraftModel (speculators), LlamaEagle3DraftModel,
+    and LlamaForCausalLM with `draft_vocab_size` (SafeAILab originals).
 
     Fails: `["Qwen3ForCausalLM"]`. Passes: `["LlamaForCausalLMEagle3"]`.
     """
