@@ -208,12 +208,12 @@ FAMILY_CASES = [
     Case("MTP102", "fail", "export-dropped-mtp", "qwen3.5-moe", generator={"drop_mtp": True},
          pointer="/text_config/mtp_num_hidden_layers"),
     Case("MTP102", "pass", "qwen-mtp-present", "qwen3.5-moe"),
-    Case("MTP103", "fail", "three-tokens-two-layers", "qwen3.5-moe",
+    Case("MTP103", "fail", "three-tokens-two-layers-vllm-13626", "qwen3.5-moe",
          generator={"mtp_layers": 2}, launch={"num_speculative_tokens": 3},
          pointer="/text_config/mtp_num_hidden_layers"),
     Case("MTP103", "pass", "four-tokens-two-layers", "qwen3.5-moe",
          generator={"mtp_layers": 2}, launch={"num_speculative_tokens": 4}),
-    Case("MTP104", "fail", "eight-tokens-one-layer", "deepseek-v3",
+    Case("MTP104", "fail", "eight-tokens-one-layer-vllm-48892", "deepseek-v3",
          launch={"num_speculative_tokens": 8}, pointer="/num_nextn_predict_layers"),
     Case("MTP104", "pass", "one-token", "deepseek-v3", launch={"num_speculative_tokens": 1}),
     Case("MTP105", "fail", "eh-proj-square", "deepseek-v3",
@@ -415,11 +415,6 @@ BUGS = [
     ("vllm-11126", Case("EA101", "fail", "", E1, [("replace", "/model_type", "eagle"),
                                                   ("remove", "/bias")],
                         tensors=extra(("fc.bias", "F16", [4096])), pointer="/eagle_fc_bias")),
-    ("vllm-12755-13626", Case("MTP103", "fail", "", "qwen3.5-moe", generator={"mtp_layers": 2},
-                              launch={"num_speculative_tokens": 3},
-                              pointer="/text_config/mtp_num_hidden_layers")),
-    ("vllm-48892", Case("MTP104", "fail", "", "deepseek-v3", launch={"num_speculative_tokens": 8},
-                        pointer="/num_nextn_predict_layers")),
 ]
 
 
