@@ -124,13 +124,16 @@ def norm_before_residual_missing(facts: Facts):
     """`norm_before_residual` is not written: vLLM and speculators default it differently
     (SPC-05).
 
-    vLLM's speculators adapter defaults it to true when absent; speculators' own class
-    defaults it to false. The runtime then computes a different residual than training.
+    vLLM's speculators adapter defaults it to true for eagle3 when absent (vllm==0.33.0
+    transformers_utils/configs/speculators/algos.py:33-35); speculators' own class
+    defaults it to false (speculators@c05b95b models/eagle3/config.py:38-44). The runtime
+    then computes a different residual than training. For peagle both default to false
+    (algos.py:70-72), so an unwritten value is consistent there.
 
     Fails: an eagle3 speculators config without `norm_before_residual`.
-    Passes: the field written.
+    Passes: the field written; a peagle config without it.
     """
-    if _model_type(facts) in ("eagle3", "peagle") and \
+    if _model_type(facts) == "eagle3" and \
             raw(facts, "/norm_before_residual") is MISSING:
         yield Finding("/norm_before_residual", "norm_before_residual is not written: vLLM "
                       "assumes true, speculators false; write the trained value")
@@ -140,8 +143,10 @@ def norm_before_residual_missing(facts: Facts):
 def draft_vocab_missing(facts: Facts):
     """`draft_vocab_size` is absent or null (SPC-06).
 
-    vLLM falls back to the full `vocab_size`; speculators' class default is 32000. The
-    `lm_head` rows decide which one is right.
+    vLLM passes the missing value on and its EAGLE-3 model then uses the full `vocab_size`
+    (vllm==0.33.0 transformers_utils/configs/speculators/algos.py:30, llama_eagle3.py
+    `draft_vocab_size` default); speculators' class default is 32000. The `lm_head` rows
+    decide which one is right.
 
     Fails: `"draft_vocab_size": null`. Passes: `32000`.
     """

@@ -266,6 +266,8 @@ FAMILY_CASES = [
     Case("SPC105", "fail", "missing", SPC, [("remove", "/norm_before_residual")],
          pointer="/norm_before_residual"),
     Case("SPC105", "pass", "written", SPC),
+    Case("SPC105", "pass", "peagle-defaults-agree", SPC, [
+        ("replace", "/speculators_model_type", "peagle"), ("remove", "/norm_before_residual")]),
     Case("SPC106", "fail", "null", SPC, [("replace", "/draft_vocab_size", None)],
          pointer="/draft_vocab_size"),
     Case("SPC106", "pass", "set", SPC),
