@@ -114,9 +114,11 @@ def write_sharded(folder: Path, config: dict, tensors, shards: int) -> int:
     return total
 
 
-def deepseek_v3(folder: Path, mtp_layers: int = 1, experts: int = 256) -> int:
+def deepseek_v3(folder: Path, mtp_layers: int = 1, experts: int = 256,
+                shared_head: bool = True) -> int:
     """DeepSeek-V3 layout (61 layers, MLA attention, 3 dense + 58 MoE layers, FP8 matrices)
-    with `mtp_layers` MTP layers stored as model.layers.61+."""
+    with `mtp_layers` MTP layers stored as model.layers.61+ (without `shared_head.head`,
+    as GLM ships them, when `shared_head` is false)."""
     H, L, V, moe, dense = 7168, 61, 129280, 2048, 18432
     config = {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3",
               "hidden_size": H, "intermediate_size": dense, "moe_intermediate_size": moe,
@@ -157,8 +159,8 @@ def deepseek_v3(folder: Path, mtp_layers: int = 1, experts: int = 256) -> int:
         tensors += block(L + j) + [
             [p + "embed_tokens.weight", "BF16", [V, H]], [p + "enorm.weight", "BF16", [H]],
             [p + "hnorm.weight", "BF16", [H]], [p + "eh_proj.weight", "BF16", [H, 2 * H]],
-            [p + "shared_head.norm.weight", "BF16", [H]],
-            [p + "shared_head.head.weight", "BF16", [V, H]]]
+            [p + "shared_head.norm.weight", "BF16", [H]]] + (
+            [[p + "shared_head.head.weight", "BF16", [V, H]]] if shared_head else [])
     return write_sharded(folder, config, tensors, 163)
 
 

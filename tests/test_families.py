@@ -216,6 +216,8 @@ FAMILY_CASES = [
     Case("MTP104", "fail", "eight-tokens-one-layer-vllm-48892", "deepseek-v3",
          launch={"num_speculative_tokens": 8}, pointer="/num_nextn_predict_layers"),
     Case("MTP104", "pass", "one-token", "deepseek-v3", launch={"num_speculative_tokens": 1}),
+    Case("MTP105", "pass", "glm-style-no-shared-head", "deepseek-v3",
+         generator={"shared_head": False}),
     Case("MTP105", "fail", "eh-proj-square", "deepseek-v3",
          generator={}, pointer="/model.layers.61.eh_proj.weight", file="*"),
     Case("MTP105", "pass", "deepseek-shapes", "deepseek-v3"),

@@ -182,6 +182,13 @@ CASES = [
          pointer=TAPS + "/1"),
     Case("DF110", "fail", "empty", ops=[("replace", TAPS, [])], pointer=TAPS),
     Case("DF110", "pass", "increasing"),
+    Case("DF110", "fail", "no-taps-for-vllm", ops=[("remove", TAPS)], pointer=TAPS,
+         runtime="vllm"),
+    Case("DF110", "pass", "no-taps-sglang-derives-them", ops=[("remove", TAPS)],
+         runtime="sglang"),
+    Case("DF110", "pass", "aux-ids-for-vllm", ops=[
+        ("remove", TAPS), ("add", "/eagle_aux_hidden_state_layer_ids", [2, 7, 12, 17, 22])],
+         runtime="vllm"),
     Case("DF111", "fail", "tap-at-depth", ops=[("replace", TAPS, [1, 6, 11, 16, 24])],
          target=False, pointer=TAPS + "/4"),
     Case("DF111", "pass", "in-range"),

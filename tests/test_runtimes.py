@@ -48,3 +48,66 @@ def test_rows_follow_their_release_range():
     assert not runtimes.serves(runtimes.parse("vllm==0.33"), "medusa")
     assert not runtimes.serves(runtimes.parse("sglang"), "speculators/dflash")
     assert runtimes.serves(runtimes.parse("vllm"), "speculators/dflash")
+
+
+# fact key -> the rule cases whose outcome it decides (tests/test_rule_cases.py CASES,
+# tests/test_families.py FAMILY_CASES, tests/test_gate.py GATE_CASES by rule and outcome)
+PINNED_BY = {
+    "runner.v2-default": ["gate:LCH103-pass"],
+    "runner.v1-refuses-mixed-swa": ["DF125-fail-mixed", "gate:LCH103-fail"],
+    "dflash.mask-sources": ["DF102-pass-top-level-mask-for-servers",
+                            "DF102-fail-top-level-mask-for-the-reference",
+                            "DF102-fail-no-mask-sglang-falls-back"],
+    "dflash.tap-sources": ["DF110-fail-no-taps-for-vllm", "DF110-pass-aux-ids-for-vllm"],
+    "dflash.derives-missing-taps": ["DF110-pass-no-taps-sglang-derives-them"],
+    "dflash.captures-last-layer": ["DF112-fail-last-layer-in-sglang",
+                                   "DF112-pass-last-layer-in-vllm"],
+    "dflash.checks-num-target-layers": ["DF111-fail-tap-at-depth",
+                                        "DF111-pass-vllm-does-not-check-it"],
+    "dflash.requires-num-target-layers": ["DF116-fail-missing-for-the-reference"],
+    "dflash.null-window-with-sliding-layers": ["DF124-fail-switched-off"],
+    "dflash.window-sources": ["DF122-pass-swa-window-size-for-vllm"],
+    "dflash.reads-use-swa": ["DF122-pass-swa-window-size-for-vllm"],
+    "dflash.causal-sources": ["DF126-fail-dflash-config-causal-read-by-vllm-only",
+                              "DF126-pass-no-flag-servers-agree"],
+    "dflash.block-size-sources": ["DF127-fail-nested-only-for-the-reference"],
+    "dflash.tokens-per-block": ["gate:LCH102-fail", "gate:LCH102-pass"],
+    "serves.dflash": ["DF101-fail-missing-for-the-reference"],
+    "serves.dflash2": ["DF136-fail-dflash2-architecture"],
+    "serves.eagle3": ["EA302-fail-nested-ids-unread-by-vllm"],
+    "serves.eagle": ["EA101-fail-bias-dropped"],
+    "serves.mtp": ["MTP105-pass-glm-style-no-shared-head"],
+    "serves.medusa": ["MED103-fail-no-current-runtime", "MED103-pass-vllm-before-0.33"],
+    "serves.speculators": ["LCH101-fail-speculators-head-on-sglang"],
+    "launch.methods": ["LCH101-fail-medusa-on-vllm-0.33", "gate:LCH101-fail"],
+    "eagle3.aux-sources": ["EA302-fail-nested-ids-unread-by-vllm",
+                           "EA304-pass-nested-ids-unread-by-vllm"],
+    "eagle3.aux-convention": ["EA304-fail-specforge-ids-in-vllm-43671",
+                              "EA304-fail-vllm-ids-in-sglang-25454"],
+    "eagle3.aux-shift-if-first-is-one": ["EA304-pass-vllm-ids-in-sglang-on-deepseek"],
+    "eagle3.one-layer-targets": ["EA314-fail-four-layers-kimi-k25-sglang",
+                                 "EA314-pass-four-layers-kimi-k25-vllm"],
+    "eagle3.fc-count-sources": ["EA306-fail-four-taps-vllm-54526",
+                                "EA306-pass-four-taps-counted"],
+    "eagle3.reads-3.1-flags": ["EA313-fail-legacy-use-aux-norm-on-vllm",
+                               "EA313-pass-legacy-use-aux-norm-on-sglang"],
+    "draft.raises-max-position-for": ["EA315-fail-yarn-caps-the-server"],
+    "rope.partial-rotary-applied": ["RP101-fail-partial-rotary-dflash"],
+    "mtp.shares-target-lm-head": ["MTP105-pass-glm-style-no-shared-head"],
+    "transformers.pin": ["TF106-fail-rope-parameters-only-for-the-reference"],
+}
+
+
+def test_every_fact_is_pinned_by_rule_cases():
+    """Each row's effect on a rule is a case that would flip if the row changed. Mutation
+    caught: a fact added (or a case removed) without a test of its effect."""
+    from test_families import FAMILY_CASES
+    from test_gate import GATE_CASES
+    from test_rule_cases import CASES
+
+    ids = {c.id for c in CASES + FAMILY_CASES}
+    ids |= {f"gate:{rule}-{outcome}" for rule, outcome, *_ in GATE_CASES}
+    assert set(PINNED_BY) == {f.key for f in runtimes.FACTS}
+    for key, cases in PINNED_BY.items():
+        missing = [c for c in cases if c not in ids]
+        assert not missing, (key, missing)
