@@ -111,3 +111,33 @@ def test_every_fact_is_pinned_by_rule_cases():
     for key, cases in PINNED_BY.items():
         missing = [c for c in cases if c not in ids]
         assert not missing, (key, missing)
+
+
+@pytest.mark.parametrize("runtime,method,rule,severity", [
+    ("vllm", "dflash", "LCH101", None),        # vLLM serves DFlash2 as method dflash (V2)
+    ("sglang", "DFLASH", "LCH101", None),      # SGLang serves it under DFLASH
+    (None, None, "DF136", "info"),             # checking for both: a fact
+    ("reference", None, "DF136", "error"),     # the z-lab reference has DFlash v1 only
+])
+def test_dflash2_per_runtime(tmp_path, runtime, method, rule, severity):
+    """Mutation caught: LCH101/DF136 claiming no runtime serves DFlash2 (it blocked valid
+    launches), or the reference accepting it."""
+    import json
+    import shutil
+
+    from sparse import FIXTURES
+
+    from drafter_lint.checkpoint import read_checkpoint
+    from drafter_lint.engine import lint
+    from drafter_lint.rules import RULES
+
+    drafter = tmp_path / "drafter"
+    shutil.copytree(FIXTURES / "tiny-qwen3.6" / "drafter", drafter)
+    config = json.loads((drafter / "config.json").read_text())
+    config["architectures"] = ["DFlash2DraftModel"]
+    (drafter / "config.json").write_text(json.dumps(config))
+    launch = {"runtime": runtime, "method": method} if method else {}
+    result = lint(read_checkpoint(drafter, "d"), None, RULES, runtime=runtime, launch=launch)
+    found = [f.severity.value for f in result.findings if f.rule == rule]
+    assert found == ([severity] if severity else []), [f.message for f in result.findings
+                                                        if f.rule == rule]
