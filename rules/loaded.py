@@ -239,6 +239,8 @@ def transformers_warning(facts: Facts):
 
 
 QWEN35_TYPES = ("qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text")
+INT_FIELDS = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+              "num_key_value_heads", "head_dim", "vocab_size", "max_position_embeddings")
 
 
 def _meanings(facts: Facts):
@@ -262,6 +264,11 @@ def _meanings(facts: Facts):
     model_type = config.get("model_type")
     if isinstance(model_type, str) and model_type in QWEN35_TYPES:
         yield ("/model_type", f"nothing: 4.57 has no {model_type} class", "the config")
+    for key in INT_FIELDS:
+        value = config.get(key)
+        if isinstance(value, float) and value.is_integer():
+            yield (f"/{key}", f"{key} {value} (kept as a float)",
+                   "nothing: strict dataclass validation refuses a float for an int field")
 
 
 @rule("TF106", "meaning-differs-across-transformers", "info", "any")
@@ -273,9 +280,10 @@ def meaning_differs_across_transformers(facts: Facts):
     RoPE theta 10000 under 4.57 (silently) and the written theta under 5.x; with both a
     top-level `rope_theta` and `rope_parameters.rope_theta`, 4.57 uses the first and 5.x
     the second; `rope_scaling` beside `rope_parameters` is kept by 4.57 and replaces it in
-    5.x; `qwen3_5*` model types do not exist in 4.57. An error when checking for a runtime
-    on the affected major (`--runtime reference`), an info otherwise, naming both loads, so
-    a user of the 4.57-pinned reference learns it without installing 4.57.
+    5.x; `qwen3_5*` model types do not exist in 4.57; `5120.0` in an int field loads under
+    4.57 and is refused by 5.x (StrictDataclassFieldValidationError). An error when checking
+    for a runtime on the affected major (`--runtime reference`), an info otherwise, naming
+    both loads, so a user of the 4.57-pinned reference learns it without installing 4.57.
 
     Fails: `"rope_parameters": {"rope_theta": 10000000}` without `rope_theta`, with
     `--runtime reference`. Informs: the same without `--runtime`.

@@ -386,6 +386,8 @@ CASES = [
         ("remove", "/rope_theta"), ("add", "/rope_parameters", {"rope_theta": 10000000})],
          pointer="/rope_parameters/rope_theta", runtime="reference", severity="error"),
     Case("TF106", "pass", "top-level-theta"),
+    Case("TF106", "fail", "float-in-an-int-field", ops=[("replace", "/hidden_size", 16.0)],
+         pointer="/hidden_size", severity="info"),
 ]
 
 
