@@ -195,10 +195,12 @@ SETTINGS_TABLE = [
     ('[severity]\nDF114 = "info"', "demoted"),
     ('[[per-path-ignores]]\npath = "drafter"\nrules = ["DF114"]\nreason = "custom taps"',
      "ignored"),
+    ('baseline = "baseline.json"', "ignored"),     # written below by --write-baseline
 ]
 
 
-@pytest.mark.parametrize("setting,effect", SETTINGS_TABLE, ids=["ignore", "severity", "path"])
+@pytest.mark.parametrize("setting,effect", SETTINGS_TABLE,
+                         ids=["ignore", "severity", "path", "baseline"])
 def test_settings_act_alike_in_check_fix_and_gate(cli, tiny, tmp_path, setting, effect):
     """Mutation caught: a command that builds its own pipeline without the settings (an
     ignored rule's fix applied by `fix`, a demoted finding blocking `gate`)."""
@@ -206,6 +208,10 @@ def test_settings_act_alike_in_check_fix_and_gate(cli, tiny, tmp_path, setting, 
     config = json.loads((drafter / "config.json").read_text())
     config["dflash_config"]["target_layer_ids"] = [2, 7, 12, 17, 22]   # DF114 error only
     (drafter / "config.json").write_text(json.dumps(config, indent=2))
+    if "baseline" in setting:
+        written = cli("check", drafter, "--target", tiny / "target", "--write-baseline",
+                      tiny / "baseline.json")
+        assert written.code == 0 and "DF114" in (tiny / "baseline.json").read_text()
     (tiny / ".drafter-lint.toml").write_text(setting + "\n")
     check = cli("check", drafter, "--target", tiny / "target", "--format", "json")
     df114 = [f for f in check.json()["results"][0]["findings"] if f["rule"] == "DF114"]
