@@ -4,7 +4,10 @@ Repos come from a folder laid out as `<org>/<name>/<branch>/<files>`; each branc
 stable commit sha derived from its content. Routes:
 
 - `HEAD|GET /<org>/<name>/resolve/<revision>/<path>`: the file, with `X-Repo-Commit`,
-  `ETag` and `Content-Length` as the hub sends them; `revision` is a branch or a sha.
+  `ETag` and `Content-Length` as the hub sends them; `revision` is a branch or a sha. A
+  `Range: bytes=a-b` request gets 206 and `Content-Range`, read from disk: files over
+  1 MiB (sparse checkpoints of many GB) are never held in memory. `sent` counts the body
+  bytes served per file.
 - `GET /api/models/<org>/<name>[/revision/<revision>]`: id, sha, siblings, cardData-less
   model info.
 
@@ -24,22 +27,33 @@ from pathlib import Path
 from urllib.parse import unquote
 
 
+LAZY = 1 << 20   # files over this stay on disk (a Path) and are read by range
+
+
 def load_repos(root: Path) -> dict:
-    """{repo_id: {"branches": {branch: sha}, "commits": {sha: {path: bytes}}}}."""
+    """{repo_id: {"branches": {branch: sha}, "commits": {sha: {path: bytes | Path}}}}."""
     repos: dict = {}
     for org in sorted(p for p in root.iterdir() if p.is_dir()):
         for name in sorted(p for p in org.iterdir() if p.is_dir()):
             repo_id = f"{org.name}/{name.name}"
             repo = repos.setdefault(repo_id, {"branches": {}, "commits": {}})
             for branch in sorted(p for p in name.iterdir() if p.is_dir()):
-                files = {str(f.relative_to(branch)): f.read_bytes()
+                files = {str(f.relative_to(branch)): (f if f.stat().st_size > LAZY
+                                                      else f.read_bytes())
                          for f in sorted(branch.rglob("*")) if f.is_file()}
                 digest = hashlib.sha1(repo_id.encode() + branch.name.encode())
                 for path, data in files.items():
-                    digest.update(path.encode() + b"\0" + data)
+                    digest.update(path.encode() + b"\0" + (
+                        data if isinstance(data, bytes) else str(data.stat().st_size).encode()))
                 repo["branches"][branch.name] = digest.hexdigest()
                 repo["commits"][digest.hexdigest()] = files
     return repos
+
+
+def _read_range(path: Path, offset: int, count: int) -> bytes:
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        return handle.read(max(0, count))
 
 
 class FakeHub:
@@ -47,6 +61,7 @@ class FakeHub:
         self.repos = load_repos(root)
         self.behaviour: dict[str, str] = {}
         self.requests: list[tuple[str, str]] = []
+        self.sent: dict[str, int] = {}
         self.stall_seconds = 5.0
         hub = self
 
@@ -130,9 +145,29 @@ class FakeHub:
         if filename not in files:
             return self._error(handler, 404, "EntryNotFound", body)
         data = files[filename]
-        etag = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-        self._send(handler, 200, data, {"X-Repo-Commit": commit, "ETag": f'"{etag}"',
-                                         "Content-Type": "application/octet-stream"}, body)
+        size = len(data) if isinstance(data, bytes) else data.stat().st_size
+        etag = hashlib.sha1(f"{commit}/{filename}/{size}".encode()).hexdigest()
+        headers = {"X-Repo-Commit": commit, "ETag": f'"{etag}"',
+                   "Content-Type": "application/octet-stream", "Accept-Ranges": "bytes"}
+        wanted = handler.headers.get("Range") or handler.headers.get("range")
+        start, end, status = 0, size - 1, 200
+        if wanted and wanted.startswith("bytes="):
+            first, _, last = wanted[6:].partition("-")
+            start, end = int(first or 0), min(int(last) if last else size - 1, size - 1)
+            status = 206
+            headers["Content-Range"] = f"bytes {start}-{end}/{size}"
+        if status == 200 and not body:             # HEAD: the size, no data read
+            handler.send_response(200)
+            for key, value in {**headers, "Content-Length": str(size)}.items():
+                handler.send_header(key, value)
+            handler.end_headers()
+            return
+        if status == 200 and not isinstance(data, bytes):
+            return self._error(handler, 416, None, body)   # no whole multi-GB download
+        chunk = (data[start:end + 1] if isinstance(data, bytes)
+                 else _read_range(data, start, end - start + 1))
+        self.sent[filename] = self.sent.get(filename, 0) + len(chunk)
+        self._send(handler, status, chunk, headers, body)
 
     def _model_info(self, handler, repo_id, repo, revision, body):
         commit = repo["branches"].get(revision, revision)
