@@ -158,6 +158,9 @@ def _read_weights(ckpt: Checkpoint, select=None) -> None:
         shards = sorted(name for name in ckpt.files if name.endswith(".safetensors"))
     if not shards:
         return
+    from drafter_lint.remote import declared_sizes
+
+    sizes = declared_sizes(ckpt.root)       # header-only files of a hub repo read by range
     weights: dict[str, TensorInfo] = {}
     for shard in shards:
         if not _contained(ckpt.root, shard):
@@ -170,7 +173,7 @@ def _read_weights(ckpt: Checkpoint, select=None) -> None:
                                              f"{INDEX} but does not exist"))
             continue
         try:
-            header = read_header(ckpt.root / shard, shard)
+            header = read_header(ckpt.root / shard, shard, sizes.get(shard))
         except HeaderError as exc:
             ckpt.problems.append(ReadProblem("DL004", shard, "", f"{shard}: {exc}"))
             continue

@@ -168,7 +168,7 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
                                  no_cache, family, runtime, speculative_tokens, note=_note)
     results, failed, for_baseline = [], False, []
     seen = precommit.already_linted()
-    roots = [r for r in pipeline.roots(paths) if str(r.resolve()) not in seen]
+    roots = [r for r in pipeline.roots(paths, offline) if str(r.resolve()) not in seen]
     progress = Progress(len(roots), "drafter-lint")
     for root in roots:
         progress.step(str(root))
@@ -213,7 +213,7 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
 
     lint_args = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
                                  no_cache, family, runtime, speculative_tokens, note=_note)
-    roots = pipeline.roots(paths)
+    roots = pipeline.roots(paths, offline)
     if output and len(roots) > 1:
         raise Abort("--output takes one checkpoint")
     codes = []
@@ -346,7 +346,7 @@ def inspect(path, target_arg, offline, family):
     from drafter_lint import pipeline
 
     args = pipeline.prepare(target_arg, None, None, offline, (), (), True, note=_note)
-    checkpoint = pipeline.read(pipeline.roots([path])[0], family)
+    checkpoint = pipeline.read(pipeline.roots([path], offline)[0], family)
     detected = family or families.detect(checkpoint.config, checkpoint.weights)
     from drafter_lint.findings import escape_lines
 

@@ -294,7 +294,7 @@ def resolve_models(launch: Launch, target_arg, offline: bool):
     if not launch.draft:
         raise GateError("the launch line names no draft model (vLLM: --speculative-config "
                         "model; SGLang: --speculative-draft-model-path)")
-    draft = resolve(launch.draft, offline, "draft model")
+    draft = resolve(launch.draft, offline, "draft model", headers=True)
     try:
         target = resolve_target(str(target_arg or resolve(launch.target, offline,
                                                           "target model")), offline)
@@ -306,8 +306,10 @@ def resolve_models(launch: Launch, target_arg, offline: bool):
         raise GateError(f"draft model: {exc}") from None
 
 
-def resolve(model: str, offline: bool, what: str) -> Path:
-    """A local folder for `model`: a path, or a hub id from the cache (else its config)."""
+def resolve(model: str, offline: bool, what: str, headers: bool = False) -> Path:
+    """A local folder for `model`: a path, or a hub id from the cache; else, from the hub,
+    its config (a target) or its small files and weight headers (a drafter, `headers`:
+    drafter_lint/remote.py), never its weights."""
     path = Path(model).expanduser()
     if path.exists():
         return path
@@ -320,9 +322,13 @@ def resolve(model: str, offline: bool, what: str) -> Path:
 
         return Path(snapshot_download(model, local_files_only=True,
                                       cache_dir=_settings()["cache_dir"]))
-    except Exception:  # noqa: BLE001 -- not cached: read its config from the hub
+    except Exception:  # noqa: BLE001 -- not cached: read it from the hub
         pass
     try:
+        if headers:
+            from drafter_lint.remote import materialize
+
+            return materialize(model, offline)[0]
         return fetch(model, offline=offline).folder
     except HubError as exc:
         raise GateError(f"{what}: {exc}") from None

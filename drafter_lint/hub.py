@@ -143,6 +143,86 @@ def _preflight(repo_id: str, revision: str, filename: str) -> None:
         hf_raise_for_status(response)
 
 
+def _session_kwargs(session) -> dict:
+    """Follow redirects (the hub sends large files to a CDN) in requests and httpx alike."""
+    return ({"follow_redirects": True} if "httpx" in type(session).__module__
+            else {"allow_redirects": True})
+
+
+def resolve_commit(repo_id: str, revision: str) -> str:
+    """The commit `revision` names, from one HEAD of config.json (no retries)."""
+    if SHA.match(revision):
+        return revision
+    import huggingface_hub
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+
+    settings = _settings()
+    url = hf_hub_url(repo_id, "config.json", revision=revision, endpoint=settings["endpoint"])
+    try:
+        if not huggingface_hub.__version__.startswith("0."):
+            commit = get_hf_file_metadata(url, timeout=settings["etag_timeout"]).commit_hash
+        else:
+            from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+
+            response = get_session().head(url, headers=build_hf_headers(),
+                                          timeout=settings["etag_timeout"],
+                                          allow_redirects=False)
+            if not 300 <= response.status_code < 400:
+                hf_raise_for_status(response)
+            commit = response.headers.get("X-Repo-Commit")
+    except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
+        raise HubError(_scrub(_explain(exc, repo_id, revision, "config.json", False))) \
+            from None
+    if not commit or not SHA.match(commit):
+        raise HubError(f"{repo_id}@{revision}: the hub named no commit for it")
+    return commit
+
+
+def read_range(repo_id: str, commit: str, filename: str, start: int, end: int
+               ) -> tuple[bytes, int]:
+    """Bytes start..end (inclusive) of a hub file and its total size, by one ranged GET
+    through huggingface_hub's session (its token, endpoint and redirects)."""
+    from huggingface_hub import hf_hub_url
+    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+
+    settings = _settings()
+    url = hf_hub_url(repo_id, filename, revision=commit, endpoint=settings["endpoint"])
+    session = get_session()
+    headers = {**build_hf_headers(), "Range": f"bytes={start}-{end}"}
+    timeout = max(float(settings["etag_timeout"]), 10.0)
+    wanted = end - start + 1
+    try:   # streamed: a server that ignores the range must not send gigabytes into memory
+        if "httpx" in type(session).__module__:
+            with session.stream("GET", url, headers=headers, timeout=timeout,
+                                follow_redirects=True) as response:
+                hf_raise_for_status(response)
+                content = _first_bytes(response.iter_bytes(), start + wanted)
+                reply = response
+        else:
+            reply = session.get(url, headers=headers, timeout=timeout, stream=True,
+                                allow_redirects=True)
+            hf_raise_for_status(reply)
+            content = _first_bytes(reply.iter_content(1 << 16), start + wanted)
+            reply.close()
+    except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
+        raise HubError(_scrub(_explain(exc, repo_id, commit, filename, False))) from None
+    span = reply.headers.get("Content-Range", "")
+    tail = span.rsplit("/", 1)[-1]
+    if reply.status_code == 206:
+        return content[:wanted], int(tail) if tail.isdigit() else start + len(content)
+    length = reply.headers.get("Content-Length", "")          # the range was ignored
+    return content[start:start + wanted], int(length) if length.isdigit() else len(content)
+
+
+def _first_bytes(chunks, limit: int) -> bytes:
+    out = bytearray()
+    for chunk in chunks:
+        out += chunk
+        if len(out) >= limit:
+            break
+    return bytes(out[:limit])
+
+
 def download(repo_id: str, revision: str, filename: str, offline: bool = False,
              required: bool = True) -> Path | None:
     """The cached path of one file (downloading it unless offline); None if optional and

@@ -93,15 +93,30 @@ def with_settings(root, lint_args: dict, baseline_arg=None, write_baseline=False
     return args, found
 
 
-def roots(paths) -> list:
+_REMOTE: dict[str, str] = {}     # materialized hub folder -> "org/name@<commit>"
+
+
+def roots(paths, offline: bool = False) -> list:
+    """Checkpoint folders for PATH arguments; `org/name[@rev]` that names no local path is
+    a hub repo, read without downloading its weights (drafter_lint/remote.py)."""
     from pathlib import Path
 
     from drafter_lint.checkpoint import CheckpointNotFound, find_root
+    from drafter_lint.hub import HubError, parse_repo_arg
 
     roots: list[Path] = []
     seen: set[Path] = set()
     try:
         for raw in paths:
+            if not Path(raw).exists() and parse_repo_arg(str(raw)):
+                from drafter_lint import remote
+
+                try:
+                    folder, display = remote.materialize(str(raw), offline)
+                except HubError as exc:
+                    raise UsageError(str(exc)) from None
+                _REMOTE[str(folder.resolve())] = display
+                raw = folder
             root = find_root(Path(raw))
             if root.resolve() not in seen:
                 seen.add(root.resolve())
@@ -120,7 +135,8 @@ def read(root, family: str | None = None):
             return families.select_shards(config, weight_map)
         return families.shards_needed(family, config, weight_map)
 
-    display = str(root) if os.path.isabs(str(root)) else os.path.relpath(root)
+    display = _REMOTE.get(str(root.resolve())) or (
+        str(root) if os.path.isabs(str(root)) else os.path.relpath(root))
     try:
         return read_checkpoint(root, display=display, select=select)
     except CheckpointNotFound as exc:

@@ -49,10 +49,12 @@ class Header:
     metadata: dict[str, str] | None
 
 
-def read_header(path: str | os.PathLike, name: str) -> Header:
+def read_header(path: str | os.PathLike, name: str, size: int | None = None) -> Header:
     """Read and validate the header of the safetensors file at `path` (shown as `name`).
 
-    The caller has checked that `path` stays inside the checkpoint.
+    The caller has checked that `path` stays inside the checkpoint. `size` is the real
+    file's size when `path` holds only its first bytes (a hub file read by range,
+    drafter_lint/remote.py).
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)   # a FIFO must not block the open
@@ -62,7 +64,7 @@ def read_header(path: str | os.PathLike, name: str) -> Header:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise HeaderError("not a regular file")
-        size = info.st_size
+        size = info.st_size if size is None else size
         if size < 8:
             raise HeaderError(f"truncated: {size} bytes, shorter than the 8-byte length field")
         length = int.from_bytes(_pread(fd, 8, 0), "little")

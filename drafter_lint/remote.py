@@ -1,0 +1,178 @@
+"""Lint a hub repo before downloading it.
+
+`materialize("org/name[@rev]")` resolves the revision to a commit, then fetches through
+huggingface_hub config.json, the model card, the shard index, tokenizer files up to their
+size cap, and *only the header* of each safetensors file the family needs (one ranged GET
+of the first 100 kB, a second one only for a longer header; a header length over the
+reader's cap is never requested). They land in `<cache>/remote/<org>--<name>/<commit>/`:
+each weights file there holds just its header bytes, and `.drafter-lint-remote.json`
+records the real sizes, so the ordinary checkpoint reader and every rule run unchanged. A
+commit is fetched once; a later check of it only resolves the revision (nothing with a
+pinned commit or offline).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+MARK = ".drafter-lint-remote.json"
+FIRST_READ = 100_000            # bytes of each weights file asked for first
+INDEX = "model.safetensors.index.json"
+
+
+def _root() -> Path:
+    from drafter_lint.loading import cache_dir
+
+    return cache_dir() / "remote"
+
+
+def declared_sizes(folder: Path) -> dict[str, int]:
+    """Real sizes of the header-only weights files of a materialized repo; {} for any
+    folder outside the remote cache (a checkpoint cannot vouch for itself)."""
+    try:
+        real, root = os.path.realpath(folder), os.path.realpath(_root())
+        if os.path.commonpath([real, root]) != root or not (folder / MARK).is_file():
+            return {}
+        from drafter_lint.bounded import read_text
+
+        sizes = json.loads(read_text(folder / MARK)).get("sizes", {})
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in sizes.items() if isinstance(k, str) and type(v) is int}
+
+
+def materialize(arg: str, offline: bool = False) -> tuple[Path, str]:
+    """(local folder, "org/name@<commit>") holding `arg`'s small files and headers."""
+    from drafter_lint import hub
+
+    parsed = hub.parse_repo_arg(arg)
+    if parsed is None:
+        raise hub.HubError(f"{arg!r} is neither a local path nor a hub repo id "
+                           f"(org/name[@revision])")
+    repo_id, revision = parsed
+    offline = hub.offline_mode(offline)
+    repo_dir = _root() / repo_id.replace("/", "--")
+    commit = _commit(repo_id, revision, repo_dir, offline)
+    folder = repo_dir / commit
+    display = f"{repo_id}@{commit}"
+    if (folder / MARK).is_file():
+        return folder, display
+    if offline:
+        raise hub.HubError(f"{repo_id}@{revision}: not in the local cache and offline mode "
+                           f"is on (check it once online, or drop --offline / "
+                           f"HF_HUB_OFFLINE)")
+    _fetch(repo_id, commit, folder)
+    _remember(repo_dir, revision, commit)
+    return folder, display
+
+
+def _commit(repo_id: str, revision: str, repo_dir: Path, offline: bool) -> str:
+    from drafter_lint import hub
+
+    if hub.SHA.match(revision):
+        return revision
+    ref = repo_dir / "refs" / revision.replace("/", "--")
+    if offline:
+        try:
+            from drafter_lint.bounded import read_text
+
+            commit = read_text(ref).strip()
+        except OSError:
+            raise hub.HubError(f"{repo_id}@{revision}: not in the local cache and offline "
+                               f"mode is on") from None
+        if hub.SHA.match(commit):
+            return commit
+    return hub.resolve_commit(repo_id, revision)
+
+
+def _remember(repo_dir: Path, revision: str, commit: str) -> None:
+    from drafter_lint.write import atomic_write
+
+    if revision != commit:
+        ref = repo_dir / "refs" / revision.replace("/", "--")
+        ref.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(ref, (commit + "\n").encode(), 0o644, durable=False)
+
+
+def _fetch(repo_id: str, commit: str, folder: Path) -> None:
+    """Fill `folder` atomically: built beside it, renamed into place when complete."""
+    from drafter_lint import hub
+    from drafter_lint.family import select_shards
+
+    snapshot = hub.fetch(f"{repo_id}@{commit}", tokenizer=True)
+    partial = folder.with_name(f".{folder.name}.{os.getpid()}.partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    try:
+        for name, path in snapshot.files.items():
+            shutil.copyfile(path, partial / name)
+        index = hub.download(repo_id, commit, INDEX, required=False)
+        config = _json(partial / "config.json")
+        if index is not None:
+            shutil.copyfile(index, partial / INDEX)
+            weight_map = (_json(partial / INDEX) or {}).get("weight_map")
+            weight_map = weight_map if isinstance(weight_map, dict) else {}
+            needed = select_shards(config, weight_map)
+            shards = sorted({s for s in weight_map.values() if isinstance(s, str)
+                             and (needed is None or s in needed)})
+        else:
+            shards = [n for n in _repo_files(repo_id, commit) if n.endswith(".safetensors")]
+        sizes = {}
+        for shard in shards:
+            if "/" in shard or shard.startswith("."):
+                continue                       # the reader reports a shard outside the folder
+            head, sizes[shard] = _header(repo_id, commit, shard)
+            (partial / shard).write_bytes(head)
+        (partial / MARK).write_text(json.dumps({"repo": repo_id, "commit": commit,
+                                                "sizes": sizes}), encoding="utf-8")
+        try:
+            os.replace(partial, folder)
+        except OSError:
+            if not (folder / MARK).is_file():  # else a concurrent check finished it first
+                raise
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def _header(repo_id: str, commit: str, shard: str) -> tuple[bytes, int]:
+    """The first 8 + header-length bytes of a hub weights file, and its size. A length the
+    reader refuses (over its cap, or past the end) is not fetched: the 8 bytes suffice
+    for the finding."""
+    from drafter_lint import hub
+    from drafter_lint.safetensors_header import MAX_HEADER_BYTES
+
+    head, size = hub.read_range(repo_id, commit, shard, 0, FIRST_READ - 1)
+    if len(head) < 8:
+        return head, size
+    length = int.from_bytes(head[:8], "little")
+    if length > MAX_HEADER_BYTES or 8 + length > size:
+        return head[:8], size
+    if 8 + length > len(head):
+        rest, _ = hub.read_range(repo_id, commit, shard, len(head), 8 + length - 1)
+        head += rest
+    return head[:8 + length], size
+
+
+def _repo_files(repo_id: str, commit: str) -> list[str]:
+    from huggingface_hub import HfApi
+
+    from drafter_lint import hub
+
+    try:
+        info = HfApi(endpoint=hub._settings()["endpoint"]).model_info(repo_id, revision=commit)
+    except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
+        raise hub.HubError(f"{repo_id}@{commit}: cannot list the repo's files: "
+                           f"{type(exc).__name__}") from None
+    return sorted(s.rfilename for s in info.siblings or [])
+
+
+def _json(path: Path):
+    from drafter_lint.bounded import read_text
+
+    try:
+        return json.loads(read_text(path))
+    except (OSError, ValueError):
+        return None
