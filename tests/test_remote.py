@@ -128,3 +128,13 @@ def test_gate_lints_an_uncached_hub_drafter_with_its_headers(remote_hub, tmp_pat
     started = gate(REPO)
     assert started.returncode == 0, started.stderr
     assert remote_hub.sent.get("model.safetensors", 0) <= 2 * MIB
+
+
+@pytest.mark.parametrize("case", ["no-such-repo", "no-such-revision", "gated", "error"])
+def test_hub_failures_are_one_line_exit_2(cli, remote_hub, case):
+    arg = {"no-such-repo": "nobody/nothing", "no-such-revision": f"{REPO}@nope"}.get(case, REPO)
+    if case in ("gated", "error"):
+        remote_hub.behaviour[REPO] = case
+    run = cli("check", arg)
+    assert run.code == 2 and len(run.err.strip().splitlines()) == 1, run.err
+    assert "Traceback" not in run.err
