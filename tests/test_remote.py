@@ -138,3 +138,9 @@ def test_hub_failures_are_one_line_exit_2(cli, remote_hub, case):
     run = cli("check", arg)
     assert run.code == 2 and len(run.err.strip().splitlines()) == 1, run.err
     assert "Traceback" not in run.err
+
+
+def test_inspect_a_hub_repo(cli, remote_hub):
+    run = cli("inspect", REPO, "--target", TARGET)
+    assert run.code == 0 and f"{REPO}@{remote_hub.commit(REPO)}" in run.out
+    assert remote_hub.sent.get("model.safetensors", 0) <= MIB
