@@ -213,7 +213,8 @@ def mask_token_id_out_of_vocab(facts: Facts):
     """`mask_token_id` is negative or not below the drafter's (and the target's) vocab size.
 
     The id indexes the target's embedding table; an id outside it fails at the first
-    draft step (embedding index error). rtp-llm rejects such ids at setup.
+    draft step (embedding index error; NVIDIA Model-Optimizer PR #1621 added the check to
+    training). rtp-llm rejects such ids at setup.
 
     Fails: `"mask_token_id": 248320` with `"vocab_size": 248320`.
     Passes: `"mask_token_id": 248070` with `"vocab_size": 248320`.
@@ -441,7 +442,8 @@ def target_layer_id_beyond_target(facts: Facts):
     layer on a runtime that cannot capture it.
 
     A tap the target does not have is never produced, so `fc` receives too few features
-    and the server refuses to start (vllm==0.33.0 qwen3_dflash.py:838-845). The last layer
+    and the server refuses to start (vllm==0.33.0 qwen3_dflash.py:838-845; speculators #705:
+    id 78 on a 78-layer target, a shape-mismatch RuntimeError). The last layer
     (id L-1) is captured by vLLM (it records idx + 1 after each layer, llama.py:429-441)
     and by the z-lab reference, but not by SGLang, which captures layer inputs for i < L
     only (sglang==0.5.23 models/qwen2.py:455-464): a warning for SGLang.

@@ -73,6 +73,8 @@ def weights_missing(facts: Facts):
 
     A quantized or pruned export often drops `mtp.*`: `method: mtp` then fails to load
     (Inkling raises "checkpoint does not contain MTP weights") or runs unloaded layers.
+    MiniMax-M2.5 #8: the config declares `num_mtp_modules: 3`, the published weights hold
+    no MTP tensor.
 
     Fails: `"mtp_num_hidden_layers": 1` and no `mtp.*` tensor. Passes: `mtp.*` present.
     """
