@@ -2,9 +2,9 @@
 
 Untouched bytes (line endings, separators, indentation, key order, escapes, number
 spellings such as `2.0e-2`) stay as they are. A changed scalar or container replaces its
-own span; a removed member takes its comma with it; an added member goes before the
-object's closing brace, in the separators and indentation of its siblings. Anything this
-cannot place exactly (duplicate keys, an added key in an empty object on one line with no
+own span; a removed member takes its comma with it; an added member goes after the
+object's last member, in the separators and indentation of its siblings. Anything this
+cannot place exactly (duplicate keys, a key added to an empty object, which has no
 sibling to copy) falls back to a whole-file serialization in the file's style.
 """
 
