@@ -80,9 +80,9 @@ def tokens_vs_block(facts: Facts):
         fact = runtimes.lookup("dflash.tokens-per-block", runtimes.parse(runtime))
         limit = block + (fact.value if fact else 0)
         if count and count > limit:
-            yield Finding(ptr, f"{what} {count} exceeds {limit} for block_size {block} "
-                          f"({fact.cite if fact else runtime}): the drafter was trained for "
-                          f"{block - 1} draft slots")
+            yield Finding(ptr, f"{what} {count} exceeds {limit}, the most "
+                          f"{runtimes.LABEL[runtime]} can use of block_size {block}: the "
+                          f"drafter was trained for {block - 1} draft slots")
 
 
 V1_VALUES = ("0", "false", "False")
