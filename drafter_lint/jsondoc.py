@@ -79,6 +79,11 @@ def pointer(*tokens: object) -> str:
     return "".join("/" + escape(str(t)) for t in tokens)
 
 
+def dotted(ptr: str) -> str:
+    """`/dflash_config/mask_token_id` -> `dflash_config.mask_token_id`, for messages."""
+    return ptr[1:].replace("/", ".")
+
+
 def resolve(document: object, ptr: str) -> object:
     """The value at `ptr`; KeyError when it does not exist."""
     node = document

@@ -12,6 +12,7 @@ import json
 
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, Severity, add, remove, replace
+from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
 
@@ -34,11 +35,6 @@ def build_target_layer_ids(num_target_layers: int, count: int) -> list[int]:
         return [num_target_layers // 2]
     span = num_target_layers - 4
     return [int(round(1 + i * span / (count - 1))) for i in range(count)]
-
-
-def _name(pointer: str) -> str:
-    """`/dflash_config/mask_token_id` -> `dflash_config.mask_token_id` for messages."""
-    return pointer[1:].replace("/", ".")
 
 
 def _dump(value) -> str:
@@ -141,7 +137,9 @@ def dflash_config_missing(facts: Facts):
     if value is MISSING and facts.family.startswith("speculators"):
         return  # vLLM builds dflash_config from the speculators fields itself
     if value is MISSING:
-        strict = [r for r in facts.releases if r.runtime == "reference"]
+        # runtimes that read the mask only from dflash_config cannot do without it
+        strict = runtimes.matching(facts.releases, "dflash.mask-sources",
+                                   lambda sources: "/mask_token_id" not in sources)
         if strict:
             yield Finding("/dflash_config", f"dflash_config is missing; "
                           f"{runtimes.labels(strict)} reads mask_token_id and "
@@ -185,7 +183,7 @@ def mask_token_id_missing(facts: Facts):
             continue
         if type(value) is not int or value < 0:
             fix = replace(ptr, suggestion) if suggestion is not None and ptr == MASK else None
-            yield Finding(ptr, f"{ptr[1:].replace('/', '.')} is {_dump(value)}, expected a "
+            yield Finding(ptr, f"{dotted(ptr)} is {_dump(value)}, expected a "
                           f"non-negative integer token id"
                           + (f" such as {suggestion}" if suggestion is not None else ""),
                           fix=fix)
@@ -193,7 +191,8 @@ def mask_token_id_missing(facts: Facts):
     missing = [r for r in facts.releases if _mask_source(facts, r) is None]
     if not missing:
         return
-    fatal = [r for r in missing if r.runtime != "sglang"]
+    fatal = [r for r in missing
+             if getattr(runtimes.lookup("dflash.mask-sources", r), "effect", "") == "start-up"]
     fix = add(MASK, suggestion) if suggestion is not None and isinstance(
         dflash_config, dict) else None
     if fatal:
@@ -229,11 +228,11 @@ def mask_token_id_out_of_vocab(facts: Facts):
     if facts.target and facts.target.vocab_size:
         limits.append((facts.target.vocab_size, "the target's vocab_size"))
     if mask < 0:
-        yield Finding(mask_ptr, f"{_name(mask_ptr)} is {mask}, a negative token id")
+        yield Finding(mask_ptr, f"{dotted(mask_ptr)} is {mask}, a negative token id")
         return
     for limit, what in limits:
         if mask >= limit:
-            yield Finding(mask_ptr, f"{_name(mask_ptr)} is {mask}, not below {what} "
+            yield Finding(mask_ptr, f"{dotted(mask_ptr)} is {mask}, not below {what} "
                           f"{limit}; embedding the mask slots indexes past the table")
             return
 
@@ -257,12 +256,12 @@ def mask_token_id_is_text(facts: Facts):
     if mask is None or tokenizer is None:
         return
     if tokenizer.is_text_token(mask):
-        yield Finding(mask_ptr, f"{_name(mask_ptr)} is {mask}, which is the ordinary "
+        yield Finding(mask_ptr, f"{dotted(mask_ptr)} is {mask}, which is the ordinary "
                       f"text token {tokenizer.ordinary[mask]!r} in the tokenizer "
                       f"({tokenizer.source}); the mask id must be a reserved/special token "
                       f"or the draft slots read as text and acceptance collapses")
     elif mask in tokenizer.added and not tokenizer.added[mask][1]:
-        yield Finding(mask_ptr, f"{_name(mask_ptr)} is {mask}, the non-special added "
+        yield Finding(mask_ptr, f"{dotted(mask_ptr)} is {mask}, the non-special added "
                       f"token {tokenizer.added[mask][0]!r} of the tokenizer "
                       f"({tokenizer.source}), which the target can produce as text",
                       severity=Severity.WARNING)
@@ -292,7 +291,7 @@ def mask_token_id_unexpected(facts: Facts):
     if mask != expected:
         other = [f for v, (m, f) in KNOWN_MASK_IDS.items() if m == mask]
         hint = f" (that is the {other[0]} mask id)" if other else ""
-        yield Finding(mask_ptr, f"{_name(mask_ptr)} is {mask}{hint}; z-lab {family} "
+        yield Finding(mask_ptr, f"{dotted(mask_ptr)} is {mask}{hint}; z-lab {family} "
                       f"drafters (vocab {vocab}) use {expected}; a wrong in-range id is "
                       f"silent and collapses acceptance", fix=replace(mask_ptr, expected))
 
@@ -323,7 +322,7 @@ def mask_token_id_is_special(facts: Facts):
     for ids, whose in sources:
         hits = [key for key, values in ids.items() if mask in values]
         if hits:
-            yield Finding(ptr, f"{_name(ptr)} is {mask}, {whose} {' and '.join(hits)}; the "
+            yield Finding(ptr, f"{dotted(ptr)} is {mask}, {whose} {' and '.join(hits)}; the "
                           f"mask must be a token used only for draft slots, or the drafter "
                           f"trains one embedding for two meanings (TorchSpec PR #133)")
             return
@@ -349,8 +348,8 @@ def shadowed_dflash_field(facts: Facts):
             continue
         canonical, other = ((f"/{key}", f"/dflash_config/{key}") if key == "block_size"
                             else (f"/dflash_config/{key}", f"/{key}"))
-        yield Finding(other, f"{other[1:].replace('/', '.')} is {_dump(facts.get(other))} but "
-                      f"{canonical[1:].replace('/', '.')} is {_dump(facts.get(canonical))}; "
+        yield Finding(other, f"{dotted(other)} is {_dump(facts.get(other))} but "
+                      f"{dotted(canonical)} is {_dump(facts.get(canonical))}; "
                       f"runtimes read different copies", fix=remove(other))
 
 
@@ -388,7 +387,7 @@ def target_layer_ids_invalid(facts: Facts):
             yield Finding(TAPS, f"no target_layer_ids (nor top-level aux ids) in config.json; "
                           f"{runtimes.labels(blind)} cannot tell which target layers feed fc")
         return
-    name = _name(ptr)
+    name = dotted(ptr)
     if not isinstance(taps, list) or not taps:
         yield Finding(ptr, f"{name} is {_dump(taps)}, expected a non-empty list of target "
                       f"layer indices")
@@ -525,7 +524,7 @@ def target_layer_ids_not_default(facts: Facts):
                    "these are capture indices (tap + 1), so a converter forgot or doubled "
                    "the +1")
             shown = f"{written}" if written == taps else f"{written}: taps {taps}"
-            yield Finding(ptr, f"{_name(ptr)} is {shown}, the default "
+            yield Finding(ptr, f"{dotted(ptr)} is {shown}, the default "
                           f"{expected} for depth {depth} ({source}) shifted by {shift:+d}; "
                           f"{how}, so every tap reads the wrong layer silently",
                           severity=Severity.ERROR, fix=fix)
@@ -601,17 +600,21 @@ def eagle_aux_ids_stale(facts: Facts):
     """
     aux = facts.get("/eagle_aux_hidden_state_layer_ids")
     taps = facts.int_list(TAPS)
-    if aux is MISSING or taps is None or not any(r.runtime == "vllm" for r in facts.releases):
+    readers = runtimes.matching(facts.releases, "dflash.tap-sources", lambda sources: any(
+        ptr == "/eagle_aux_hidden_state_layer_ids" for ptr, _ in sources))
+    if aux is MISSING or taps is None or not readers:
         return
     expected = [t + 1 for t in taps]
     depth = facts.target.num_hidden_layers if facts.target else facts.int("/num_target_layers")
-    if aux == [e for e in expected if e != depth] and all(type(a) is int for a in aux):
+    converted = [e for e in expected if e != depth]     # speculators leaves out id L
+    if isinstance(aux, list) and all(type(a) is int for a in aux) and aux in (expected,
+                                                                             converted):
         return
-    if aux != expected or not all(type(a) is int for a in aux):
-        yield Finding("/eagle_aux_hidden_state_layer_ids", f"eagle_aux_hidden_state_layer_ids "
-                      f"is {_dump(aux)} but target_layer_ids {taps} means {expected}; vLLM "
-                      f"uses this list first and unshifted, so it overrides the taps",
-                      fix=replace("/eagle_aux_hidden_state_layer_ids", expected, "safe"))
+    yield Finding("/eagle_aux_hidden_state_layer_ids", f"eagle_aux_hidden_state_layer_ids "
+                  f"is {_dump(aux)} but target_layer_ids {taps} means {expected}; "
+                  f"{runtimes.labels(readers)} uses this list first and unshifted, so it "
+                  f"overrides the taps",
+                  fix=replace("/eagle_aux_hidden_state_layer_ids", expected, "safe"))
 
 
 @rule("DF120", "layer-types-invalid", "error", "dflash")
@@ -720,11 +723,14 @@ def sliding_window_missing(facts: Facts):
         return
     release, sliding, ptr, window = broken[0]
     what = "missing" if window is MISSING else _dump(window)
-    releases = [b[0] for b in broken]
-    yield Finding(ptr, f"{_name(ptr)} is {what} but layers {sliding} slide; "
-                  f"{runtimes.labels(releases)} "
-                  + ("refuse to start" if len(releases) > 1 else "cannot run them")
-                  + " without a window")
+    consequences = []
+    for effect, words in (("start-up", "refuse to start"), ("silent", "run them unwindowed")):
+        hit = [b[0] for b in broken if runtimes.value(
+            "dflash.null-window-with-sliding-layers", b[0]) == effect]
+        if hit:
+            consequences.append(f"{runtimes.labels(hit)} {words}")
+    yield Finding(ptr, f"{dotted(ptr)} is {what} but layers {sliding} slide; "
+                  + "; ".join(consequences) + " without a window")
 
 
 @rule("DF123", "sliding-window-below-block", "error", "dflash")
@@ -863,7 +869,7 @@ def block_size_invalid(facts: Facts):
     top, nested = facts.get("/block_size"), facts.get("/dflash_config/block_size")
     for ptr, value in (("/block_size", top), ("/dflash_config/block_size", nested)):
         if value is not MISSING and not (type(value) is int and value >= 2):
-            yield Finding(ptr, f"{_name(ptr)} is {_dump(value)}, expected an integer >= 2 "
+            yield Finding(ptr, f"{dotted(ptr)} is {_dump(value)}, expected an integer >= 2 "
                           f"(one anchor plus at least one draft slot)")
             return
     strict = runtimes.matching(facts.releases, "dflash.block-size-sources",

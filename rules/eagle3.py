@@ -13,6 +13,7 @@ import json
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.family import EAGLE3_ARCHITECTURES
 from drafter_lint.findings import Finding, Severity, add, replace
+from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
 
@@ -158,7 +159,7 @@ def aux_ids_missing(facts: Facts):
         meant = [i - 1 for i in ids] if ptr == AUX_TOP else list(ids)
         if depth and meant == fallback_outputs(depth):
             continue
-        yield Finding(ptr, f"aux ids {ids} are written only at {ptr[1:].replace('/', '.')}, "
+        yield Finding(ptr, f"aux ids {ids} are written only at {dotted(ptr)}, "
                       f"which {release.label} does not read; it falls back to [2, L//2, L-3]"
                       + (f", the outputs of layers {fallback_outputs(depth)}, not {meant}"
                          if depth else " (pass --target to compare)"),

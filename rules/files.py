@@ -6,9 +6,11 @@ These run on every checkpoint, whatever its family.
 from __future__ import annotations
 
 import json
+import math
 
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
+from drafter_lint.jsondoc import dotted, pointer
 from drafter_lint.registry import collect, rule
 
 
@@ -164,10 +166,6 @@ FINITE_PARTS = ("eps", "theta", "factor", "size", "_id", "_ids", "window", "laye
 
 
 def _non_finite(value, ptr: str = ""):
-    import math
-
-    from drafter_lint.jsondoc import pointer
-
     if isinstance(value, float) and not math.isfinite(value):
         yield ptr, value
     elif isinstance(value, dict):
@@ -199,7 +197,7 @@ def non_finite_number(facts: Facts):
         keys = [k for k in ptr.split("/") if k and not k.isdigit()]
         key = keys[-1].lower() if keys else ""
         computed = any(part in key for part in FINITE_PARTS)
-        yield Finding(ptr, f"{ptr[1:].replace('/', '.')} is {value!r}, not a finite number"
+        yield Finding(ptr, f"{dotted(ptr)} is {value!r}, not a finite number"
                       + ("; a runtime computes with it" if computed else
                          " (not strict JSON; some readers refuse the file)"),
                       severity=None if computed else Severity.INFO)

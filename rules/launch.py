@@ -101,15 +101,13 @@ def swa_runtime(facts: Facts):
     Passes: the same line without the variable (V2 is the default).
     """
     release = _release(facts)
-    if release is None or release.runtime != "vllm":
-        return
+    if release is None or not runtimes.lookup("runner.v1-refuses-mixed-swa", release):
+        return                                   # only vLLM has the two runners
     env = {**os.environ, **(facts.launch.get("env") or {})}
     chosen = env.get("VLLM_USE_V2_MODEL_RUNNER", "").strip()
-    default_v2 = runtimes.lookup("runner.v2-default", release)
-    v1 = chosen in V1_VALUES or (not chosen and not (default_v2 and default_v2.value))
+    v1 = chosen in V1_VALUES or (not chosen and not runtimes.value("runner.v2-default",
+                                                                   release, False))
     if not v1:
-        return
-    if not runtimes.lookup("runner.v1-refuses-mixed-swa", release):
         return
     kinds = facts.get("/layer_types", None)
     mixed = isinstance(kinds, list) and {"sliding_attention", "full_attention"} <= set(kinds)

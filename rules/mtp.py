@@ -10,7 +10,7 @@ from __future__ import annotations
 from drafter_lint.facts import Facts
 from drafter_lint.family import mtp_count
 from drafter_lint.findings import Finding
-from drafter_lint.jsondoc import pointer
+from drafter_lint.jsondoc import dotted, pointer
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
 
@@ -62,7 +62,7 @@ def count_vs_weights(facts: Facts):
     if count is None or count[1] < 1 or not layers:
         return
     if len(layers) != count[1]:
-        yield Finding(count[0], f"{count[0][1:].replace('/', '.')} is {count[1]} but the "
+        yield Finding(count[0], f"{dotted(count[0])} is {count[1]} but the "
                       f"weights hold {len(layers)} MTP layer(s) ({layout} layout, indices "
                       f"{sorted(layers)})")
 
@@ -82,7 +82,7 @@ def weights_missing(facts: Facts):
     layout, layers = mtp_layers(facts)
     has_any = layers or layout == "qwen"
     if count and count[1] > 0 and not has_any and facts.names:
-        yield Finding(count[0], f"{count[0][1:].replace('/', '.')} is {count[1]} but no MTP "
+        yield Finding(count[0], f"{dotted(count[0])} is {count[1]} but no MTP "
                       f"tensor is in the weights (an export that dropped mtp.*?)")
 
 

@@ -13,7 +13,7 @@ import json
 
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, add, remove, replace
-from drafter_lint.jsondoc import pointer, resolve
+from drafter_lint.jsondoc import dotted, pointer, resolve
 from drafter_lint.registry import collect, rule
 from drafter_lint.structure import field_classes
 
@@ -78,7 +78,7 @@ def _findings(facts: Facts, kind: str):
     for cls, ptr, mine, theirs in differences(facts):
         if cls != kind:
             continue
-        field = ptr[1:].replace("/", ".")
+        field = dotted(ptr)
         if kind == "cosmetic" and ptr in ("/torch_dtype", "/dtype") and theirs is MISSING \
                 and _dtype_spelling(facts.config, reference.config):
             other = "dtype" if ptr == "/torch_dtype" else "torch_dtype"

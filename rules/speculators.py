@@ -10,6 +10,7 @@ import os
 
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, Severity, replace
+from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
 
@@ -80,7 +81,7 @@ def structure(facts: Facts):
               "an object": lambda v: isinstance(v, dict)}[what](value)
         if not ok:
             shown = "missing" if value is MISSING else json.dumps(value)
-            yield Finding(ptr, f"{ptr[1:].replace('/', '.')} is {shown}, expected {what}: "
+            yield Finding(ptr, f"{dotted(ptr)} is {shown}, expected {what}: "
                           f"vLLM refuses the config")
 
 
