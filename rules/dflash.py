@@ -15,6 +15,8 @@ from drafter_lint.findings import Finding, Severity, add, remove, replace
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
+from drafter_lint.rules.runtimes import SGLANG_LABEL, VLLM_LABEL
+
 
 MASK = "/dflash_config/mask_token_id"
 TAPS = "/dflash_config/target_layer_ids"
@@ -878,7 +880,8 @@ def block_size_invalid(facts: Facts):
         yield Finding("/block_size", f"block_size is missing at the top level; "
                       f"{runtimes.labels(strict)} reads only config.block_size and raises")
     elif top is MISSING and nested is MISSING and facts.releases:
-        yield Finding("/block_size", "block_size is missing; SGLang assumes 16 and the "
+        yield Finding("/block_size", f"block_size is missing; {SGLANG_LABEL} "
+                      f"assumes 16 and the "
                       "draft token count cannot be checked", severity=Severity.INFO)
 
 
@@ -950,18 +953,21 @@ def architecture_unexpected(facts: Facts):
         return  # vLLM sets the architecture of a speculators file itself (algos.py:90-126)
     architectures = facts.get("/architectures")
     if architectures is MISSING:
-        yield Finding("/architectures", "architectures is missing; vLLM picks the DFlash "
+        yield Finding("/architectures", f"architectures is missing; "
+                      f"{VLLM_LABEL} picks the DFlash "
                       "model class by it (DFlashDraftModel)")
     elif not (isinstance(architectures, list)
               and any(a in SERVED_ARCHITECTURES for a in architectures if isinstance(a, str))):
         yield Finding("/architectures", f"architectures is {_dump(architectures)}, not a "
-                      f"class vLLM registers for DFlash ({', '.join(SERVED_ARCHITECTURES)}); "
-                      f"serve it with its trainer's code or convert it")
+                      f"class {VLLM_LABEL} registers for DFlash "
+                      f"({', '.join(SERVED_ARCHITECTURES)}); serve it with its trainer's code "
+                      f"or convert it")
     model_type = facts.get("/model_type")
     if model_type != "qwen3":
         what = "missing" if model_type is MISSING else _dump(model_type)
-        yield Finding("/model_type", f"model_type is {what}; the z-lab reference and vLLM's "
-                      f"DFlash model load the config as qwen3 (Qwen3Config defaults)")
+        yield Finding("/model_type", f"model_type is {what}; the z-lab reference and "
+                      f"{VLLM_LABEL}'s DFlash model load the config as qwen3 (Qwen3Config "
+                      f"defaults)")
 
 
 RULES = collect(

@@ -12,7 +12,9 @@ from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
+from drafter_lint.rules.runtimes import SGLANG_LABEL, VLLM_LABEL
 from drafter_lint.rules.dflash import taps_of
+
 
 DFLASH2_MARKERS = ("candidate_selector.", ".attention_conv.", ".mlp_conv.")
 OPTIONAL_TENSORS = ("embed_tokens.weight", "lm_head.weight", "d2t", "t2d")
@@ -237,8 +239,9 @@ def dflash2_checkpoint(facts: Facts):
                       f"{runtimes.LABEL[chosen]} does not serve DFlash2",
                       severity=Severity.ERROR)
         return
-    yield Finding(ptr, f"this is a DFlash2 checkpoint ({'; '.join(signs)}); vLLM serves it "
-                  f"with method dflash on its V2 model runner (the default), SGLang with "
+    yield Finding(ptr, f"this is a DFlash2 checkpoint ({'; '.join(signs)}); "
+                  f"{VLLM_LABEL} serves it with method dflash on its V2 model "
+                  f"runner (the default), {SGLANG_LABEL} with "
                   f"DFLASH; the z-lab reference does not")
 
 

@@ -16,6 +16,8 @@ from drafter_lint.findings import Finding, Severity, add, replace
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
+from drafter_lint.rules.runtimes import VLLM_LABEL
+
 
 AUX_TOP = "/eagle_aux_hidden_state_layer_ids"
 AUX_NESTED = "/eagle_config/eagle_aux_hidden_state_layer_ids"
@@ -607,7 +609,7 @@ def path_without_method(facts: Facts):
     guess = inferred_method(name)
     if guess != "eagle3":
         what = "the draft model string" if written else "the folder name"
-        yield Finding("", f"{what} {name!r} makes vLLM infer method {guess!r}, not eagle3: "
+        yield Finding("", f"{what} {name!r} makes {VLLM_LABEL} infer method {guess!r}, not eagle3: "
                       f"pass \"method\": \"eagle3\" in --speculative-config",
                       severity=Severity.WARNING if written else None)
 

@@ -243,6 +243,6 @@ def stale_baseline_entry(facts: Facts):
                       file=os.path.relpath(path, facts.checkpoint.root))
 
 
-RULES = collect(non_finite_number, config_unreadable, config_not_object, duplicate_key, weights_unreadable,
-                weights_index_mismatch, tokenizer_unreadable, family_unknown, config_schema,
-                unused_ignore, stale_baseline_entry)
+RULES = collect(non_finite_number, config_unreadable, config_not_object, duplicate_key,
+                weights_unreadable, weights_index_mismatch, tokenizer_unreadable,
+                family_unknown, config_schema, unused_ignore, stale_baseline_entry)

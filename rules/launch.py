@@ -114,8 +114,8 @@ def swa_runtime(facts: Facts):
     if mixed or facts.family == "dflash2":
         what = "mixes sliding and full layers" if mixed else "is a DFlash2 drafter"
         yield Finding("/layer_types" if mixed else "", f"the drafter {what} and "
-                      f"VLLM_USE_V2_MODEL_RUNNER=0 selects vLLM's V1 runner, which refuses "
-                      f"it at start-up; drop the variable (V2 is the default)")
+                      f"VLLM_USE_V2_MODEL_RUNNER=0 selects {release.label}'s V1 runner, "
+                      f"which refuses it at start-up; drop the variable (V2 is the default)")
 
 
 RULES = collect(method_vs_family, tokens_vs_block, swa_runtime)

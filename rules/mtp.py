@@ -13,6 +13,7 @@ from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import dotted, pointer
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
+from drafter_lint.rules.runtimes import VLLM_LABEL
 
 
 def text_config(facts: Facts) -> tuple[str, dict]:
@@ -99,7 +100,7 @@ def speculative_tokens_indivisible(facts: Facts):
     count, k = mtp_count(facts.config), facts.launch.get("num_speculative_tokens")
     if count and count[1] > 0 and k and k > count[1] and k % count[1]:
         yield Finding(count[0], f"num_speculative_tokens {k} > {count[1]} MTP layers and not "
-                      f"a multiple of it: vLLM refuses to start")
+                      f"a multiple of it: {VLLM_LABEL} refuses to start")
 
 
 @rule("MTP104", "mtp-speculative-tokens-reuse", "info", "mtp", needs=("config", "launch"))

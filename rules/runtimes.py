@@ -100,6 +100,15 @@ def lookup(key: str, release: Release) -> Fact | None:
     return next((f for f in FACTS if f.key == key and _holds(f, release)), None)
 
 
+def newest(name: str) -> str:
+    """'vLLM 0.33.0': the newest known release of a runtime, for messages."""
+    return Release(name, KNOWN[name][-1]).label
+
+
+# the newest known releases, for messages that state a fact of the current runtimes
+VLLM_LABEL, SGLANG_LABEL = newest("vllm"), newest("sglang")
+
+
 def labels(releases) -> str:
     """'vLLM 0.33.0 and SGLang 0.5.23' for messages."""
     names = [r.label for r in releases]

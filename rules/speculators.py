@@ -13,6 +13,8 @@ from drafter_lint.findings import Finding, Severity, replace
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
+from drafter_lint.rules.runtimes import VLLM_LABEL
+
 
 KNOWN = ("eagle3", "peagle", "dflash", "dflash2", "dspark", "mtp", "eagle")
 METHODS = "/speculators_config/proposal_methods"
@@ -82,7 +84,7 @@ def structure(facts: Facts):
         if not ok:
             shown = "missing" if value is MISSING else json.dumps(value)
             yield Finding(ptr, f"{dotted(ptr)} is {shown}, expected {what}: "
-                          f"vLLM refuses the config")
+                          f"{VLLM_LABEL} refuses the config")
 
 
 @rule("SPC103", "speculators-default-proposal-method", "error", "speculators")
@@ -136,7 +138,7 @@ def norm_before_residual_missing(facts: Facts):
     """
     if _model_type(facts) == "eagle3" and \
             raw(facts, "/norm_before_residual") is MISSING:
-        yield Finding("/norm_before_residual", "norm_before_residual is not written: vLLM "
+        yield Finding("/norm_before_residual", f"norm_before_residual is not written: {VLLM_LABEL} "
                       "assumes true, speculators false; write the trained value")
 
 
@@ -153,7 +155,7 @@ def draft_vocab_missing(facts: Facts):
     """
     if _model_type(facts) in ("eagle3", "peagle") and \
             raw(facts, "/draft_vocab_size", None) is None:
-        yield Finding("/draft_vocab_size", "draft_vocab_size is not set: vLLM uses "
+        yield Finding("/draft_vocab_size", f"draft_vocab_size is not set: {VLLM_LABEL} uses "
                       "vocab_size, speculators 32000")
 
 
@@ -201,7 +203,8 @@ def layer_model_type(facts: Facts):
     kind = raw(facts, "/transformer_layer_config/model_type", None)
     if kind not in ("llama", "qwen3"):
         yield Finding("/transformer_layer_config/model_type", f"transformer_layer_config."
-                      f"model_type is {json.dumps(kind)}; vLLM serves llama and qwen3 layers")
+                      f"model_type is {json.dumps(kind)}; {VLLM_LABEL} serves llama and "
+                      f"qwen3 layers")
 
 
 @rule("SPC110", "speculators-layer-vs-target", "error", "speculators",
@@ -296,7 +299,7 @@ def tokens_vs_block(facts: Facts):
     tokens = raw(facts, f"{METHODS}/0/speculative_tokens", None)
     if type(block) is int and type(tokens) is int and tokens > block - 1:
         yield Finding(f"{METHODS}/0/speculative_tokens", f"speculative_tokens is {tokens} but "
-                      f"block_size {block} has {block - 1} draft slots; vLLM proposes "
+                      f"block_size {block} has {block - 1} draft slots; {VLLM_LABEL} proposes "
                       f"{tokens} tokens from it (speculators PR #456)",
                       fix=replace(f"{METHODS}/0/speculative_tokens", block - 1, "safe"))
 
@@ -322,11 +325,12 @@ def dflash_causality_default(facts: Facts):
     if raw(facts, "/sliding_window_non_causal") is MISSING:
         yield Finding("/sliding_window_non_causal", "sliding_window_non_causal is not "
                       "written: speculators trains sliding layers causal by default, but "
-                      "vLLM reads the missing key as true and serves them non-causal; write "
-                      "the value training used")
+                      f"{VLLM_LABEL} reads the missing key as true and serves them "
+                      "non-causal; write the value training used")
 
 
-RULES = collect(tokens_vs_block, dflash_causality_default, model_type, structure, default_proposal_method, algorithm_mismatch,
+RULES = collect(tokens_vs_block, dflash_causality_default, model_type, structure,
+                default_proposal_method, algorithm_mismatch,
                 norm_before_residual_missing, draft_vocab_missing, verifier_local_path,
                 verifier_architecture, layer_model_type, layer_vs_target, norm_output,
                 mtp_layers)
