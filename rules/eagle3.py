@@ -17,6 +17,7 @@ from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
 from drafter_lint.rules.runtimes import VLLM_LABEL
+from drafter_lint.rules.rope import capping_releases, rope_types
 
 
 AUX_TOP = "/eagle_aux_hidden_state_layer_ids"
@@ -487,16 +488,6 @@ def multi_layer_refused(facts: Facts):
                       f"{model_type} targets")
 
 
-def _rope_types(facts: Facts) -> set[str]:
-    types = set()
-    for ptr in ("/rope_scaling", "/rope_parameters"):
-        params = facts.get(ptr, None)
-        if isinstance(params, dict):
-            kind = params.get("rope_type", params.get("type", "default"))
-            types.add(kind if isinstance(kind, str) else "default")
-    return types or {"default"}
-
-
 @rule("EA315", "eagle3-max-position-below-target", "info", "eagle3", needs=("config", "target"))
 def max_position_below_target(facts: Facts):
     """The head's `max_position_embeddings` is below the target's (E3-15).
@@ -515,10 +506,7 @@ def max_position_below_target(facts: Facts):
     theirs = facts.target.config.get("max_position_embeddings")
     if not (mine and type(theirs) is int and mine < theirs):
         return
-    types = _rope_types(facts)
-    capping = [r for r in facts.releases
-               if runtimes.lookup("draft.raises-max-position-for", r)
-               and not types <= runtimes.value("draft.raises-max-position-for", r)]
+    types, capping = rope_types(facts), capping_releases(facts)
     if capping:
         yield Finding("/max_position_embeddings", f"max_position_embeddings is {mine}, "
                       f"below the target's {theirs}, with RoPE {sorted(types)}: "
@@ -681,10 +669,34 @@ def tied_reduced_vocab(facts: Facts):
                       fix=replace("/tie_word_embeddings", False))
 
 
+@rule("EA322", "eagle3-norm-before-residual-ignored", "warning", "eagle3")
+def norm_before_residual_ignored(facts: Facts):
+    """`norm_before_residual: true` and a selected runtime does not read it.
+
+    Heads trained by speculators (its trainer defaults the flag to true) carry the normed
+    hidden state as the first layer's residual. vLLM applies the flag (vllm==0.33.0
+    model_executor/models/llama_eagle3.py:101-104); SGLang always carries the un-normed
+    state (sglang==0.5.23 models/llama_eagle3.py:97-101) and never reads the flag, so the
+    head runs a different residual than it was trained with, silently.
+
+    Fails: `"norm_before_residual": true` checked for SGLang 0.5.23.
+    Passes: the flag false or absent; checked for vLLM only.
+    """
+    if facts.get("/norm_before_residual", None) is not True:
+        return
+    ignoring = [r for r in facts.releases
+                if not runtimes.value("eagle3.reads-norm-before-residual", r, True)]
+    if ignoring:
+        yield Finding("/norm_before_residual", f"norm_before_residual is true but "
+                      f"{runtimes.labels(ignoring)} does not read it: the head runs with "
+                      f"the un-normed residual it was not trained with")
+
+
 RULES = collect(
     fc_width, aux_ids_missing, aux_ids_invalid, aux_ids_convention, aux_ids_for_other_target,
     aux_count_not_three, lm_head_vs_draft_vocab, vocab_maps, vocab_vs_target,
     hidden_vs_target, qkv_input_width, norm_flags_vs_tensors, norm_tensors_without_flag,
     multi_layer_refused, max_position_below_target, rope_differs_from_target, embed_tokens,
     path_without_method, architecture_unknown, tied_reduced_vocab, lm_head_missing,
+    norm_before_residual_ignored,
 )

@@ -14,6 +14,7 @@ from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import pointer
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
+from drafter_lint.rules.rope import capping_releases, rope_types
 from drafter_lint.structure import field_classes
 
 # Keys transformers rewrites or drops by design, with no effect on what runs.
@@ -160,7 +161,8 @@ INTENDED_DEFAULTS = {"hidden_act": "silu", "attention_bias": False}
 
 
 # Fields whose class default only matters in some configurations.
-def _default_matters(key: str, file: dict) -> bool:
+def _default_matters(key: str, facts: Facts) -> bool:
+    file = facts.config
     sliding = "sliding_attention" in (file.get("layer_types") or [])
     if key == "max_window_layers":
         return not file.get("layer_types") and file.get("use_sliding_window") is True
@@ -170,6 +172,8 @@ def _default_matters(key: str, file: dict) -> bool:
         return False  # DF124 reports it with its consequence
     if key in ("rope_parameters", "rope_theta", "rope_scaling"):
         return not any(k in file for k in ("rope_theta", "rope_parameters", "rope_scaling"))
+    if key == "max_position_embeddings" and facts.families & {"eagle", "eagle3"}:
+        return bool(capping_releases(facts))  # else vLLM raises the default, as EA315 says
     return True
 
 
@@ -182,14 +186,22 @@ def unwritten_field(facts: Facts):
     RoPE theta 10000, `vocab_size` 151936. A drafter trained otherwise then runs with the
     default, silently. Write the trained value.
 
-    Fails: `"use_sliding_window": true` and no `sliding_window` (loads 4096).
-    Passes: every runtime field written.
+    Which fields count is per family (schemas/fields.json `unwritten`): every runtime
+    field of a DFlash drafter. EAGLE heads are trained through the same Llama classes, so
+    their defaults are the trained values, except `max_position_embeddings`: `LlamaConfig`
+    fills 2048, which vLLM 0.33 makes the server's max_model_len cap for yarn, dynamic,
+    longrope or deepseek RoPE (vllm==0.33.0 config/speculative.py:1807-1846).
+
+    Fails: `"use_sliding_window": true` and no `sliding_window` (loads 4096); an EAGLE-3
+    head with yarn RoPE and no `max_position_embeddings`.
+    Passes: every runtime field written; an EAGLE-3 head with default RoPE and no
+    `max_position_embeddings` (vLLM raises it).
     """
     loaded, file = facts.loaded, facts.config
     if loaded.values is None:
         return
     for key in sorted(field_classes(facts.families)[2] - OWNED):
-        if key in file or key not in loaded.values or not _default_matters(key, file):
+        if key in file or key not in loaded.values or not _default_matters(key, facts):
             continue
         if INTENDED_DEFAULTS.get(key, MISSING) == loaded.values[key]:
             continue
@@ -198,8 +210,12 @@ def unwritten_field(facts: Facts):
                           f"written; {loaded.label} fills rope_theta "
                           f"{_show(_rope_theta(loaded.values))}")
             continue
+        capping = capping_releases(facts) if key == "max_position_embeddings" else []
         yield Finding(pointer(key), f"{key} is not written; {loaded.label} fills "
-                      f"{_show(loaded.values[key])}")
+                      f"{_show(loaded.values[key])}" + (
+                          f", and {runtimes.labels(capping)} caps the server's "
+                          f"max_model_len to it for RoPE {sorted(rope_types(facts))}"
+                          if capping else ""))
 
 
 @rule("TF104", "flat-fields-of-composite-config", "error", "any", needs=("config", "loaded"))

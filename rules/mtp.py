@@ -8,6 +8,7 @@ Only the shards holding MTP tensors are read (drafter_lint.family.shards_needed)
 from __future__ import annotations
 
 from drafter_lint.facts import Facts
+from drafter_lint import quantization
 from drafter_lint.family import mtp_count
 from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import dotted, pointer
@@ -167,5 +168,121 @@ def tensor_shapes(facts: Facts):
                           f"{list(shape)}", file=info.file)
 
 
+def _quant_config(facts: Facts) -> tuple[str, dict] | None:
+    """(pointer, quantization_config) when its method's exclusion rules are known."""
+    for prefix, section in (("", facts.config), text_config(facts)):
+        q = section.get("quantization_config")
+        if isinstance(q, dict) and quantization.method(q):
+            return prefix + "/quantization_config", q
+    return None
+
+
+def _mtp_linears(facts: Facts) -> list[str]:
+    """MTP linear modules named in the weights (experts and routers left out: vLLM
+    quantizes those through its MoE path, not the linear one)."""
+    layout, layers = mtp_layers(facts)
+    _, text = text_config(facts)
+    depth = text.get("num_hidden_layers")
+    if layout == "qwen":
+        prefixes = ("mtp.", "model.mtp.")
+    elif layout == "mimo":
+        prefixes = ("model.mtp_layers.",)
+    else:
+        prefixes = tuple(f"model.layers.{depth + i}." for i in layers) \
+            if type(depth) is int else ()
+    modules = set()
+    for name in facts.names:
+        module, _, leaf = name.rpartition(".")
+        if not name.startswith(prefixes) or leaf not in ("weight", "weight_packed"):
+            continue
+        last = module.rsplit(".", 1)[-1]
+        if ".experts." not in module and (last.endswith("_proj") or last in ("fc", "eh_proj")):
+            modules.add(module)
+    return sorted(modules)
+
+
+@rule("MTP106", "mtp-quantization-mismatch", "error", "mtp", needs=("config", "weights"))
+def quantization_mismatch(facts: Facts):
+    """An MTP linear is stored in one precision and `quantization_config` says the other.
+
+    vLLM builds each linear from `quantization_config` (compressed-tensors `ignore` and
+    `config_groups` targets, vllm==0.33.0 model_executor/layers/quantization/
+    compressed_tensors/utils.py:53-70; ModelOpt `ignore`/`exclude_modules`, modelopt.py:
+    191-226). A BF16 `.weight` for a layer the config quantizes, or packed/scaled
+    weights for a layer it excludes, has no parameter to load into: start-up fails with
+    "There is no module or parameter named ..." (models/utils.py:430-448). vLLM PR #38650:
+    nvidia/Qwen3.5-397B-A17B-NVFP4 stored its MTP branch in BF16 without excluding it.
+
+    Fails: `mtp.layers.0.self_attn.q_proj.weight` BF16 and `ignore` not listing it.
+    Passes: BF16 MTP linears matched by `ignore` (e.g. `mtp.layers.0*`); packed ones not.
+    """
+    found = _quant_config(facts)
+    if found is None:
+        return
+    where, q = found
+    plain_quantized, packed_excluded = [], []
+    for module in _mtp_linears(facts):
+        entry = quantization.excluded_by(module, q)
+        stored = quantization.stored_quantized(module, facts.names, facts.weights)
+        if entry is None or stored is None:
+            continue
+        if not stored and entry == "":
+            plain_quantized.append(module)
+        elif stored and entry:
+            packed_excluded.append((module, entry))
+    at = _exclusions(where, q)
+    if plain_quantized:
+        yield Finding(at, f"{len(plain_quantized)} MTP linear(s) ({_some(plain_quantized)}) "
+                      f"are stored unquantized but {q['quant_method']} quantizes them (not "
+                      f"excluded): {VLLM_LABEL} fails to load them (vLLM PR #38650); list "
+                      f"them in the exclusions or ship quantized weights")
+    if packed_excluded:
+        modules = [m for m, _ in packed_excluded]
+        yield Finding(at, f"{len(modules)} MTP linear(s) ({_some(modules)}) are stored "
+                      f"quantized but excluded by {packed_excluded[0][1]!r}: {VLLM_LABEL} "
+                      f"builds unquantized layers and fails to load the packed weights")
+
+
+@rule("MTP107", "mtp-head-unquantized", "info", "mtp", needs=("config",))
+def head_unquantized(facts: Facts):
+    """The MTP layers run unquantized beside a quantized body.
+
+    NVIDIA and Qwen ship quantized targets with the MTP layers excluded (BF16); vLLM
+    loads that layout. Some kernels do not: fantasylord/Qwen36 replaced its BF16 MTP head
+    because it crashed SM70 speculative decoding next to the W4A16 body (README of
+    revision 2), so the precision mix is worth knowing, not a fault.
+
+    Informs: `ignore` matching every MTP attention/MLP linear. Quiet: packed MTP
+    layers (only `mtp.fc` excluded), or no quantization.
+    """
+    found = _quant_config(facts)
+    count = mtp_count(facts.config)
+    if found is None or not count or count[1] < 1:
+        return
+    where, q = found
+    modules = [m for m in _mtp_linears(facts) if ".layers." in m or "mtp_layers" in m]
+    if not modules and count[0].endswith("mtp_num_hidden_layers"):
+        modules = [f"mtp.layers.{i}.self_attn.{p}" for i in range(count[1])
+                   for p in ("q_proj", "k_proj", "v_proj", "o_proj")]
+    entries = [quantization.excluded_by(m, q) for m in modules]
+    if modules and all(entries):
+        shown = sorted(set(entries))
+        yield Finding(_exclusions(where, q), f"the MTP layers are excluded from {q['quant_method']} "
+                      f"({_some(shown)}) and run unquantized beside the quantized body: "
+                      f"{VLLM_LABEL} loads this; some kernels do not (a BF16 MTP head "
+                      f"beside a W4A16 body crashed SM70, fantasylord/Qwen36)")
+
+
+def _exclusions(where: str, q: dict) -> str:
+    """Pointer of the exclusion list (`ignore`, or ModelOpt's legacy `exclude_modules`)."""
+    return f"{where}/exclude_modules" if "exclude_modules" in q and "ignore" not in q \
+        else f"{where}/ignore"
+
+
+def _some(items: list[str], n: int = 3) -> str:
+    return ", ".join(items[:n]) + (f", ... {len(items) - n} more" if len(items) > n else "")
+
+
 RULES = collect(count_vs_weights, weights_missing, speculative_tokens_indivisible,
-                speculative_tokens_reuse, tensor_shapes)
+                speculative_tokens_reuse, tensor_shapes, quantization_mismatch,
+                head_unquantized)

@@ -51,4 +51,24 @@ def partial_rotary_in_draft(facts: Facts):
         return
 
 
+def rope_types(facts: Facts) -> set[str]:
+    """The draft's RoPE types (`rope_scaling` / `rope_parameters`), {"default"} if none."""
+    types = set()
+    for ptr in ("/rope_scaling", "/rope_parameters"):
+        params = facts.get(ptr, None)
+        if isinstance(params, dict):
+            kind = params.get("rope_type", params.get("type", "default"))
+            types.add(kind if isinstance(kind, str) else "default")
+    return types or {"default"}
+
+
+def capping_releases(facts: Facts) -> list:
+    """The selected releases that cap the server's max_model_len to the draft's
+    `max_position_embeddings` (rather than raise it) for the draft's RoPE types."""
+    types = rope_types(facts)
+    return [r for r in facts.releases
+            if runtimes.lookup("draft.raises-max-position-for", r)
+            and not types <= runtimes.value("draft.raises-max-position-for", r)]
+
+
 RULES = collect(partial_rotary_in_draft)

@@ -282,6 +282,13 @@ FACTS: tuple[Fact, ...] = (
          ("fc_norm", "use_aux_norm", "norm_output", "norm_before_fc"), "silent",
          "S models/llama_eagle3.py:169-207 (use_aux_norm: the legacy fc_norm spelling)"),
 
+    # EAGLE-3 input layer: residual taken after hidden_norm (norm_before_residual: true)
+    Fact("eagle3.reads-norm-before-residual", V, True, "silent",
+         "V model_executor/models/llama_eagle3.py:101-104, 110-115, 134"),
+    Fact("eagle3.reads-norm-before-residual", S, False, "silent",
+         "S models/llama_eagle3.py:97-101 (residual is the un-normed hidden state; "
+         "srt/ never reads norm_before_residual)"),
+
     # RoPE in draft layers
     Fact("rope.partial-rotary-applied", V, True, "silent",
          "V model_executor/layers/rotary_embedding/__init__.py:69-72 "

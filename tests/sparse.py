@@ -165,9 +165,14 @@ def deepseek_v3(folder: Path, mtp_layers: int = 1, experts: int = 256,
 
 
 def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False,
-               experts: int = 256) -> int:
+               experts: int = 256, quant_ignore: list | None = None,
+               mtp_packed: bool = False) -> int:
     """A Qwen3.5-style MoE target (composite config, text_config.mtp_num_hidden_layers,
-    `mtp.*` tensors); geometry illustrative, 48 layers x 256 experts, BF16."""
+    `mtp.*` tensors); geometry illustrative, 48 layers x 256 experts, BF16.
+
+    With `quant_ignore`, a ModelOpt NVFP4 export: body linears stored as U8 weight +
+    weight_scale, `quantization_config.ignore` as given; the MTP layers' linears are
+    stored that way too only with `mtp_packed` (else BF16, as NVIDIA ships them)."""
     H, L, V, moe = 2048, 48, 248320, 512
     text = {"model_type": "qwen3_5_moe_text", "hidden_size": H, "num_hidden_layers": L,
             "vocab_size": V, "moe_intermediate_size": moe, "num_experts": experts,
@@ -176,8 +181,11 @@ def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False,
             "head_dim": 256}
     config = {"architectures": ["Qwen3_5MoeForConditionalGeneration"],
               "model_type": "qwen3_5_moe", "text_config": text}
+    if quant_ignore is not None:
+        config["quantization_config"] = {"quant_method": "modelopt", "quant_algo": "NVFP4",
+                                         "ignore": quant_ignore}
 
-    def block(p):
+    def block(p, packed=quant_ignore is not None):
         out = [[p + "input_layernorm.weight", "BF16", [H]],
                [p + "post_attention_layernorm.weight", "BF16", [H]],
                [p + "self_attn.q_proj.weight", "BF16", [16 * 256 * 2, H]],
@@ -190,7 +198,8 @@ def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False,
             out += [[q + "gate_proj.weight", "BF16", [moe, H]],
                     [q + "up_proj.weight", "BF16", [moe, H]],
                     [q + "down_proj.weight", "BF16", [H, moe]]]
-        return out
+        return [t for name, dtype, shape in out for t in _nvfp4(name, shape)] \
+            if packed else out
 
     tensors = [["model.language_model.embed_tokens.weight", "BF16", [V, H]]]
     for i in range(L):
@@ -202,5 +211,14 @@ def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False,
                     ["mtp.pre_fc_norm_hidden.weight", "BF16", [H]],
                     ["mtp.pre_fc_norm_embedding.weight", "BF16", [H]]]
         for j in range(mtp_layers):
-            tensors += block(f"mtp.layers.{j}.")
+            tensors += block(f"mtp.layers.{j}.", packed=mtp_packed)
     return write_sharded(folder, config, tensors, 17)
+
+
+def _nvfp4(name: str, shape: list) -> list:
+    """A linear weight as ModelOpt NVFP4 stores it (two 4-bit values per byte, one FP8
+    scale per 16 inputs); norms and routers stay BF16."""
+    if not name.endswith("_proj.weight"):
+        return [[name, "BF16", shape]]
+    out, inp = shape
+    return [[name, "U8", [out, inp // 2]], [name + "_scale", "F8_E4M3", [out, inp // 16]]]

@@ -42,6 +42,10 @@ def test_corpus_is_large_and_sourced():
         assert case.verdict in ("good", "bad", "unclear"), case.id
         if case.verdict == "bad":
             assert case.cause_pointer is not None, case.id
+        if case.expect != "warning":   # caught below a warning only with a recorded reason
+            assert case.expect in ("info", "error") and case.meta.get("expect_reason"), case.id
+        if not case.detectable:
+            assert case.meta.get("detectable_reason"), case.id
     families = {c.meta["family"].split("-")[0] for c in CASES}
     assert {"eagle3", "eagle", "dflash", "dflash2", "dspark", "mtp", "medusa"} <= families
 

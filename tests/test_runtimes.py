@@ -91,6 +91,8 @@ PINNED_BY = {
                                 "EA306-pass-four-taps-counted"],
     "eagle3.reads-3.1-flags": ["EA313-fail-legacy-use-aux-norm-on-vllm",
                                "EA313-pass-legacy-use-aux-norm-on-sglang"],
+    "eagle3.reads-norm-before-residual": ["EA322-fail-speculators-trained-head-on-sglang",
+                                          "EA322-pass-speculators-trained-head-on-vllm"],
     "draft.raises-max-position-for": ["EA315-fail-yarn-caps-the-server"],
     "rope.partial-rotary-applied": ["RP101-fail-partial-rotary-dflash"],
     "mtp.shares-target-lm-head": ["MTP105-pass-glm-style-no-shared-head"],
