@@ -27,6 +27,7 @@ class Target:
     notes: list[str] = field(default_factory=list)
     architectures: list[str] = field(default_factory=list)
     special_ids: dict[str, list[int]] = field(default_factory=dict)  # pad/eos/bos -> ids
+    deepstack_layers: int = 0      # Qwen3-VL: text layers that take vision features
 
 
 def resolve_target(arg: str, offline: bool = False) -> Target:
@@ -67,6 +68,14 @@ def _int(config: dict, key: str) -> int | None:
     return value if type(value) is int else None
 
 
+def _deepstack_layers(outer: dict) -> int:
+    """Qwen3-VL adds the features of each `vision_config.deepstack_visual_indexes` entry
+    to the output of text layer 0, 1, ... in turn: how many text layers that is."""
+    vision = outer.get("vision_config")
+    indexes = vision.get("deepstack_visual_indexes") if isinstance(vision, dict) else None
+    return len(indexes) if isinstance(indexes, list) else 0
+
+
 def read_target(path: Path, display: str | None = None) -> Target:
     """A target from a folder holding config.json (or from the config.json file itself)."""
     folder = path.parent if path.is_file() else path
@@ -99,6 +108,7 @@ def read_target(path: Path, display: str | None = None) -> Target:
         architectures=[a for a in outer.get("architectures") or [] if isinstance(a, str)]
         if isinstance(outer.get("architectures"), list) else [],
         special_ids=special_ids(outer, config),
+        deepstack_layers=_deepstack_layers(outer),
     )
     try:
         target.tokenizer = read_tokenizer(folder, "target")

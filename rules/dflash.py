@@ -274,11 +274,14 @@ def mask_token_id_unexpected(facts: Facts):
     """`mask_token_id` is not the id z-lab drafters use for this vocabulary.
 
     Every published z-lab DFlash drafter of a family shares its mask id: 248070 for the
-    Qwen3.5/3.6 vocabulary (248320 entries), 151669 for Qwen3 (151936). A different id
-    on such a vocabulary is most often a value guessed or copied from the other family:
-    the incident config had 151669 on a Qwen3.6 drafter.
+    Qwen3.5/3.6 vocabulary (248320 entries), 151669 for Qwen3 (151936). The other
+    family's id on such a vocabulary is a value guessed or copied: the incident config had
+    151669 on a Qwen3.6 drafter. Any other id may be the trainer's own choice
+    (speculators resolves one from the tokenizer; speculators #613 trained and served
+    248077 consistently), so it is an info: right only if training used it.
 
     Fails: `"vocab_size": 248320, "dflash_config": {"mask_token_id": 151669}`.
+    Informs: 248077 on that vocabulary.
     Passes: `"vocab_size": 248320, "dflash_config": {"mask_token_id": 248070}`; any id on
     a vocabulary not in the table.
     Fix (unsafe): the family's id; only right for drafters trained by z-lab's recipe.
@@ -290,12 +293,19 @@ def mask_token_id_unexpected(facts: Facts):
     if mask is None or vocab not in KNOWN_MASK_IDS:
         return
     expected, family = KNOWN_MASK_IDS[vocab]
-    if mask != expected:
-        other = [f for v, (m, f) in KNOWN_MASK_IDS.items() if m == mask]
-        hint = f" (that is the {other[0]} mask id)" if other else ""
-        yield Finding(mask_ptr, f"{dotted(mask_ptr)} is {mask}{hint}; z-lab {family} "
-                      f"drafters (vocab {vocab}) use {expected}; a wrong in-range id is "
-                      f"silent and collapses acceptance", fix=replace(mask_ptr, expected))
+    if mask == expected:
+        return
+    other = [f for v, (m, f) in KNOWN_MASK_IDS.items() if m == mask]
+    if other:
+        yield Finding(mask_ptr, f"{dotted(mask_ptr)} is {mask} (that is the {other[0]} mask id); "
+                      f"z-lab {family} drafters (vocab {vocab}) use {expected}; a wrong "
+                      f"in-range id is silent and collapses acceptance",
+                      fix=replace(mask_ptr, expected))
+    else:
+        yield Finding(mask_ptr, f"{dotted(mask_ptr)} is {mask}; z-lab {family} drafters "
+                      f"(vocab {vocab}) use {expected}: right only if this drafter was "
+                      f"trained with {mask}", severity=Severity.INFO,
+                      fix=replace(mask_ptr, expected))
 
 
 @rule("DF107", "mask-token-id-is-special", "warning", "dflash")

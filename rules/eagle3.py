@@ -692,11 +692,60 @@ def norm_before_residual_ignored(facts: Facts):
                       f"the un-normed residual it was not trained with")
 
 
+@rule("EA323", "eagle3-depth-of-target", "warning", "eagle3", needs=("config", "target"))
+def depth_of_target(facts: Facts):
+    """The head has as many layers as its target: the target's depth copied in.
+
+    Runtimes build `num_hidden_layers` draft layers (vllm==0.33.0 llama_eagle3.py;
+    sglang==0.5.23 models/llama_eagle3.py:198-204), so every draft step then costs about a
+    target step and speculation cannot pay. AngelSlim PR #220 shipped a Qwen2.5-7B EAGLE-3
+    template with the target's 28 and fixed it to 1.
+
+    Fails: `"num_hidden_layers": 28` for a 28-layer target. Passes: 1 (or a few) layers.
+    """
+    n, depth = facts.int("/num_hidden_layers"), facts.target.num_hidden_layers
+    if n and depth and depth > 2 and n >= depth:
+        yield Finding("/num_hidden_layers", f"num_hidden_layers is {n}, the target's own "
+                      f"depth ({depth}): a value copied from the target? each draft step "
+                      f"would cost about a target step (AngelSlim PR #220 fixed 28 to 1)")
+
+
+@rule("EA324", "eagle3-aux-ids-in-deepstack-layers", "warning", "eagle3",
+      needs=("config", "target"))
+def aux_ids_in_deepstack_layers(facts: Facts):
+    """An aux id taps a Qwen3-VL text layer that vision features are added to.
+
+    Qwen3-VL adds the deepstack vision features to the outputs of its first
+    `len(vision_config.deepstack_visual_indexes)` text layers. Whether a tap there sees
+    them depends on when the runtime injects them, and SGLang's timing differs from
+    training's, so SpecForge PR #431 moved its Qwen3-VL taps from [1, 23, 45] to
+    [3, 23, 45] ("avoid Qwen3-VL's deepstack layers (0-2)"). Judged on the ids each runtime
+    reads, in its convention.
+
+    Fails: nested `[1, 23, 45]` for SGLang on Qwen3-VL-30B-A3B (3 deepstack layers).
+    Passes: `[3, 23, 45]`; targets without deepstack.
+    """
+    inject = facts.target.deepstack_layers
+    if not inject:
+        return
+    written = _written(facts)
+    for release in facts.releases:
+        ptr = read_where(facts, release)
+        if not written.get(ptr):
+            continue
+        hit = [o for o in outputs_on(facts, release, written[ptr]) if 0 <= o < inject]
+        if hit:
+            yield Finding(ptr, f"{release.label} taps the outputs of layers {hit}, which "
+                          f"get Qwen3-VL's deepstack vision features (layers 0-{inject - 1}); "
+                          f"SGLang injects them at another point than training: tap from "
+                          f"layer {inject} on (SpecForge PR #431)")
+
+
 RULES = collect(
     fc_width, aux_ids_missing, aux_ids_invalid, aux_ids_convention, aux_ids_for_other_target,
     aux_count_not_three, lm_head_vs_draft_vocab, vocab_maps, vocab_vs_target,
     hidden_vs_target, qkv_input_width, norm_flags_vs_tensors, norm_tensors_without_flag,
     multi_layer_refused, max_position_below_target, rope_differs_from_target, embed_tokens,
     path_without_method, architecture_unknown, tied_reduced_vocab, lm_head_missing,
-    norm_before_residual_ignored,
+    norm_before_residual_ignored, depth_of_target, aux_ids_in_deepstack_layers,
 )

@@ -165,6 +165,8 @@ CASES = [
     Case("DF104", "pass", "reserved-id-not-in-tokenizer", ops=[("replace", MASK, 248100)]),
     Case("DF105", "fail", "qwen3-id-on-qwen3.6-vocab", ops=[("replace", MASK, 151669)],
          target=False, pointer=MASK),
+    Case("DF105", "fail", "own-choice-speculators-613", ops=[("replace", MASK, 248077)],
+         target=False, pointer=MASK, severity="info"),
     Case("DF105", "pass", "family-id"),
     Case("DF105", "pass", "unknown-vocab", ops=[("replace", "/vocab_size", 32000),
                                                 ("replace", MASK, 5)], target=False),
