@@ -15,6 +15,7 @@ from drafter_lint.findings import Finding, Severity, add, remove, replace
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
+from drafter_lint.rules.common import target_hidden_size_differs
 from drafter_lint.rules.runtimes import SGLANG_LABEL, VLLM_LABEL
 
 
@@ -909,13 +910,11 @@ def hidden_size_vs_target(facts: Facts):
 
     Fails: `"hidden_size": 4096` for a 5120-wide target. Passes: equal widths.
     """
-    target = facts.target.hidden_size
+    target, H = facts.target.hidden_size, facts.int("/hidden_size")
     if not target:
         return
-    H, T = facts.int("/hidden_size"), facts.int("/target_hidden_size")
-    if T is not None and T != target:
-        yield Finding("/target_hidden_size", f"target_hidden_size is {T} but the target "
-                      f"({facts.target.display}) has hidden_size {target}")
+    if (differs := target_hidden_size_differs(facts)) is not None:
+        yield differs
     if H is not None and H != target:
         yield Finding("/hidden_size", f"hidden_size is {H} but the target "
                       f"({facts.target.display}) has hidden_size {target}; the drafter shares "

@@ -16,6 +16,7 @@ from drafter_lint.findings import Finding, Severity, add, replace
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
+from drafter_lint.rules.common import target_hidden_size_differs
 from drafter_lint.rules.runtimes import VLLM_LABEL
 from drafter_lint.rules.rope import capping_releases, rope_types
 
@@ -367,9 +368,8 @@ def hidden_vs_target(facts: Facts):
     if not target:
         return
     T, H = facts.int("/target_hidden_size"), facts.int("/hidden_size")
-    if T is not None and T != target:
-        yield Finding("/target_hidden_size", f"target_hidden_size is {T} but the target "
-                      f"({facts.target.display}) has hidden_size {target}")
+    if (differs := target_hidden_size_differs(facts)) is not None:
+        yield differs
     elif T is None and H is not None and H != target:
         yield Finding("/hidden_size", f"hidden_size is {H} but the target "
                       f"({facts.target.display}) has {target}, and no target_hidden_size "
