@@ -14,6 +14,7 @@ from fnmatch import fnmatch
 # NVFP4/FP8, block FP8).
 QUANT_SIBLINGS = ("weight_packed", "weight_scale", "weight_scale_inv", "weight_scale_2")
 PLAIN_DTYPES = frozenset({"BF16", "F16", "F32", "F64"})
+NOT_TARGETED = "(no config_groups target)"
 
 
 def method(qconfig: dict) -> str | None:
@@ -33,7 +34,7 @@ def excluded_by(module: str, qconfig: dict) -> str | None:
     kind = method(qconfig)
     if kind == "compressed-tensors":
         if not _targeted(module, qconfig):
-            return "(no config_groups target)"
+            return NOT_TARGETED
         for entry in _list(qconfig.get("ignore")):
             if entry.startswith("re:") and _regex_match(entry[3:], module) or entry == module:
                 return entry

@@ -673,7 +673,8 @@ def tied_reduced_vocab(facts: Facts):
 def norm_before_residual_ignored(facts: Facts):
     """`norm_before_residual: true` and a selected runtime does not read it.
 
-    Heads trained by speculators (its trainer defaults the flag to true) carry the normed
+    Heads trained by speculators (its trainer's `norm_before_residual` defaults to true,
+    speculators train/config DraftArgs) carry the normed
     hidden state as the first layer's residual. vLLM applies the flag (vllm==0.33.0
     model_executor/models/llama_eagle3.py:101-104); SGLang always carries the un-normed
     state (sglang==0.5.23 models/llama_eagle3.py:97-101) and never reads the flag, so the
@@ -736,9 +737,9 @@ def aux_ids_in_deepstack_layers(facts: Facts):
         hit = [o for o in outputs_on(facts, release, written[ptr]) if 0 <= o < inject]
         if hit:
             yield Finding(ptr, f"{release.label} taps the outputs of layers {hit}, which "
-                          f"get Qwen3-VL's deepstack vision features (layers 0-{inject - 1}); "
-                          f"SGLang injects them at another point than training: tap from "
-                          f"layer {inject} on (SpecForge PR #431)")
+                          f"get Qwen3-VL's deepstack vision features (layers 0-{inject - 1}) "
+                          f"at another point in serving than in training (SpecForge PR "
+                          f"#431): tap from layer {inject} on")
 
 
 RULES = collect(

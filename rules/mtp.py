@@ -7,8 +7,8 @@ Only the shards holding MTP tensors are read (drafter_lint.family.shards_needed)
 
 from __future__ import annotations
 
-from drafter_lint.facts import Facts
 from drafter_lint import quantization
+from drafter_lint.facts import Facts
 from drafter_lint.family import mtp_count
 from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import dotted, pointer
@@ -265,12 +265,12 @@ def head_unquantized(facts: Facts):
         modules = [f"mtp.layers.{i}.self_attn.{p}" for i in range(count[1])
                    for p in ("q_proj", "k_proj", "v_proj", "o_proj")]
     entries = [quantization.excluded_by(m, q) for m in modules]
-    if modules and all(entries):
-        shown = sorted(set(entries))
-        yield Finding(_exclusions(where, q), f"the MTP layers are excluded from {q['quant_method']} "
-                      f"({_some(shown)}) and run unquantized beside the quantized body: "
-                      f"{VLLM_LABEL} loads this; some kernels do not (a BF16 MTP head "
-                      f"beside a W4A16 body crashed SM70, fantasylord/Qwen36)")
+    if modules and all(e and e != quantization.NOT_TARGETED for e in entries):
+        yield Finding(_exclusions(where, q), f"the MTP layers are excluded from "
+                      f"{q['quant_method']} ({_some(sorted(set(entries)))}) and run "
+                      f"unquantized beside the quantized body: {VLLM_LABEL} loads this; some "
+                      f"kernels do not (a BF16 MTP head beside a W4A16 body crashed SM70, "
+                      f"fantasylord/Qwen36)")
 
 
 def _exclusions(where: str, q: dict) -> str:
