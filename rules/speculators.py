@@ -304,6 +304,28 @@ def tokens_vs_block(facts: Facts):
                       fix=replace(f"{METHODS}/0/speculative_tokens", block - 1, "safe"))
 
 
+@rule("SPC115", "speculators-dspark-anchor-default", "warning", "speculators")
+def dspark_anchor_default(facts: Facts):
+    """A speculators DSpark file omits `sample_from_anchor`: vLLM and speculators default
+    it differently.
+
+    vLLM reads a missing key as false, the DFlash-style `1 + N` layout where the anchor is
+    the bonus token (vllm==0.33.0 transformers_utils/configs/speculators/algos.py:188-190);
+    speculators' DSpark class defaults it to true, the DeepSpec anchor-first layout
+    (speculators@8965833 models/dspark/config.py:27-36). Served in the other layout every
+    slot is read one position off and acceptance collapses without an error (vLLM #56792,
+    SGLang PR #30982: accept length ~1.1 instead of ~4).
+
+    Fails: `"speculators_model_type": "dspark"` without `sample_from_anchor`.
+    Passes: the key written either way; DFlash files (both default to false).
+    """
+    if _model_type(facts) == "dspark" and raw(facts, "/sample_from_anchor") is MISSING:
+        yield Finding("/sample_from_anchor", f"sample_from_anchor is not written: "
+                      f"{VLLM_LABEL} assumes false (anchor = bonus token), speculators' "
+                      f"DSpark class true (anchor-first); write the layout training used "
+                      f"(vLLM #56792)")
+
+
 @rule("SPC113", "speculators-dflash-causality-default", "warning", "speculators")
 def dflash_causality_default(facts: Facts):
     """A speculators DFlash file with sliding layers omits `sliding_window_non_causal`.
@@ -333,4 +355,4 @@ RULES = collect(tokens_vs_block, dflash_causality_default, model_type, structure
                 default_proposal_method, algorithm_mismatch,
                 norm_before_residual_missing, draft_vocab_missing, verifier_local_path,
                 verifier_architecture, layer_model_type, layer_vs_target, norm_output,
-                mtp_layers)
+                mtp_layers, dspark_anchor_default)

@@ -320,6 +320,11 @@ FAMILY_CASES = [
     Case("SPC105", "pass", "written", SPC),
     Case("SPC105", "pass", "peagle-defaults-agree", SPC, [
         ("replace", "/speculators_model_type", "peagle"), ("remove", "/norm_before_residual")]),
+    Case("SPC115", "fail", "dspark-layout-unwritten-vllm-56792", SPC,
+         [("replace", "/speculators_model_type", "dspark")], pointer="/sample_from_anchor"),
+    Case("SPC115", "pass", "dspark-layout-written", SPC,
+         [("replace", "/speculators_model_type", "dspark"), ("add", "/sample_from_anchor", False)]),
+    Case("SPC115", "pass", "dflash-defaults-agree", SPC, SPC_DFLASH),
     Case("SPC106", "fail", "null", SPC, [("replace", "/draft_vocab_size", None)],
          pointer="/draft_vocab_size"),
     Case("SPC106", "pass", "set", SPC),
