@@ -188,6 +188,10 @@ FACTS: tuple[Fact, ...] = (
          "S models/dflash.py:157-191 (dflash_config.causal is not read)"),
     Fact("dflash.causal-sources", R, ("non-causal",), "silent",
          "ZL dflash/model.py:118, 194 (every layer non-causal)"),
+    # speculators DFlash: sliding_window_non_causal becomes one causal flag for every layer
+    Fact("speculators.non-causal-flag-global", V, True, "silent",
+         "V transformers_utils/configs/speculators/algos.py:122-126 with "
+         "model_executor/models/qwen3_dflash.py:62-69 (per-layer fix: open PR #56692)"),
     Fact("dflash.block-size-sources", V, (), "ignored",
          "V config/speculative.py:1596 (read for DSpark only)"),
     Fact("dflash.block-size-sources", S, ("/dflash_config/block_size", "/block_size"), "silent",

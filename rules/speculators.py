@@ -326,6 +326,44 @@ def dspark_anchor_default(facts: Facts):
                       f"(vLLM #56792)")
 
 
+@rule("SPC116", "speculators-full-layers-served-causal", "warning", "speculators",
+      fix="sometimes")
+def full_layers_served_causal(facts: Facts):
+    """`sliding_window_non_causal: false` makes vLLM run full-attention layers causal.
+
+    speculators applies the flag to sliding layers only and always trains full-attention
+    layers bidirectional within the block (speculators models/dflash/attention.py:
+    `non_causal = sliding_window is None or sliding_window_non_causal`). vLLM turns it into
+    one `dflash_config.causal = not flag` for every layer (vllm==0.33.0 transformers_utils/
+    configs/speculators/algos.py:122-126, model_executor/models/qwen3_dflash.py:62-69), so
+    with `false` the full-attention layers run causal, unlike training (vLLM PR #56692,
+    open). With no sliding layer the flag changes nothing in training, so `true` is right.
+
+    Fails: `"sliding_window_non_causal": false` with full-attention layers.
+    Passes: `true`; absent; every layer sliding; an explicit `is_causal`.
+    Fix (safe, only when no layer slides): set it to true.
+    """
+    if _model_type(facts) not in ("dflash", "dflash2") or \
+            raw(facts, "/sliding_window_non_causal") is not False or \
+            isinstance(facts.get("/is_causal", None), bool):
+        return
+    global_flag = runtimes.matching(facts.releases, "speculators.non-causal-flag-global")
+    kinds = facts.get("/layer_types", None)
+    n = facts.int("/num_hidden_layers")
+    if not isinstance(kinds, list):
+        kinds = ["full_attention"] * (n or 1)
+    full = [i for i, kind in enumerate(kinds) if kind != "sliding_attention"]
+    if not global_flag or not full:
+        return
+    fix = replace("/sliding_window_non_causal", True, "safe") if len(full) == len(kinds) \
+        else None
+    yield Finding("/sliding_window_non_causal", f"sliding_window_non_causal is false: "
+                  f"{runtimes.labels(global_flag)} runs every layer causal, but speculators "
+                  f"trains the full-attention layers {full} bidirectional (vLLM PR #56692)" +
+                  ("; no sliding layer, so true changes nothing in training" if fix else
+                   "; no value fixes mixed layers on this release"), fix=fix)
+
+
 @rule("SPC113", "speculators-dflash-causality-default", "warning", "speculators")
 def dflash_causality_default(facts: Facts):
     """A speculators DFlash file with sliding layers omits `sliding_window_non_causal`.
@@ -355,4 +393,4 @@ RULES = collect(tokens_vs_block, dflash_causality_default, model_type, structure
                 default_proposal_method, algorithm_mismatch,
                 norm_before_residual_missing, draft_vocab_missing, verifier_local_path,
                 verifier_architecture, layer_model_type, layer_vs_target, norm_output,
-                mtp_layers, dspark_anchor_default)
+                mtp_layers, dspark_anchor_default, full_layers_served_causal)

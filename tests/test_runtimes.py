@@ -93,6 +93,8 @@ PINNED_BY = {
                                "EA313-pass-legacy-use-aux-norm-on-sglang"],
     "eagle3.reads-norm-before-residual": ["EA322-fail-speculators-trained-head-on-sglang",
                                           "EA322-pass-speculators-trained-head-on-vllm"],
+    "speculators.non-causal-flag-global": ["SPC116-fail-all-full-fixable",
+                                           "SPC116-pass-flag-true"],
     "draft.raises-max-position-for": ["EA315-fail-yarn-caps-the-server"],
     "rope.partial-rotary-applied": ["RP101-fail-partial-rotary-dflash"],
     "mtp.shares-target-lm-head": ["MTP105-pass-glm-style-no-shared-head"],
