@@ -392,13 +392,18 @@ def target_layer_ids_invalid(facts: Facts):
     if taps is MISSING:
         if not isinstance(facts.get("/dflash_config", MISSING), (dict, type(MISSING))):
             return  # DF101
+        # a null list is no list: runtimes read it with getattr(..., None)
         blind = [r for r in facts.releases
                  if not runtimes.matching([r], "dflash.derives-missing-taps")
-                 and not any(facts.has(ptr) for ptr, _ in
+                 and not any(facts.get(p, None) is not None for p, _ in
                              runtimes.value("dflash.tap-sources", r, ()))]
+        nulls = [p for p, _ in TAP_SOURCES if facts.has(p)]
+        where = nulls[0] if nulls else TAPS
+        written = f"{dotted(where)} is null" if nulls else \
+            "no target_layer_ids (nor top-level aux ids) in config.json"
         if blind:
-            yield Finding(TAPS, f"no target_layer_ids (nor top-level aux ids) in config.json; "
-                          f"{runtimes.labels(blind)} cannot tell which target layers feed fc")
+            yield Finding(where, f"{written}; {runtimes.labels(blind)} cannot tell which "
+                          f"target layers feed fc")
         return
     name = dotted(ptr)
     if not isinstance(taps, list) or not taps:
@@ -432,20 +437,32 @@ def target_layer_id_beyond_num_target_layers(facts: Facts):
     (sglang==0.5.23 dflash_utils.py:579-584); vLLM ignores the field and fails only when
     the real target yields too few features (vllm==0.33.0 qwen3_dflash.py:838-845).
 
-    Fails: `"num_target_layers": 64` with `target_layer_ids` `[1, 16, 31, 46, 64]`.
-    Passes: every id in `[0, 63]`.
+    TorchSpec files put the tap count in `num_target_layers` and the depth in
+    `target_num_hidden_layers`; SGLang still reads the former as the depth, so they fail
+    there too.
+
+    Fails: `"num_target_layers": 64` with `target_layer_ids` `[1, 16, 31, 46, 64]`;
+    TorchSpec's `"num_target_layers": 5` with `[1, 9, 17, 25, 33]` for SGLang.
+    Passes: every id in `[0, 63]`; any file checked for vLLM only.
     """
     taps, depth = taps_of(facts), facts.int("/num_target_layers")
-    if taps is None or not depth or facts.has("/target_num_hidden_layers"):
-        return  # TorchSpec files count taps in num_target_layers, depth elsewhere
+    if taps is None or not depth:
+        return
     checking = runtimes.matching(facts.releases, "dflash.checks-num-target-layers")
     if not checking:
         return
-    for i, tap in enumerate(taps):
-        if tap >= depth:
-            yield Finding(tap_pointer(facts, i), f"tap {i} is target layer {tap} but "
-                          f"num_target_layers is {depth} (valid 0..{depth - 1}); "
-                          f"{runtimes.labels(checking)} refuses to start")
+    beyond = [(i, tap) for i, tap in enumerate(taps) if tap >= depth]
+    torchspec = facts.int("/target_num_hidden_layers")
+    if torchspec and beyond:
+        yield Finding("/num_target_layers", f"num_target_layers is {depth}, the tap count "
+                      f"in TorchSpec's layout (the depth, {torchspec}, is in "
+                      f"target_num_hidden_layers), but {runtimes.labels(checking)} reads it "
+                      f"as the target depth and refuses taps {[t for _, t in beyond]}")
+        return
+    for i, tap in beyond:
+        yield Finding(tap_pointer(facts, i), f"tap {i} is target layer {tap} but "
+                      f"num_target_layers is {depth} (valid 0..{depth - 1}); "
+                      f"{runtimes.labels(checking)} refuses to start")
 
 
 @rule("DF112", "target-layer-id-beyond-target", "error", "dflash", needs=("config", "target"))
@@ -555,15 +572,20 @@ def num_target_layers_mismatch(facts: Facts):
     target of another depth means its taps point at different features (or the drafter
     belongs to another target). For Qwen3.5/3.6 the depth is `text_config.num_hidden_layers`.
 
-    Fails: `"num_target_layers": 36` with a 64-layer target.
+    TorchSpec files record the depth in `target_num_hidden_layers` (and the tap count in
+    `num_target_layers`), so that field is compared when present.
+
+    Fails: `"num_target_layers": 36` with a 64-layer target; TorchSpec's
+    `"target_num_hidden_layers": 28` with a 36-layer target.
     Passes: equal depths.
     """
-    n, depth = facts.int("/num_target_layers"), facts.target.num_hidden_layers
+    ptr = "/target_num_hidden_layers" if facts.int("/target_num_hidden_layers") \
+        else "/num_target_layers"   # TorchSpec: depth there, tap count in num_target_layers
+    n, depth = facts.int(ptr), facts.target.num_hidden_layers
     if n is None or depth is None or n == depth:
         return
-    yield Finding("/num_target_layers", f"num_target_layers is {n} but the target "
-                  f"({facts.target.display}) has {depth} layers; this drafter was trained for "
-                  f"a different target")
+    yield Finding(ptr, f"{dotted(ptr)} is {n} but the target ({facts.target.display}) has "
+                  f"{depth} layers; this drafter was trained for a different target")
 
 
 @rule("DF116", "num-target-layers-missing", "info", "dflash", fix="sometimes")
@@ -573,7 +595,8 @@ def num_target_layers_missing(facts: Facts):
     The z-lab reference evaluates `build_target_layer_ids(config.num_target_layers, ...)`
     even when taps are written, so it raises without the field (z-lab/dflash@44947fb
     dflash/model.py:312-314); the MLX reference reads it unconditionally. vLLM ignores it
-    and SGLang uses it only to derive missing taps. So: a warning for `--runtime
+    and SGLang takes it as the target depth, to derive missing taps and to
+    range-check written ones (DF111). So: a warning for `--runtime
     reference`, else an info (it also records which target the drafter belongs to).
     Speculators files do not carry it (vLLM maps them itself).
 
