@@ -56,7 +56,7 @@ def render(facts: Facts) -> str:
     target = facts.target
     config = facts.config
     out = [f"drafter  {facts.checkpoint.display}  ({facts.family})"]
-    depth = target.num_hidden_layers if target else facts.int("/num_target_layers")
+    depth = target.num_hidden_layers if target else facts.layers("/num_target_layers")
     if target:
         out.append(f"target   {target.display}: {depth} layers, hidden {target.hidden_size}, "
                    f"vocab {target.vocab_size}")
@@ -86,7 +86,7 @@ def render(facts: Facts) -> str:
         out.append(f"{'':<16}F full  l linear  S sliding  . unknown")
     out.append("")
     kinds = config.get("layer_types")
-    n = facts.int("/num_hidden_layers")
+    n = facts.layers("/num_hidden_layers")
     if isinstance(kinds, list):
         window = config.get("sliding_window")
         shown = window if type(window) is int else "no window!"

@@ -10,6 +10,10 @@ from drafter_lint.checkpoint import CONFIG, read_json_file
 from drafter_lint.tokenizer import TokenizerError, TokenizerFacts, read_tokenizer
 
 
+# Deeper than any model; a larger layer count is a broken value (the schemas cap it too).
+MAX_LAYERS = 4096
+
+
 class TargetError(ValueError):
     """The target cannot be used; the message is one line."""
 
@@ -63,6 +67,12 @@ def special_ids(*configs: dict) -> dict[str, list[int]]:
     return out
 
 
+def _layers(config: dict) -> int | None:
+    """The target's depth, when it is a plausible one (at most MAX_LAYERS)."""
+    n = _int(config, "num_hidden_layers")
+    return n if n is not None and 0 < n <= MAX_LAYERS else None
+
+
 def _int(config: dict, key: str) -> int | None:
     value = config.get(key)
     return value if type(value) is int else None
@@ -101,7 +111,7 @@ def read_target(path: Path, display: str | None = None) -> Target:
         display=display or str(path),
         config=config,
         model_type=config.get("model_type") or outer.get("model_type"),
-        num_hidden_layers=_int(config, "num_hidden_layers"),
+        num_hidden_layers=_layers(config),
         hidden_size=_int(config, "hidden_size"),
         vocab_size=_int(config, "vocab_size") or _int(outer, "vocab_size"),
         layer_types=layer_types,

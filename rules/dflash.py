@@ -74,10 +74,10 @@ def _depth(facts: Facts) -> tuple[int | None, str]:
     `target_num_hidden_layers` (TorchSpec), else `num_target_layers`."""
     if facts.target and facts.target.num_hidden_layers:
         return facts.target.num_hidden_layers, "from the target config"
-    n = facts.int("/target_num_hidden_layers")
+    n = facts.layers("/target_num_hidden_layers")
     if n and n > 0:
         return n, "target_num_hidden_layers"
-    n = facts.int("/num_target_layers")
+    n = facts.layers("/num_target_layers")
     return (n, "num_target_layers") if n and n > 0 else (None, "")
 
 
@@ -445,7 +445,7 @@ def target_layer_id_beyond_num_target_layers(facts: Facts):
     TorchSpec's `"num_target_layers": 5` with `[1, 9, 17, 25, 33]` for SGLang.
     Passes: every id in `[0, 63]`; any file checked for vLLM only.
     """
-    taps, depth = taps_of(facts), facts.int("/num_target_layers")
+    taps, depth = taps_of(facts), facts.layers("/num_target_layers")
     if taps is None or not depth:
         return
     checking = runtimes.matching(facts.releases, "dflash.checks-num-target-layers")
@@ -641,7 +641,7 @@ def eagle_aux_ids_stale(facts: Facts):
     if aux is MISSING or taps is None or not readers:
         return
     expected = [t + 1 for t in taps]
-    depth = facts.target.num_hidden_layers if facts.target else facts.int("/num_target_layers")
+    depth = facts.target.num_hidden_layers if facts.target else facts.layers("/num_target_layers")
     converted = [e for e in expected if e != depth]     # speculators leaves out id L
     if isinstance(aux, list) and all(type(a) is int for a in aux) and aux in (expected,
                                                                              converted):
@@ -694,7 +694,7 @@ def sliding_on(facts: Facts, release) -> list[int]:
     with `use_swa` and no sliding entry in `layer_types`, every layer slides)."""
     listed = _sliding(facts)
     if _uses_swa(facts, release) and not listed:
-        n = facts.int("/num_hidden_layers") or len(_layer_types(facts) or [])
+        n = facts.layers("/num_hidden_layers") or len(_layer_types(facts) or [])
         return list(range(n))
     return listed
 
@@ -847,7 +847,7 @@ def causality(facts: Facts, release) -> list[bool] | None:
     fact = runtimes.lookup("dflash.causal-sources", release)
     if fact is None:
         return None
-    n = facts.int("/num_hidden_layers") or len(_layer_types(facts) or [])
+    n = facts.layers("/num_hidden_layers") or len(_layer_types(facts) or [])
     sliding = set(_sliding(facts))   # as listed: use_swa does not make layers causal
     for source in fact.value:
         if source == "non-causal":

@@ -69,7 +69,7 @@ def weights_layer_count(facts: Facts):
     Fails: `"num_hidden_layers": 5` with tensors for layers 0-3 only.
     Passes: tensors for layers 0-4.
     """
-    n = facts.int("/num_hidden_layers")
+    n = facts.layers("/num_hidden_layers")
     if n is None:
         return
     present = _layer_indices(facts)
@@ -105,7 +105,7 @@ def weights_missing_tensor(facts: Facts):
         if name not in weights:
             yield facts.tensor_finding(name, f"tensor {name} is missing from the weights")
     for i, suffixes in sorted(_layer_indices(facts).items()):
-        if i >= (facts.int("/num_hidden_layers") or 0):
+        if i >= (facts.layers("/num_hidden_layers") or 0):
             continue
         for suffix in geometry["per_layer"]:
             if suffix not in suffixes:
@@ -129,7 +129,7 @@ def weights_unexpected_tensor(facts: Facts):
     geometry = _geometry(facts)
     if geometry is None:
         return
-    n = facts.int("/num_hidden_layers") or 0
+    n = facts.layers("/num_hidden_layers") or 0
     for name in sorted(facts.weights):
         if name in geometry["top"] or name.endswith(OPTIONAL_TENSORS) or "mask_hidden" in name:
             continue
@@ -159,7 +159,7 @@ def weights_shape_mismatch(facts: Facts):
     geometry = _geometry(facts)
     if geometry is None:
         return
-    n = facts.int("/num_hidden_layers") or 0
+    n = facts.layers("/num_hidden_layers") or 0
     expected = {name: shape for name, shape in geometry["top"].items()}
     for i in range(n):
         for suffix, shape in geometry["per_layer"].items():

@@ -349,7 +349,7 @@ def full_layers_served_causal(facts: Facts):
         return
     global_flag = runtimes.matching(facts.releases, "speculators.non-causal-flag-global")
     kinds = facts.get("/layer_types", None)
-    n = facts.int("/num_hidden_layers")
+    n = facts.layers("/num_hidden_layers")
     if not isinstance(kinds, list):
         kinds = ["full_attention"] * (n or 1)
     full = [i for i, kind in enumerate(kinds) if kind != "sliding_attention"]

@@ -7,10 +7,12 @@ default, as in CI).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
 import random
+import resource
 import shutil
 import signal
 import struct
@@ -52,6 +54,51 @@ def lint_folder(folder: Path):
     for finding in result.findings:
         assert finding.message and "\n" not in finding.message, finding
     return result
+
+
+MEMORY_CAP = 6 << 30   # bytes of address space for a fuzz test (it needs under 2 GiB)
+
+
+@contextlib.contextmanager
+def capped_memory(cap: int = MEMORY_CAP):
+    """Run under an address-space cap: unbounded allocation becomes a MemoryError."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS,
+                       (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+@pytest.fixture(autouse=True)
+def bounded_memory(request):
+    """Fuzz tests run under the cap: an input that makes a reader or a rule allocate
+    without bound then fails as a MemoryError, with its example printed, instead of the
+    machine's OOM killer ending the whole run (a CI run was once killed at 24 GB)."""
+    if request.node.get_closest_marker("fuzz") is None:
+        yield
+        return
+    with capped_memory():
+        yield
+
+
+@pytest.mark.parametrize("key", ["num_hidden_layers", "num_target_layers",
+                                 "target_num_hidden_layers", "mtp_num_hidden_layers"])
+def test_a_hostile_layer_count_is_a_finding_not_an_allocation(tmp_path, key):
+    """Mutation caught: a rule that walks `range(n)` or builds `[x] * n` from a config
+    count (DF126 once built a 10**12-entry list and the CI run died of OOM)."""
+    config = dict(BASE_CONFIG, **{key: 10**12})
+    folder = tmp_path / "drafter"
+    folder.mkdir()
+    fresh(folder, config=json.dumps(config).encode())
+    with capped_memory(1 << 30):
+        started = time.monotonic()
+        result = lint_folder(folder)
+        assert time.monotonic() - started < 20
+    if key != "mtp_num_hidden_layers":   # not a DFlash schema field
+        assert any(f.rule == "DL008" and "4096" in f.message for f in result.findings), \
+            [(f.rule, f.message) for f in result.findings]
 
 
 @pytest.fixture(scope="module")
