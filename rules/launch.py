@@ -6,12 +6,36 @@ import os
 
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding
+from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
 
 
 def _block(facts: Facts) -> int | None:
-    return facts.int("/block_size") or facts.int("/dflash_config/block_size")
+    return facts.int("/block_size") or facts.int("/dflash_config/block_size") or \
+        facts.int("/dspark_block_size")
+
+
+def _is_dspark(facts: Facts) -> bool:
+    """A native DSpark drafter, or a speculators file of model type dspark (which is
+    viewed as DFlash)."""
+    return facts.family.endswith("dspark") or (
+        facts.family.startswith("speculators")
+        and (facts.checkpoint.config or {}).get("speculators_model_type") == "dspark")
+
+
+def _dspark_layout(facts: Facts, release) -> str | None:
+    """"anchor-first" or "bonus-anchor" for a DSpark drafter on `release`, else None
+    (not DSpark, or the release's DSpark layout is not recorded)."""
+    defaults = runtimes.value("dspark.sample-from-anchor-default", release)
+    if not _is_dspark(facts) or defaults is None or \
+            runtimes.lookup("dspark.tokens-per-block", release) is None:
+        return None
+    written = facts.get("/sample_from_anchor", None)
+    if not isinstance(written, bool):
+        written = defaults["speculators" if facts.family.startswith("speculators")
+                           else "native"]
+    return "anchor-first" if written else "bonus-anchor"
 
 
 def _release(facts: Facts):
@@ -60,29 +84,45 @@ def method_vs_family(facts: Facts):
 
 @rule("LCH102", "launch-tokens-vs-block", "error", "dflash", needs=("config", "launch"))
 def tokens_vs_block(facts: Facts):
-    """The speculative token count does not fit the trained DFlash block.
+    """The speculative token count does not fit the trained DFlash or DSpark block.
 
-    A block is one anchor plus B-1 mask slots: vLLM's `num_speculative_tokens` must be at
-    most `block_size - 1`, SGLang's `--speculative-num-draft-tokens` (the block itself) at
-    most `block_size`. Longer blocks than trained make the deep positions junk; the z-lab
-    README serves block 16 with 15 tokens.
+    A DFlash block is one anchor plus B-1 mask slots: vLLM's `num_speculative_tokens` must
+    be at most `block_size - 1`, SGLang's `--speculative-num-draft-tokens` (the block
+    itself) at most `block_size`; the z-lab README serves block 16 with 15 tokens. A DSpark
+    block predicts from slot 0 (anchor-first), so vLLM drafts up to `block_size` (or
+    `dspark_block_size`) tokens and defaults to exactly that; only with
+    `sample_from_anchor: false` is the anchor the bonus token and the limit B-1 (vllm==0.33.0
+    v1/worker/gpu/spec_decode/dspark/speculator.py:49-55). Longer blocks than trained make
+    the deep positions junk: DeepSeek-V4-Flash's `dspark_block_size` 5 served with 7 tokens
+    accepted 4.4% of drafts instead of 34.7% (vLLM PR #41834).
 
-    Fails: `num_speculative_tokens` 16 with `block_size` 16 (vLLM). Passes: 15.
+    Fails: `num_speculative_tokens` 16 with DFlash `block_size` 16 (vLLM); 7 with DSpark
+    `dspark_block_size` 5. Passes: 15; 7 with DSpark `block_size` 7.
     """
     block = _block(facts)
     if not block:
         return
-    ptr = "/block_size" if facts.has("/block_size") else "/dflash_config/block_size"
+    ptr = next((p for p in ("/block_size", "/dflash_config/block_size", "/dspark_block_size")
+                if facts.has(p)), "/block_size")
     for key, runtime, what in (("num_speculative_tokens", "vllm", "num_speculative_tokens"),
                                ("num_draft_tokens", "sglang",
                                 "--speculative-num-draft-tokens")):
         count = facts.launch.get(key)
-        fact = runtimes.lookup("dflash.tokens-per-block", runtimes.parse(runtime))
-        limit = block + (fact.value if fact else 0)
+        release = runtimes.parse(runtime)
+        layout = _dspark_layout(facts, release)
+        if layout:
+            limit = block + runtimes.value("dspark.tokens-per-block", release)[layout]
+            slots = limit
+        elif _is_dspark(facts):
+            continue   # DSpark block semantics not recorded for this runtime
+        else:
+            fact = runtimes.lookup("dflash.tokens-per-block", release)
+            limit, slots = block + (fact.value if fact else 0), block - 1
         if count and count > limit:
             yield Finding(ptr, f"{what} {count} exceeds {limit}, the most "
-                          f"{runtimes.LABEL[runtime]} can use of block_size {block}: the "
-                          f"drafter was trained for {block - 1} draft slots")
+                          f"{runtimes.LABEL[runtime]} can use of {dotted(ptr)} {block}: the "
+                          f"drafter was trained for {slots} draft slots"
+                          + (f" ({layout})" if layout else ""))
 
 
 V1_VALUES = ("0", "false", "False")

@@ -203,6 +203,14 @@ FACTS: tuple[Fact, ...] = (
          "V spec_decode/algos.py:104-106; z-lab README.md:55-60 (block_size - 1)"),
     Fact("dflash.tokens-per-block", S, 0, "start-up",
          "S speculative/speculative_hook.py:333, 373-383 (draft tokens = block size)"),
+    # DSpark: slot 0 predicts (anchor-first) unless sample_from_anchor is false (1 + N,
+    # the anchor is the bonus token); draft tokens per trained block in each layout
+    Fact("dspark.tokens-per-block", V, {"anchor-first": 0, "bonus-anchor": -1}, "silent",
+         "V v1/worker/gpu/spec_decode/dspark/speculator.py:49-55; config/speculative.py:"
+         "1592-1599 (default num_speculative_tokens = block_size or dspark_block_size)"),
+    Fact("dspark.sample-from-anchor-default", V, {"native": True, "speculators": False},
+         "silent", "V v1/worker/gpu/spec_decode/dspark/speculator.py:49-51; "
+         "transformers_utils/configs/speculators/algos.py:188-190"),
 
     # Which drafter families each runtime serves, and how
     Fact("serves.dflash", V, True, "start-up",

@@ -11,7 +11,8 @@ from typing import Callable
 
 import pytest
 from drafter_lint.rules import RULES
-from sparse import apply_ops, deepseek_v3, load_manifest, materialize, qwen35_moe, write_json
+from sparse import (FIXTURES, apply_ops, deepseek_v3, load_manifest, materialize, qwen35_moe,
+                    write_json)
 
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
@@ -336,6 +337,13 @@ FAMILY_CASES = [
          [("replace", "/speculators_model_type", "dflash"),
           ("add", "/transformer_layer_config/layer_types", ["sliding_attention"]),
           ("add", "/sliding_window_non_causal", False)]),
+    Case("LCH102", "fail", "speculators-dspark-bonus-anchor", SPC,
+         [("replace", "/speculators_model_type", "dspark"), ("add", "/block_size", 8)], launch={"num_speculative_tokens": 8}, pointer="/block_size"),
+    Case("LCH102", "pass", "speculators-dspark-seven-of-eight", SPC,
+         [("replace", "/speculators_model_type", "dspark"), ("add", "/block_size", 8)], launch={"num_speculative_tokens": 7}),
+    Case("LCH102", "pass", "speculators-dspark-anchor-first", SPC,
+         [("replace", "/speculators_model_type", "dspark"), ("add", "/block_size", 8), ("add", "/sample_from_anchor", True)],
+         launch={"num_speculative_tokens": 8}),
     Case("SPC106", "fail", "null", SPC, [("replace", "/draft_vocab_size", None)],
          pointer="/draft_vocab_size"),
     Case("SPC106", "pass", "set", SPC),
@@ -607,3 +615,26 @@ def test_ref101_holds_an_eagle3_head_to_its_published_aux_ids(cli, tmp_path):
     ref = [(f["rule"], f["severity"]) for f in run.json()["results"][0]["findings"]
            if f["pointer"] == AUX and f["rule"].startswith("REF")]
     assert ref == [("REF101", "error")] and run.code == 1
+
+
+NATIVE_DSPARK = FIXTURES / "published" / "specforge-glm-5.2-dspark" / "config.json"
+
+
+@pytest.mark.parametrize("ops, tokens, fails", [
+    ([], 7, False),                                    # vLLM's own default: block_size
+    ([], 8, True),
+    ([("remove", "/block_size"), ("add", "/dspark_block_size", 5)], 7, True),  # PR #41834
+    ([("add", "/sample_from_anchor", False)], 7, True),  # 1 + N: six draft slots
+])
+def test_dspark_tokens_against_its_block(tmp_path, ops, tokens, fails):
+    """LCH102 on a native DSpark drafter (SpecForge GLM-5.2, block 7, anchor-first).
+    Mutation caught: the DFlash limit (block - 1) applied to DSpark, which refused the
+    published 7-token launches, or `dspark_block_size` not read."""
+    folder = tmp_path / "dspark"
+    folder.mkdir()
+    config = apply_ops(json.loads(NATIVE_DSPARK.read_text()), ops)
+    write_json(folder / "config.json", config)
+    result = lint(read_checkpoint(folder, "dspark"), None, RULES, runtime="vllm",
+                  launch={"num_speculative_tokens": tokens})
+    hits = [f for f in result.findings if f.rule == "LCH102"]
+    assert bool(hits) == fails, [f.message for f in hits]
