@@ -368,3 +368,33 @@ def test_published_launch_line_is_read_as_the_server_reads_it(entry):
         entry["line"]
     if not launch.draftless:
         assert launch.draft == entry["draft"], entry["line"]
+
+
+# Real launch lines whose drafter is also in the published corpus (the MTP target itself).
+LINE_AND_DRAFTER = {18: "qwen3.6-35b-a3b-nvfp4-mtp", 63: "deepseek-v3-mtp",
+                    66: "glm-5-fp8-mtp", 68: "qwen3.5-397b-a17b-mtp",
+                    69: "qwen3.5-397b-a17b-mtp"}
+
+
+@pytest.mark.parametrize("index, case", sorted(LINE_AND_DRAFTER.items()),
+                         ids=[f"{i}-{c}" for i, c in sorted(LINE_AND_DRAFTER.items())])
+def test_published_launch_of_a_published_drafter_draws_no_error(index, case):
+    """A real launch line against the published config it serves: the gate's rules must
+    not refuse it. Mutation caught: a launch rule stricter than the server (SGLang's
+    EAGLE alias for NEXTN refused, an MTP token count misjudged)."""
+    import shlex
+
+    from drafter_lint import gate as gating
+    from drafter_lint.checkpoint import read_checkpoint
+    from drafter_lint.engine import lint
+    from drafter_lint.family import select_shards
+    from drafter_lint.rules import RULES
+
+    entry = LAUNCH_LINES[index]
+    assert entry["draft"] == entry["target"] and entry["server"] == "accepts"
+    launch = gating.parse(shlex.split(entry["line"]))
+    checkpoint = read_checkpoint(FIXTURES / "published" / case, case, select=select_shards)
+    result = lint(checkpoint, None, {c: r for c, r in RULES.items() if not c.startswith("TF")},
+                  runtime=launch.runtime, launch=launch.facts())
+    assert not [f for f in result.findings if f.severity.value != "info"], \
+        [(f.rule, f.message) for f in result.findings]
