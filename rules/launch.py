@@ -33,9 +33,12 @@ def _dspark_layout(facts: Facts, release) -> str | None:
         return None
     written = facts.get("/sample_from_anchor", None)
     if not isinstance(written, bool):
-        written = defaults["speculators" if facts.family.startswith("speculators")
-                           else "native"]
-    return "anchor-first" if written else "bonus-anchor"
+        written = defaults.get("speculators" if facts.family.startswith("speculators")
+                               else "native")
+        if written is None:
+            return None
+    layout = "anchor-first" if written else "bonus-anchor"
+    return layout if layout in runtimes.value("dspark.tokens-per-block", release) else None
 
 
 def _release(facts: Facts):
@@ -92,7 +95,10 @@ def tokens_vs_block(facts: Facts):
     block predicts from slot 0 (anchor-first), so vLLM drafts up to `block_size` (or
     `dspark_block_size`) tokens and defaults to exactly that; only with
     `sample_from_anchor: false` is the anchor the bonus token and the limit B-1 (vllm==0.33.0
-    v1/worker/gpu/spec_decode/dspark/speculator.py:49-55). Longer blocks than trained make
+    v1/worker/gpu/spec_decode/dspark/speculator.py:49-55). SGLang's DSpark takes
+    `--speculative-num-draft-tokens` - 1 as its block and only warns on a mismatch
+    (sglang==0.5.23 speculative/dspark_components/dspark_config.py:51-58, 100-117), so its
+    limit is B+1. Longer blocks than trained make
     the deep positions junk: DeepSeek-V4-Flash's `dspark_block_size` 5 served with 7 tokens
     accepted 4.4% of drafts instead of 34.7% (vLLM PR #41834).
 

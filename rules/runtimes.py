@@ -208,6 +208,12 @@ FACTS: tuple[Fact, ...] = (
     Fact("dspark.tokens-per-block", V, {"anchor-first": 0, "bonus-anchor": -1}, "silent",
          "V v1/worker/gpu/spec_decode/dspark/speculator.py:49-55; config/speculative.py:"
          "1592-1599 (default num_speculative_tokens = block_size or dspark_block_size)"),
+    Fact("dspark.tokens-per-block", S, {"anchor-first": 1}, "silent",
+         "S speculative/dspark_components/dspark_config.py:51-58, 100-117 (gamma = "
+         "--speculative-num-draft-tokens - 1; a gamma unlike the config's only warns)"),
+    Fact("dspark.sample-from-anchor-default", S, {"native": True}, "silent",
+         "S speculative/dspark_components/dspark_config.py (DeepSpec layout: every slot "
+         "predicts)"),
     Fact("dspark.sample-from-anchor-default", V, {"native": True, "speculators": False},
          "silent", "V v1/worker/gpu/spec_decode/dspark/speculator.py:49-51; "
          "transformers_utils/configs/speculators/algos.py:188-190"),

@@ -626,15 +626,21 @@ NATIVE_DSPARK = FIXTURES / "published" / "specforge-glm-5.2-dspark" / "config.js
     ([("remove", "/block_size"), ("add", "/dspark_block_size", 5)], 7, True),  # PR #41834
     ([("add", "/sample_from_anchor", False)], 7, True),  # 1 + N: six draft slots
 ])
-def test_dspark_tokens_against_its_block(tmp_path, ops, tokens, fails):
-    """LCH102 on a native DSpark drafter (SpecForge GLM-5.2, block 7, anchor-first).
-    Mutation caught: the DFlash limit (block - 1) applied to DSpark, which refused the
-    published 7-token launches, or `dspark_block_size` not read."""
+@pytest.mark.parametrize("runtime, key, offset", [("vllm", "num_speculative_tokens", 0),
+                                                  ("sglang", "num_draft_tokens", 1)])
+def test_dspark_tokens_against_its_block(tmp_path, ops, tokens, fails, runtime, key, offset):
+    """LCH102 on a native DSpark drafter (SpecForge GLM-5.2, block 7, anchor-first): vLLM
+    takes up to 7 tokens, SGLang up to 8 draft tokens (gamma + 1). Mutation caught: the
+    DFlash limit (block - 1) applied to DSpark, which refused the published 7-token
+    launches, or `dspark_block_size` not read."""
     folder = tmp_path / "dspark"
     folder.mkdir()
     config = apply_ops(json.loads(NATIVE_DSPARK.read_text()), ops)
     write_json(folder / "config.json", config)
-    result = lint(read_checkpoint(folder, "dspark"), None, RULES, runtime="vllm",
-                  launch={"num_speculative_tokens": tokens})
+    result = lint(read_checkpoint(folder, "dspark"), None, RULES, runtime=runtime,
+                  launch={key: tokens + offset})
     hits = [f for f in result.findings if f.rule == "LCH102"]
+    if runtime == "sglang" and ops == [("add", "/sample_from_anchor", False)]:
+        assert not hits   # SGLang's layout for a bonus-anchor DSpark is not recorded
+        return
     assert bool(hits) == fails, [f.message for f in hits]

@@ -51,7 +51,9 @@ def test_rows_follow_their_release_range():
 
 
 # fact key -> the rule cases whose outcome it decides (tests/test_rule_cases.py CASES,
-# tests/test_families.py FAMILY_CASES, tests/test_gate.py GATE_CASES by rule and outcome)
+# tests/test_families.py FAMILY_CASES, tests/test_gate.py GATE_CASES by rule and outcome).
+# The SGLang rows of dspark.* are decided in test_families.py
+# test_dspark_tokens_against_its_block (a native DSpark drafter, which no manifest has).
 PINNED_BY = {
     "runner.v2-default": ["gate:LCH103-pass"],
     "runner.v1-refuses-mixed-swa": ["DF125-fail-mixed", "gate:LCH103-fail"],
