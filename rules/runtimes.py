@@ -212,8 +212,8 @@ FACTS: tuple[Fact, ...] = (
          "S speculative/dspark_components/dspark_config.py:51-58, 100-117 (gamma = "
          "--speculative-num-draft-tokens - 1; a gamma unlike the config's only warns)"),
     Fact("dspark.sample-from-anchor-default", S, {"native": True}, "silent",
-         "S speculative/dspark_components/dspark_config.py (DeepSpec layout: every slot "
-         "predicts)"),
+         "S speculative/dspark_components/dspark_config.py:29-31, dspark_draft.py:350-351 "
+         "(gamma query rows, anchor-first, unless sample_from_anchor is false)"),
     Fact("dspark.sample-from-anchor-default", V, {"native": True, "speculators": False},
          "silent", "V v1/worker/gpu/spec_decode/dspark/speculator.py:49-51; "
          "transformers_utils/configs/speculators/algos.py:188-190"),
