@@ -98,9 +98,9 @@ def tokens_vs_block(facts: Facts):
     v1/worker/gpu/spec_decode/dspark/speculator.py:49-55). SGLang's DSpark takes
     `--speculative-num-draft-tokens` - 1 as its block and only warns on a mismatch
     (sglang==0.5.23 speculative/dspark_components/dspark_config.py:51-58, 100-117), so its
-    limit is B+1. Longer blocks than trained make
-    the deep positions junk: DeepSeek-V4-Flash's `dspark_block_size` 5 served with 7 tokens
-    accepted 4.4% of drafts instead of 34.7% (vLLM PR #41834).
+    limit is B+1. Longer blocks than trained make the deep positions junk:
+    DeepSeek-V4-Flash's `dspark_block_size` 5 served with 7 tokens accepted 4.4% of drafts
+    instead of 34.7% (vLLM PR #41834).
 
     Fails: `num_speculative_tokens` 16 with DFlash `block_size` 16 (vLLM); 7 with DSpark
     `dspark_block_size` 5. Passes: 15; 7 with DSpark `block_size` 7.
@@ -118,7 +118,7 @@ def tokens_vs_block(facts: Facts):
         layout = _dspark_layout(facts, release)
         if layout:
             limit = block + runtimes.value("dspark.tokens-per-block", release)[layout]
-            slots = limit
+            slots = block if layout == "anchor-first" else block - 1
         elif _is_dspark(facts):
             continue   # DSpark block semantics not recorded for this runtime
         else:
