@@ -67,7 +67,9 @@ def detect(config: dict | None, tensor_names) -> str:
             or (isinstance(dflash_config, dict) and "selector_rank" in dflash_config)
             or "candidate_selector" in heads):
         return "dflash2"
-    if "DSparkDraftModel" in arch or "dspark_target_layer_ids" in config or (
+    # vLLM registers DSparkDraftModel, Qwen3DSparkModel and per-target *DSparkModel classes
+    if any("DSpark" in a for a in arch) or config.get("model_type") == "dspark" or \
+            "dspark_target_layer_ids" in config or (
             isinstance(dflash_config, dict) and dflash_config.get("projector_type") == "dspark"):
         return "dspark"
     if dflash_config is not None or any("DFlash" in a for a in arch) or \

@@ -962,8 +962,11 @@ def vocab_size_vs_target(facts: Facts):
                   f"embedding/LM head would not match")
 
 
+# vllm==0.33.0 model_executor/models/registry.py:664-700 (DFlash and DSpark draft classes)
 SERVED_ARCHITECTURES = ("DFlashDraftModel", "DFlash2DraftModel", "DFlash2BeamDraftModel",
-                        "DSparkDraftModel")
+                        "DSparkDraftModel", "DSparkV41DraftModel", "Qwen3DSparkModel",
+                        "Qwen3OmniDSparkModel", "K3DSparkModel", "MuseSparkDSparkModel",
+                        "Gemma4DSparkModel")
 
 
 @rule("DF142", "architecture-unexpected", "info", "dflash")
@@ -971,8 +974,8 @@ def architecture_unexpected(facts: Facts):
     """`architectures` or `model_type` is not what the DFlash loaders register.
 
     vLLM picks the model class by architecture: it registers `DFlashDraftModel`,
-    `DFlash2DraftModel` and `DFlash2BeamDraftModel` (vllm==0.33.0
-    model_executor/models/registry.py:664-667); the z-lab reference loads through
+    `DFlash2DraftModel`, `DFlash2BeamDraftModel` and the DSpark classes (`DSparkDraftModel`,
+    `Qwen3DSparkModel`, ..., vllm==0.33.0 model_executor/models/registry.py:664-700); the z-lab reference loads through
     `Qwen3Config` (`model_type: qwen3`, dflash/model.py:303). Trainers ship variants of
     their own (SpecForge Domino/DTA, AngelSlim DFlare, TorchSpec `model_type: dflash`),
     which their own code serves: an info, since the runtime's class list is not all this

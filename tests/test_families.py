@@ -434,6 +434,19 @@ def test_mtp_targets_are_detected(cli, tmp_path, make, family):
         == family
 
 
+@pytest.mark.parametrize("config", [
+    {"architectures": ["Qwen3DSparkModel"], "model_type": "dspark"},   # TorchSpec 17037f5
+    {"architectures": ["Gemma4DSparkModel"]},
+    {"architectures": ["DSparkDraftModel"], "model_type": "qwen3"},     # SpecForge
+])
+def test_dspark_classes_vllm_registers_are_detected(config):
+    """Mutation caught: only DSparkDraftModel recognised, so a TorchSpec DSpark drafter was
+    'unknown' and no rule ran."""
+    from drafter_lint.family import detect
+
+    assert detect(config, set()) == "dspark"
+
+
 def test_family_override_and_unknown(cli, tmp_path):
     drafter, _ = materialize(load_manifest(MED), tmp_path)
     natural = cli("check", drafter, "--format", "json").json()["results"][0]
