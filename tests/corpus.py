@@ -102,7 +102,7 @@ class Outcome:
                    for f in self.at_least(self.case.expect))
 
 
-def lint_case(case: Case, dest: Path) -> Outcome:
+def lint_case(case: Case, dest: Path, runtime: str | None = None) -> Outcome:
     from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import lint
     from drafter_lint.rules import RULES
@@ -111,7 +111,7 @@ def lint_case(case: Case, dest: Path) -> Outcome:
     drafter, target_dir = materialize(case, dest)
     checkpoint = read_checkpoint(drafter, display=case.id)
     target = read_target(target_dir) if target_dir else None
-    result = lint(checkpoint, target, RULES)
+    result = lint(checkpoint, target, RULES, runtime=runtime)
     return Outcome(case, result.family, sorted(
         (f.rule, f.severity.value, f.pointer, f.message) for f in result.findings))
 

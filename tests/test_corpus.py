@@ -56,6 +56,17 @@ def test_good_drafter_draws_no_error_or_unjustified_warning(outcomes, case):
     assert outcomes[case.id].unjustified() == []
 
 
+@pytest.mark.parametrize("runtime", ["vllm", "sglang"])
+def test_good_drafters_are_clean_for_each_runtime_alone(tmp_path_factory, runtime):
+    """Checked for one runtime (`--runtime`), a good drafter draws no error and no
+    unjustified warning either. Mutation caught: a rule whose single-runtime path is
+    stricter than its both-runtimes path."""
+    root = tmp_path_factory.mktemp(f"corpus-{runtime}")
+    dirty = {c.id: lint_case(c, root, runtime).unjustified()
+             for c in CASES if c.verdict == "good"}
+    assert not {k: v for k, v in dirty.items() if v}
+
+
 @pytest.mark.parametrize("case", [c for c in CASES if c.verdict == "bad" and c.detectable],
                          ids=lambda c: c.id)
 def test_documented_bad_drafter_is_caught_at_its_field(outcomes, case):
