@@ -63,6 +63,12 @@ def model_type(facts: Facts):
                           f"{', '.join(fact.value)})", severity=Severity.WARNING)
 
 
+# Top-level keys vLLM's speculators updaters index directly (algos.py:83, 114, 119, 192)
+KEYS_BY_TYPE = {"dflash": ("aux_hidden_state_layer_ids", "mask_token_id"),
+                "dflash2": ("aux_hidden_state_layer_ids", "mask_token_id"),
+                "dspark": ("aux_hidden_state_layer_ids",), "peagle": ("mask_token_id",)}
+
+
 @rule("SPC102", "speculators-structure", "error", "speculators")
 def structure(facts: Facts):
     """A field vLLM requires of a speculators config is missing (SPC-02).
@@ -70,10 +76,19 @@ def structure(facts: Facts):
     vLLM's `validate_speculators_config` needs
     `speculators_config.proposal_methods[0].speculative_tokens`,
     `speculators_config.verifier.name_or_path` and a `transformer_layer_config` object;
-    otherwise "Invalid speculators config structure".
+    otherwise "Invalid speculators config structure". Its per-type updaters then index
+    top-level keys directly, a `KeyError` at start-up without them: `aux_hidden_state_
+    layer_ids` and `mask_token_id` for dflash and dflash2, `aux_hidden_state_layer_ids`
+    for dspark, `mask_token_id` for peagle (vllm==0.33.0 transformers_utils/configs/
+    speculators/algos.py:83, 114, 119, 192).
 
-    Fails: no `verifier.name_or_path`. Passes: the three present.
+    Fails: no `verifier.name_or_path`; a dspark file without `aux_hidden_state_layer_ids`.
+    Passes: the three present, and the keys of its type.
     """
+    for key in KEYS_BY_TYPE.get(_model_type(facts), ()):
+        if raw(facts, f"/{key}") is MISSING:
+            yield Finding(f"/{key}", f"{key} is missing: {VLLM_LABEL} reads it for "
+                          f"{_model_type(facts)} and fails to start (KeyError)")
     for ptr, what in ((f"{METHODS}/0/speculative_tokens", "an integer"),
                       ("/speculators_config/verifier/name_or_path", "a model path or hub id"),
                       ("/transformer_layer_config", "an object")):
