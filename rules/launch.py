@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from drafter_lint.facts import Facts
+from drafter_lint.family import detect, mtp_count
 from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
@@ -131,6 +132,34 @@ def tokens_vs_block(facts: Facts):
                           + (f" ({layout})" if layout else ""))
 
 
+@rule("LCH104", "launch-mtp-without-mtp-layers", "error", "any", needs=("config", "launch"))
+def mtp_without_layers(facts: Facts):
+    """The launch line asks for MTP but the checkpoint declares zero MTP layers.
+
+    vLLM builds `num_nextn_predict_layers` MTP layers and drafts with them (vllm==0.33.0
+    config/speculative.py:749-763); with 0 there is no head to draft with, and the token
+    check divides by it (:1600-1606). SGLang's NEXTN loads the MTP layer from the same
+    checkpoint. Kimi-K2-Instruct ships `"num_nextn_predict_layers": 0`. A count that is
+    absent is not judged (Qwen3-Next's config carries none and serves MTP).
+
+    Fails: `"method": "mtp"` with `"num_nextn_predict_layers": 0` and no MTP tensors.
+    Passes: a count of 1 or more; MTP tensors in the weights; no count written.
+    """
+    release, method = _release(facts), facts.launch.get("method")
+    if release is None or not isinstance(method, str) or \
+            facts.family not in ("mtp", "unknown"):
+        return
+    if release.runtime == "sglang":
+        method = method.upper()
+    if method not in runtimes.value("launch.methods", release, {}).get("mtp", ()):
+        return
+    count = mtp_count(facts.config)
+    if count is None or count[1] != 0 or detect(facts.config, facts.names) == "mtp":
+        return
+    yield Finding(count[0], f"the launch line asks for {method!r} but {dotted(count[0])} is "
+                  f"0: the checkpoint has no MTP layer to draft with ({release.label})")
+
+
 V1_VALUES = ("0", "false", "False")
 
 
@@ -164,4 +193,4 @@ def swa_runtime(facts: Facts):
                       f"which refuses it at start-up; drop the variable (V2 is the default)")
 
 
-RULES = collect(method_vs_family, tokens_vs_block, swa_runtime)
+RULES = collect(method_vs_family, tokens_vs_block, swa_runtime, mtp_without_layers)
