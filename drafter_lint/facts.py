@@ -9,7 +9,7 @@ from drafter_lint import jsondoc
 from drafter_lint.checkpoint import Checkpoint
 from drafter_lint.reference import Reference
 from drafter_lint.safetensors_header import TensorInfo
-from drafter_lint.target import MAX_LAYERS, Target
+from drafter_lint.target import Target, layer_count
 from drafter_lint.tokenizer import TokenizerFacts
 
 if TYPE_CHECKING:
@@ -136,11 +136,10 @@ class Facts:
         return value if type(value) is int else None
 
     def layers(self, pointer: str) -> int | None:
-        """A layer count at `pointer`: an integer in [0, MAX_LAYERS], else None. Rules
+        """A layer count at `pointer` (`target.layer_count`), else None. Rules
         that walk layers use this, so a hostile count cannot make them allocate without
         bound; the schemas report such a value."""
-        n = self.int(pointer)
-        return n if n is not None and 0 <= n <= MAX_LAYERS else None
+        return layer_count(self.get(pointer, None))
 
     def int_list(self, pointer: str) -> list[int] | None:
         value = self.get(pointer, None)

@@ -67,10 +67,9 @@ def special_ids(*configs: dict) -> dict[str, list[int]]:
     return out
 
 
-def _layers(config: dict) -> int | None:
-    """The target's depth, when it is a plausible one (at most MAX_LAYERS)."""
-    n = _int(config, "num_hidden_layers")
-    return n if n is not None and 0 < n <= MAX_LAYERS else None
+def layer_count(value) -> int | None:
+    """`value` if it is a plausible layer count (an integer in [0, MAX_LAYERS]), else None."""
+    return value if type(value) is int and 0 <= value <= MAX_LAYERS else None
 
 
 def _int(config: dict, key: str) -> int | None:
@@ -111,7 +110,7 @@ def read_target(path: Path, display: str | None = None) -> Target:
         display=display or str(path),
         config=config,
         model_type=config.get("model_type") or outer.get("model_type"),
-        num_hidden_layers=_layers(config),
+        num_hidden_layers=layer_count(config.get("num_hidden_layers")) or None,
         hidden_size=_int(config, "hidden_size"),
         vocab_size=_int(config, "vocab_size") or _int(outer, "vocab_size"),
         layer_types=layer_types,

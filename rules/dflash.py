@@ -975,8 +975,8 @@ def architecture_unexpected(facts: Facts):
 
     vLLM picks the model class by architecture: it registers `DFlashDraftModel`,
     `DFlash2DraftModel`, `DFlash2BeamDraftModel` and the DSpark classes (`DSparkDraftModel`,
-    `Qwen3DSparkModel`, ..., vllm==0.33.0 model_executor/models/registry.py:664-700); the z-lab reference loads through
-    `Qwen3Config` (`model_type: qwen3`, dflash/model.py:303). Trainers ship variants of
+    `Qwen3DSparkModel`, ..., vllm==0.33.0 model_executor/models/registry.py:664-700); the
+    z-lab reference loads through `Qwen3Config` (`model_type: qwen3`, dflash/model.py:303). Trainers ship variants of
     their own (SpecForge Domino/DTA, AngelSlim DFlare, TorchSpec `model_type: dflash`),
     which their own code serves: an info, since the runtime's class list is not all this
     tool can see.

@@ -707,8 +707,10 @@ def depth_of_target(facts: Facts):
     n, depth = facts.int("/num_hidden_layers"), facts.target.num_hidden_layers
     if n and depth and depth > 2 and n >= depth:
         yield Finding("/num_hidden_layers", f"num_hidden_layers is {n}, the target's own "
-                      f"depth ({depth}): a value copied from the target? each draft step "
-                      f"would cost about a target step (AngelSlim PR #220 fixed 28 to 1)")
+                      f"depth ({depth}): a value copied from the target? "
+                      f"{runtimes.labels(facts.releases) or 'runtimes'} build that many "
+                      f"draft layers, so each draft step costs about a target step "
+                      f"(AngelSlim PR #220 fixed 28 to 1)")
 
 
 @rule("EA324", "eagle3-aux-ids-in-deepstack-layers", "warning", "eagle3",

@@ -10,6 +10,7 @@ from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
+from drafter_lint.rules.speculators import speculators_type
 
 
 def _block(facts: Facts) -> int | None:
@@ -18,28 +19,22 @@ def _block(facts: Facts) -> int | None:
 
 
 def _is_dspark(facts: Facts) -> bool:
-    """A native DSpark drafter, or a speculators file of model type dspark (which is
-    viewed as DFlash)."""
-    return facts.family.endswith("dspark") or (
-        facts.family.startswith("speculators")
-        and (facts.checkpoint.config or {}).get("speculators_model_type") == "dspark")
+    """A native DSpark drafter, or a speculators file of model type dspark."""
+    return facts.family.endswith("dspark") or speculators_type(facts) == "dspark"
 
 
 def _dspark_layout(facts: Facts, release) -> str | None:
     """"anchor-first" or "bonus-anchor" for a DSpark drafter on `release`, else None
     (not DSpark, or the release's DSpark layout is not recorded)."""
-    defaults = runtimes.value("dspark.sample-from-anchor-default", release)
-    if not _is_dspark(facts) or defaults is None or \
-            runtimes.lookup("dspark.tokens-per-block", release) is None:
-        return None
+    defaults = runtimes.value("dspark.sample-from-anchor-default", release, {})
     written = facts.get("/sample_from_anchor", None)
     if not isinstance(written, bool):
         written = defaults.get("speculators" if facts.family.startswith("speculators")
                                else "native")
-        if written is None:
-            return None
+    if not _is_dspark(facts) or written is None:
+        return None
     layout = "anchor-first" if written else "bonus-anchor"
-    return layout if layout in runtimes.value("dspark.tokens-per-block", release) else None
+    return layout if layout in runtimes.value("dspark.tokens-per-block", release, {}) else None
 
 
 def _release(facts: Facts):

@@ -15,7 +15,7 @@ from drafter_lint.jsondoc import dotted, pointer
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
 from drafter_lint.rules.runtimes import VLLM_LABEL
-from drafter_lint.target import MAX_LAYERS
+from drafter_lint.target import layer_count
 
 
 def text_config(facts: Facts) -> tuple[str, dict]:
@@ -262,7 +262,7 @@ def head_unquantized(facts: Facts):
         return
     where, q = found
     modules = [m for m in _mtp_linears(facts) if ".layers." in m or "mtp_layers" in m]
-    if not modules and count[0].endswith("mtp_num_hidden_layers") and count[1] <= MAX_LAYERS:
+    if not modules and count[0].endswith("mtp_num_hidden_layers") and layer_count(count[1]):
         modules = [f"mtp.layers.{i}.self_attn.{p}" for i in range(count[1])
                    for p in ("q_proj", "k_proj", "v_proj", "o_proj")]
     entries = [quantization.excluded_by(m, q) for m in modules]

@@ -33,7 +33,8 @@ def raw(facts: Facts, ptr: str, default=MISSING):
     return node
 
 
-def _model_type(facts: Facts) -> str | None:
+def speculators_type(facts: Facts) -> str | None:
+    """`speculators_model_type` as written (the family view maps dspark to DFlash)."""
     value = raw(facts, "/speculators_model_type", None)
     return value if isinstance(value, str) else None
 
@@ -50,7 +51,7 @@ def model_type(facts: Facts):
     Fails: `"speculators_model_type": "medusa"` (error); `"mtp"` (warning).
     Passes: `"eagle3"`, `"dflash2"`.
     """
-    kind = _model_type(facts)
+    kind = speculators_type(facts)
     if kind not in KNOWN:
         yield Finding("/speculators_model_type", f"speculators_model_type is "
                       f"{json.dumps(kind)}: not one of {', '.join(KNOWN)}")
@@ -85,10 +86,10 @@ def structure(facts: Facts):
     Fails: no `verifier.name_or_path`; a dspark file without `aux_hidden_state_layer_ids`.
     Passes: the three present, and the keys of its type.
     """
-    for key in KEYS_BY_TYPE.get(_model_type(facts), ()):
+    for key in KEYS_BY_TYPE.get(speculators_type(facts), ()):
         if raw(facts, f"/{key}") is MISSING:
             yield Finding(f"/{key}", f"{key} is missing: {VLLM_LABEL} reads it for "
-                          f"{_model_type(facts)} and fails to start (KeyError)")
+                          f"{speculators_type(facts)} and fails to start (KeyError)")
     for ptr, what in ((f"{METHODS}/0/speculative_tokens", "an integer"),
                       ("/speculators_config/verifier/name_or_path", "a model path or hub id"),
                       ("/transformer_layer_config", "an object")):
@@ -131,7 +132,7 @@ def algorithm_mismatch(facts: Facts):
     Fails: algorithm "eagle" with model type "eagle3". Passes: equal.
     """
     algorithm = raw(facts, "/speculators_config/algorithm", None)
-    kind = _model_type(facts)
+    kind = speculators_type(facts)
     if isinstance(algorithm, str) and kind and algorithm != kind:
         yield Finding("/speculators_config/algorithm", f"algorithm is {algorithm!r} but "
                       f"speculators_model_type is {kind!r}")
@@ -151,7 +152,7 @@ def norm_before_residual_missing(facts: Facts):
     Fails: an eagle3 speculators config without `norm_before_residual`.
     Passes: the field written; a peagle config without it.
     """
-    if _model_type(facts) == "eagle3" and \
+    if speculators_type(facts) == "eagle3" and \
             raw(facts, "/norm_before_residual") is MISSING:
         yield Finding("/norm_before_residual", f"norm_before_residual is not written: {VLLM_LABEL} "
                       "assumes true, speculators false; write the trained value")
@@ -168,7 +169,7 @@ def draft_vocab_missing(facts: Facts):
 
     Fails: `"draft_vocab_size": null`. Passes: `32000`.
     """
-    if _model_type(facts) in ("eagle3", "peagle") and \
+    if speculators_type(facts) in ("eagle3", "peagle") and \
             raw(facts, "/draft_vocab_size", None) is None:
         yield Finding("/draft_vocab_size", f"draft_vocab_size is not set: {VLLM_LABEL} uses "
                       "vocab_size, speculators 32000")
@@ -213,7 +214,7 @@ def layer_model_type(facts: Facts):
 
     Fails: `"model_type": "mistral"`. Passes: `"llama"`, `"qwen3"`.
     """
-    if _model_type(facts) not in ("eagle3", "peagle"):
+    if speculators_type(facts) not in ("eagle3", "peagle"):
         return
     kind = raw(facts, "/transformer_layer_config/model_type", None)
     if kind not in ("llama", "qwen3"):
@@ -284,7 +285,7 @@ def mtp_layers(facts: Facts):
 
     Fails: `"num_nextn_predict_layers": 2`. Passes: 1.
     """
-    if _model_type(facts) != "mtp":
+    if speculators_type(facts) != "mtp":
         return
     value = raw(facts, "/num_nextn_predict_layers", None)
     if value is not None and value != 1:
@@ -306,7 +307,7 @@ def tokens_vs_block(facts: Facts):
     Fails: `"block_size": 16` with `speculative_tokens: 16`. Passes: 15.
     Fix (safe): `block_size - 1`.
     """
-    if _model_type(facts) not in ("dflash", "dflash2"):
+    if speculators_type(facts) not in ("dflash", "dflash2"):
         return
     block = raw(facts, "/block_size", None)
     if type(block) is not int:
@@ -334,7 +335,7 @@ def dspark_anchor_default(facts: Facts):
     Fails: `"speculators_model_type": "dspark"` without `sample_from_anchor`.
     Passes: the key written either way; DFlash files (both default to false).
     """
-    if _model_type(facts) == "dspark" and raw(facts, "/sample_from_anchor") is MISSING:
+    if speculators_type(facts) == "dspark" and raw(facts, "/sample_from_anchor") is MISSING:
         yield Finding("/sample_from_anchor", f"sample_from_anchor is not written: "
                       f"{VLLM_LABEL} assumes false (anchor = bonus token), speculators' "
                       f"DSpark class true (anchor-first); write the layout training used "
@@ -358,7 +359,7 @@ def full_layers_served_causal(facts: Facts):
     Passes: `true`; absent; every layer sliding; an explicit `is_causal`.
     Fix (safe, only when no layer slides): set it to true.
     """
-    if _model_type(facts) not in ("dflash", "dflash2") or \
+    if speculators_type(facts) not in ("dflash", "dflash2") or \
             raw(facts, "/sliding_window_non_causal") is not False or \
             isinstance(facts.get("/is_causal", None), bool):
         return
@@ -392,7 +393,7 @@ def dflash_causality_default(facts: Facts):
     Fails: `"speculators_model_type": "dflash"`, sliding `layer_types`, no
     `sliding_window_non_causal`. Passes: the key written either way.
     """
-    if _model_type(facts) not in ("dflash", "dflash2"):
+    if speculators_type(facts) not in ("dflash", "dflash2"):
         return
     kinds = facts.get("/layer_types", None)
     if not (isinstance(kinds, list) and "sliding_attention" in kinds):
