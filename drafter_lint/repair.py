@@ -13,6 +13,7 @@ import errno
 import json
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,36 +72,103 @@ def run(checkpoint: Checkpoint, lint_args: dict, unsafe: bool, write: bool,
         return outcome
     if not write:
         return outcome
-    destination = _destination(checkpoint, output)
-    written, saved = _write_verified(destination, planned.original, planned.text,
-                                     lint_args, checkpoint, backup and output is None)
+    if output is None:
+        destination = _destination(checkpoint)
+        written, saved = _write_verified(destination, planned.original, planned.text,
+                                         lint_args, checkpoint, backup)
+    else:
+        final = _output_folder(checkpoint, Path(output))
+        with _staged(final) as staging:
+            _fill(checkpoint, staging)
+            written, saved = _write_verified(staging / CONFIG, planned.original,
+                                             planned.text, lint_args, checkpoint, False)
+        destination = final / CONFIG
     outcome.lines.append(f"wrote {destination}" + (f" (backup: {saved})" if saved else "")
                          + f"; read back: {written}")
     return outcome
 
 
-def _destination(checkpoint: Checkpoint, output: str | None) -> Path:
-    if output is None:
-        if in_hub_cache(checkpoint.root):
-            raise RepairRefused(
-                f"{checkpoint.display} is inside a Hugging Face cache snapshot, whose files "
-                f"are shared content-addressed blobs; not writing through them. Use "
-                f"--output DIR to write a fixed copy, or download the repo with "
-                f"`hf download REPO --local-dir DIR` and fix that")
-        return _in_place(checkpoint)
-    folder = Path(output)
+def _destination(checkpoint: Checkpoint) -> Path:
+    if in_hub_cache(checkpoint.root):
+        raise RepairRefused(
+            f"{checkpoint.display} is inside a Hugging Face cache snapshot, whose files "
+            f"are shared content-addressed blobs; not writing through them. Use "
+            f"--output DIR to write a fixed copy, or download the repo with "
+            f"`hf download REPO --local-dir DIR` and fix that")
+    return _in_place(checkpoint)
+
+
+def _output_folder(checkpoint: Checkpoint, folder: Path) -> Path:
+    """The --output folder, refused when writing there could touch the checkpoint or a
+    hub cache: it must be a new or empty folder outside both."""
+    real, root = Path(os.path.realpath(folder)), Path(os.path.realpath(checkpoint.root))
+    if real == root or (folder.exists() and os.path.samefile(folder, root)):
+        raise RepairRefused(f"--output {folder} is the checkpoint folder itself; fix in "
+                            f"place without --output (a backup is kept), or name a new "
+                            f"folder")
+    if root in real.parents:
+        raise RepairRefused(f"--output {folder} is inside the checkpoint folder; name a "
+                            f"folder outside it")
+    if in_hub_cache(real) or _under_hub_cache(real):
+        raise RepairRefused(f"--output {folder} is inside the Hugging Face cache, whose "
+                            f"files are shared content-addressed blobs; name a folder "
+                            f"outside it")
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise RepairRefused(f"--output {folder} exists and is not a folder; name a new "
+                            f"or empty folder")
+    if folder.is_dir():
+        config = folder / CONFIG
+        if config.exists() and os.path.samefile(config, checkpoint.root / CONFIG):
+            raise RepairRefused(f"--output {folder} holds this checkpoint's {CONFIG} (a "
+                                f"link to it); name a new or empty folder")
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            if next(entries, None) is not None:
+                raise RepairRefused(f"--output {folder} exists and is not empty; name a "
+                                    f"new or empty folder (nothing was written)")
+    return folder
+
+
+def _under_hub_cache(real: Path) -> bool:
+    from huggingface_hub import constants
+
+    cache = Path(os.path.realpath(constants.HF_HUB_CACHE))
+    return real == cache or cache in real.parents
+
+
+@contextlib.contextmanager
+def _staged(final: Path):
+    """A hidden folder beside `final` to build the copy in, renamed onto `final` (new or
+    empty) only when complete; on any failure it and the folders made for it are gone."""
+    made = [p for p in [final.parent, *final.parent.parents] if not p.exists()]
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if folder.resolve() == checkpoint.root.resolve():
-            return folder / CONFIG
-        for name in sorted(checkpoint.files):
-            if name == CONFIG:
-                continue
-            _place(checkpoint.root / name, folder / name)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.",
+                                        suffix=".partial"))
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.chmod(staging, 0o777 & ~umask)       # mkdtemp's 0700 would stay on the copy
     except OSError as exc:
-        raise RepairRefused(f"cannot prepare --output {folder}: "
-                            f"{exc.strerror or exc}") from None
-    return folder / CONFIG
+        raise RepairRefused(f"cannot prepare --output {final}: "
+                            f"{exc.strerror or exc}; nothing written") from None
+    try:
+        yield staging
+        os.rename(staging, final)     # onto a missing or empty folder, atomically
+    except BaseException as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        for folder in made:           # innermost first
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        if isinstance(exc, OSError):
+            raise RepairRefused(f"cannot write --output {final}: {exc.strerror or exc}; "
+                                f"nothing was left behind") from None
+        raise
+
+
+def _fill(checkpoint: Checkpoint, staging: Path) -> None:
+    """Every checkpoint file but config.json into the staging folder."""
+    for name in sorted(checkpoint.files):
+        if name != CONFIG:
+            _place(checkpoint.root / name, staging / name)
 
 
 COPY_LIMIT = 64 << 20   # across file systems, files up to this size are copied

@@ -327,3 +327,109 @@ def test_fix_keeps_the_files_own_style(cli, tiny, style):
         assert '": ' not in after and ", " not in after
     else:
         assert "2.0e-2" in after and "caf\\u00e9" in after
+
+
+# --- --output never harms the source ------------------------------------------------------
+
+
+def _hub_cache_snapshot(root: Path) -> Path:
+    """A huggingface_hub cache layout: models--org--name/{blobs,snapshots/<commit>}."""
+    repo = root / "hub" / "models--org--name"
+    (repo / "blobs").mkdir(parents=True)
+    snap = repo / "snapshots" / ("a" * 40)
+    snap.mkdir(parents=True)
+    return snap
+
+
+@pytest.mark.parametrize("where", ["itself", "trailing-slash", "symlink", "linked-config",
+                                   "inside", "hub-snapshot", "not-empty"])
+def test_fix_output_that_could_touch_the_source_is_refused(cli, tiny, tmp_path, where):
+    """Catches: --output SRC (or any path to it) rewriting config.json in place with no
+    backup, --output into a hub cache snapshot, and merging into a folder that already
+    holds files (one of them possibly SRC's config.json by hard link)."""
+    guessed = tiny / "drafter-guessed"
+    before = snapshot(guessed)
+    output = {"itself": lambda: guessed, "trailing-slash": lambda: f"{guessed}/",
+              "inside": lambda: guessed / "fixed",
+              "hub-snapshot": lambda: _hub_cache_snapshot(tmp_path).parent / ("b" * 40)}
+    if where == "symlink":
+        (tmp_path / "alias").symlink_to(guessed)
+        out = tmp_path / "alias"
+    elif where in ("linked-config", "not-empty"):
+        out = tmp_path / "holder"
+        out.mkdir()
+        if where == "linked-config":
+            os.link(guessed / "config.json", out / "config.json")
+        else:
+            (out / "notes.txt").write_text("mine\n")
+    else:
+        out = output[where]()
+    run = cli("fix", guessed, "--reference", tiny / "drafter", "--output", out)
+    assert run.code == 2 and run.err.count("\n") == 1 and "--output" in run.err, run.err
+    assert snapshot(guessed) == before and backups_of(guessed / "config.json") == []
+    assert not (guessed / "fixed").exists()
+    if where == "not-empty":
+        assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+def test_fix_output_into_an_empty_folder_is_a_complete_copy(cli, tiny, tmp_path):
+    """Catches: the staged copy not renamed onto an existing empty folder, or left with
+    mkdtemp's 0700 mode."""
+    guessed = tiny / "drafter-guessed"
+    out = tmp_path / "empty"
+    out.mkdir()
+    run = cli("fix", guessed, "--reference", tiny / "drafter", "--output", out)
+    assert run.code == 0, run.out + run.err
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model.safetensors"]
+    assert json.loads((out / "config.json").read_text()) == \
+        json.loads((tiny / "drafter" / "config.json").read_text())
+    assert os.stat(out).st_mode & 0o777 == 0o777 & ~_umask()
+    assert not list(tmp_path.glob(".empty.*"))
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def test_fix_output_failing_midway_leaves_nothing(cli, tiny, tmp_path, monkeypatch):
+    """Catches: a half-copied --output folder or a 0-byte weights file after ENOSPC.
+    The copy across file systems (os.link refused with EXDEV) writes half the file, then
+    the disk is full."""
+    import shutil
+
+    from drafter_lint import repair
+
+    def no_link(src, dst):
+        raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
+
+    def half_copy(src, dst):
+        with open(src, "rb") as a, open(dst, "wb") as b:
+            b.write(a.read()[:100])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(repair.os, "link", no_link)
+    monkeypatch.setattr(shutil, "copyfile", half_copy)
+    guessed = tiny / "drafter-guessed"
+    before = snapshot(guessed)
+    out = tmp_path / "new" / "deeper" / "fixed"
+    run = cli("fix", guessed, "--reference", tiny / "drafter", "--output", out)
+    assert run.code == 2 and "No space left on device" in run.err, run.err
+    assert run.err.count("\n") == 1
+    assert not (tmp_path / "new").exists()          # nor the parents made for it
+    assert snapshot(guessed) == before
+
+
+def test_fix_output_on_a_real_full_tmpfs_leaves_nothing(cli, tiny, tmp_path):
+    """The same on a real 64 KiB tmpfs (another file system, so model.safetensors is
+    copied, and 31 kB of weights plus the filler does not fit)."""
+    with mounted("tiny", tiny, tmp_path / "full") as disk:
+        fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT)
+        with contextlib.suppress(OSError):
+            os.write(fd, b"\0" * (48 << 10))
+        os.close(fd)
+        run = cli("fix", tiny / "drafter-guessed", "--reference", tiny / "drafter",
+                  "--output", disk / "fixed")
+        assert run.code == 2 and run.err.count("\n") == 1, run.err
+        assert sorted(p.name for p in disk.iterdir()) == ["filler"]
