@@ -1,0 +1,136 @@
+"""Hold the linter to the runtimes' recorded verdicts (tests/data/oracle/*.json).
+
+For each recorded launch the linter lints the same pair under that release and that
+launch's settings, and `judge` says what is wrong, if anything:
+- refused by the runtime: the linter must report an error from a rule that
+  `judgements.json` maps the runtime's message to, naming that runtime;
+- accepted: no finding may claim that this runtime refuses or fails to load it.
+Launches whose verdict is beyond the linter's inputs (or where the linter is right beyond
+the oracle's reach) are listed with a reason in `judgements.json` ("beyond").
+
+    .venv/bin/python tests/oracle/judge.py      # one line per launch: verdict, findings
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+DATA = HERE.parent / "data" / "oracle"
+RUNTIME_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
+# what a message says when it claims the runtime refuses or cannot load the drafter
+CLAIM = re.compile(r"\b(refuses?|refused|fails? (to load|to start|at start-up)|cannot "
+                   r"(serve|start|load)|does not start|will not start|raises)\b", re.I)
+
+
+def golden() -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(DATA.glob("*-*.json"))
+            if p.name != "judgements.json"]
+
+
+def judgements() -> dict:
+    return json.loads((DATA / "judgements.json").read_text())
+
+
+def launch_facts(record: dict, runtime: str, drafter: Path) -> dict:
+    """The launch settings as `gate` hands them to the rules."""
+    launch = record["launch"]
+    out = {"runtime": runtime, "env": dict(launch.get("env") or {}), "draft": str(drafter)}
+    if runtime == "vllm":
+        out["method"] = launch.get("method")
+        out["num_speculative_tokens"] = launch.get("k")
+    else:
+        out["method"] = launch.get("algorithm")
+        if launch.get("num_draft_tokens"):
+            out["num_draft_tokens"] = launch["num_draft_tokens"]
+    return out
+
+
+@dataclass
+class Linted:
+    record: dict
+    runtime: str
+    version: str
+    findings: list          # (rule, severity, pointer, message)
+
+
+def lint_record(record: dict, runtime: str, version: str, pairs: dict) -> Linted:
+    from drafter_lint.checkpoint import read_checkpoint
+    from drafter_lint.engine import lint
+    from drafter_lint.rules import RULES
+    from drafter_lint.target import read_target
+
+    pair = pairs[record["pair"]]
+    checkpoint = read_checkpoint(pair.drafter, display=pair.id)
+    target = read_target(pair.target or pair.drafter)
+    result = lint(checkpoint, target, RULES, runtime=f"{runtime}=={version}",
+                  launch=launch_facts(record, runtime, pair.drafter))
+    return Linted(record, runtime, version, sorted(
+        (f.rule, f.severity.value, f.pointer, f.message) for f in result.findings))
+
+
+def reported_by(runtime: str, message: str, table: dict) -> list[dict]:
+    """The `refusals` entries of judgements.json whose pattern matches this refusal."""
+    return [r for r in table["refusals"] if r["runtime"] == runtime
+            and re.search(r["match"], message)]
+
+
+def judge(linted: Linted, table: dict) -> list[str]:
+    """What is wrong with the linter's findings for this launch ([] when nothing)."""
+    record, name = linted.record, RUNTIME_NAMES[linted.runtime]
+    beyond = {b["id"] for b in table["beyond"]}
+    if record["id"] in beyond or record["verdict"] == "oracle-limit":
+        return []
+    if record["verdict"] == "refused":
+        entries = reported_by(linted.runtime, record["message"], table)
+        if not entries:
+            return [f"no judgements.json entry maps this refusal to a rule: "
+                    f"{record['message'][:160]}"]
+        rules = {code for e in entries for code in e["rules"]}
+        hits = [f for f in linted.findings if f[0] in rules and f[1] == "error"]
+        if not hits:
+            return [f"{name} refuses it ({record['where']}: {record['message'][:120]}) but no "
+                    f"{'/'.join(sorted(rules))} error is reported"]
+        if not any(name in f[3] for f in hits):
+            return [f"the {'/'.join(sorted(rules))} error does not name {name}"]
+        return []
+    conditional = {c["rule"] for c in table["conditional_claims"]}
+    return [f"{f[0]} {f[1]} claims a refusal that {name} {linted.version} does not make: "
+            f"{f[3][:160]}" for f in linted.findings
+            if f[0] not in conditional and CLAIM.search(f[3]) and name in f[3]]
+
+
+def main() -> int:
+    import tempfile
+
+    from launches import pairs as build_pairs
+
+    table = judgements() if (DATA / "judgements.json").is_file() else \
+        {"refusals": [], "beyond": [], "conditional_claims": []}
+    with tempfile.TemporaryDirectory() as work:
+        pairs = {p.id: p for p in build_pairs(Path(work))}
+        bad = 0
+        for document in golden():
+            for record in document["launches"]:
+                linted = lint_record(record, document["runtime"], document["version"], pairs)
+                problems = judge(linted, table)
+                bad += bool(problems)
+                print(f"{'FAIL' if problems else 'ok  '} {record['id']} {record['verdict']} "
+                      f"{(record.get('message') or '')[:90]}")
+                for problem in problems:
+                    print(f"     ! {problem}")
+                for f in linted.findings:
+                    if f[1] != "info" or CLAIM.search(f[3]):
+                        print(f"     {f[0]} {f[1]} {f[3][:150]}")
+    print(f"{bad} launches the linter gets wrong")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""The oracle lane: run vLLM's and SGLang's own start-up on every shipped pair and record
+one verdict per launch in tests/data/oracle/<runtime>-<version>.json.
+
+    bash tests/oracle/setup.sh ~/oracle                      # once, ~10 min per runtime
+    .venv/bin/python tests/oracle/run.py --venvs ~/oracle [--runtime vllm|sglang] [--check]
+
+Verdicts: `accepted`, `refused` (the runtime's exception, message and raising file:line),
+or `oracle-limit` (a torch.cuda call that needs a device: no verdict either way).
+`--check` compares a fresh run with the committed verdicts instead of writing them (what
+`DRAFTER_LINT_LANE=oracle pytest tests/test_oracle.py` does). Paths of the temporary pair
+folders are replaced by <drafter> / <target> so the file is the same on every machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from launches import build  # noqa: E402
+
+GOLDEN = HERE.parent / "data" / "oracle"
+RUNNERS = {"vllm": ("vllm-0.33.0", "vllm_startup.py"),
+           "sglang": ("sglang-0.5.23", "sglang_startup.py")}
+# torch.cuda at run time: no verdict here, a CUDA host gets past it
+ORACLE_LIMITS = ("Found no NVIDIA driver", "driver version is insufficient",
+                 "Torch not compiled with CUDA")
+LAUNCH_KEYS = ("mode", "method", "k", "algorithm", "num_steps", "topk", "num_draft_tokens",
+               "env", "self_draft")
+
+
+def _anonymous(value, launch: dict):
+    """`value` with this run's folder paths replaced by placeholders."""
+    text = json.dumps(value)
+    for key in ("drafter", "target"):
+        text = text.replace(json.dumps(launch[key])[1:-1], f"<{key}>")
+    return json.loads(text)
+
+
+def run(runtime: str, venvs: Path, work: Path) -> dict:
+    venv, script = RUNNERS[runtime]
+    launches = [x for x in build(work / "pairs") if x["runtime"] == runtime]
+    (work / "launches.json").write_text(json.dumps(launches))
+    out = work / f"{runtime}.jsonl"
+    started = time.monotonic()
+    subprocess.run([str(venvs / venv / "bin" / "python"), str(HERE / script),
+                    str(work / "launches.json"), str(out)], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seconds = time.monotonic() - started
+    header, *lines = [json.loads(line) for line in out.read_text().splitlines()]
+    by_id = {x["id"]: x for x in launches}
+    records = []
+    for verdict in lines:
+        launch = by_id[verdict["id"]]
+        record = {"id": verdict["id"], "pair": launch["pair"], "source": launch["source"],
+                  "launch": {k: launch[k] for k in LAUNCH_KEYS if k in launch}}
+        record.update({k: v for k, v in verdict.items() if k not in ("id",)})
+        if verdict["verdict"] == "refused" and \
+                any(m in verdict.get("message", "") for m in ORACLE_LIMITS):
+            record["verdict"] = "oracle-limit"
+        records.append(_anonymous(record, launch))
+    return {"runtime": runtime, "version": header["version"],
+            "made_by": "tests/oracle/run.py", "seconds": round(seconds),
+            "launches": records}
+
+
+def verdicts(document: dict) -> dict:
+    """id -> (verdict, error type, raising file:line): what --check compares."""
+    return {x["id"]: (x["verdict"], x.get("error_type"), x.get("where"))
+            for x in document["launches"]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--venvs", required=True, type=Path,
+                        help="the folder tests/oracle/setup.sh filled")
+    parser.add_argument("--runtime", choices=sorted(RUNNERS), action="append")
+    parser.add_argument("--check", action="store_true",
+                        help="compare with the committed verdicts; write nothing")
+    args = parser.parse_args()
+    failed = 0
+    for runtime in args.runtime or sorted(RUNNERS):
+        with tempfile.TemporaryDirectory(prefix="dl-oracle-") as work:
+            document = run(runtime, args.venvs, Path(work))
+        path = GOLDEN / f"{runtime}-{document['version']}.json"
+        if args.check:
+            old = verdicts(json.loads(path.read_text()))
+            new = verdicts(document)
+            changed = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+            for key in changed:
+                print(f"{runtime}: {key}: recorded {old.get(key)}, now {new.get(key)}")
+            failed += len(changed)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
+        refused = sum(x["verdict"] == "refused" for x in document["launches"])
+        print(f"{runtime} {document['version']}: {len(document['launches'])} launches, "
+              f"{refused} refused, {document['seconds']} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The oracle lane's runtimes: vLLM 0.33.0 and SGLang 0.5.23 on a CPU-only machine.
+#   bash tests/oracle/setup.sh DIR [vllm|sglang|all]      (default: all; ~10 min each)
+# Makes DIR/vllm-0.33.0 and DIR/sglang-0.5.23, one venv each (~6.5 GB: torch with its CUDA
+# runtime wheels; no driver and no GPU needed). Keep DIR outside the repository.
+# The pins come from each wheel's METADATA; the pure-python dependencies are the ones the
+# start-up modules import (vllm.engine.arg_utils, sglang.srt.server_args, the model registries).
+set -euo pipefail
+DIR=${1:?usage: setup.sh DIR [vllm|sglang|all]}
+WHICH=${2:-all}
+mkdir -p "$DIR"
+
+vllm_env() {
+  local V="$DIR/vllm-0.33.0"
+  python3 -m venv "$V"
+  local P="$V/bin/pip"
+  # torchvision is imported by vLLM's Qwen3.5/VL modules; the index only has CUDA builds of it,
+  # so torch comes with its CUDA runtime wheels (torch.cuda.is_available() stays False).
+  "$P" install -q 'torch==2.14.0' 'torchvision==0.29.0'
+  "$P" install -q --no-deps 'vllm==0.33.0'
+  "$P" install -q numpy regex cachetools psutil sentencepiece 'requests>=2.33.0' tqdm blake3 \
+      py-cpuinfo 'transformers>=5.16.1,<5.21.0' 'huggingface_hub>=1.31.0' 'tokenizers>=0.23.2' \
+      'safetensors>=0.6.2' 'pydantic>=2.12.0' pyyaml msgspec cloudpickle einops \
+      'protobuf>=5.29.6,!=6.30.*,!=6.31.*,!=6.32.*,!=6.33.0.*,!=6.33.1.*,!=6.33.2.*,!=6.33.3.*,!=6.33.4.*' \
+      cbor2 'pyzmq>=25.0.0' 'aiohttp>=3.14.4' 'oss-harmony>=0.0.11' 'openai>=2.25.0' 'pillow>=13.0.0' \
+      pybase64 uvloop 'prometheus_client>=0.18.0' 'fastapi<0.137.0,>=0.133.0' partial-json-parser \
+      'llguidance>=1.7.0,<1.8.0' loguru
+  "$P" install -q --no-deps 'xgrammar==0.2.8' 'apache-tvm-ffi==0.1.11' 'compressed-tensors==0.17.0'
+  # vLLM's CUDA extension modules need libcuda.so.1 with a few driver symbols; this stub
+  # answers "no device" to each (tests/oracle/vllm_startup.py loads it first).
+  local L="$V/lib/oracle-libcuda"; mkdir -p "$L"
+  printf '%s\n' \
+    'int cuInit(unsigned int f) { return 100; }' \
+    'int cuDriverGetVersion(int *v) { if (v) *v = 0; return 100; }' \
+    'int cuDeviceGetCount(int *c) { if (c) *c = 0; return 100; }' \
+    'int cuGetProcAddress(const char *s, void **p, int v, unsigned long long f) { if (p) *p = 0; return 100; }' \
+    'int cuGetProcAddress_v2(const char *s, void **p, int v, unsigned long long f, void *st) { if (p) *p = 0; return 100; }' \
+    'int cuPointerGetAttribute(void *d, int a, unsigned long long p) { return 100; }' \
+    'int cuTensorMapEncodeTiled(void) { return 100; }' > "$L/stub.c"
+  gcc -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$L/libcuda.so.1" "$L/stub.c"
+  VLLM_TARGET_DEVICE=cpu "$V/bin/python" -c 'import vllm; from vllm.engine.arg_utils import EngineArgs; print("vllm", vllm.__version__, "ready")'
+}
+
+sglang_env() {
+  local S="$DIR/sglang-0.5.23"
+  python3 -m venv "$S"
+  local P="$S/bin/pip"
+  "$P" install -q 'torch==2.14.1' torchvision
+  "$P" install -q --no-deps 'sglang==0.5.23'
+  "$P" install -q numpy regex psutil 'sentencepiece==0.2.1' requests tqdm 'transformers==5.19.0' \
+      'tokenizers==0.23.2' safetensors pydantic pyyaml msgspec einops 'pyzmq>=25.1.2' aiohttp pillow \
+      pybase64 uvloop 'prometheus-client>=0.20.0' fastapi partial_json_parser orjson packaging \
+      'python-dateutil<3' setproctitle scipy xxhash zstandard interegular distro easydict \
+      python-multipart watchfiles 'uvicorn>=0.51' huggingface_hub tiktoken IPython dill loguru gguf \
+      sniffio 'openai==2.8.0'
+  "$P" install -q --no-deps 'apache-tvm-ffi==0.1.11' 'compressed-tensors==0.18.0'
+  "$S/bin/python" -c 'import sglang; from sglang.srt.server_args import ServerArgs; from sglang.srt.models.registry import ModelRegistry; print("sglang", sglang.__version__, len(ModelRegistry.models), "architectures, ready")'
+}
+
+case "$WHICH" in
+  vllm) vllm_env ;;
+  sglang) sglang_env ;;
+  all) vllm_env; sglang_env ;;
+  *) echo "setup.sh: the second argument is vllm, sglang or all" >&2; exit 2 ;;
+esac

@@ -1,0 +1,218 @@
+"""Run SGLang's own start-up for each launch, on a CPU-only machine; one JSON line each.
+
+Run with the SGLang venv that tests/oracle/setup.sh makes (not with drafter-lint's):
+    VENV/bin/python tests/oracle/sglang_startup.py LAUNCHES.json OUT.jsonl
+
+Stages, each the runtime's own code:
+  args    ServerArgs(...).resolve_once() and check_server_args(): the whole argument
+          pipeline, with the speculative hook (algorithm aliases, per-algorithm checks,
+          DFlash block size, EAGLE defaults).
+  config  the target ModelConfig, then the draft's (is_draft_model=True, the target's
+          context length), as the draft worker builds them; then the model registry lookup.
+  init    the draft class's __init__ on the meta device (no weights).
+The platform is SGLang's CUDA platform with capability 9.0, its facts overridden through
+SGLang's own runtime_context.override_platform; module-level `_is_cuda` flags computed at
+import on this CPU host are set as a CUDA host computes them before `init`.
+Not reached: weight loading, the draft worker's post-load checks, KV-pool sizing, kernels;
+code that calls torch.cuda at run time raises (run.py records that as an oracle limit).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import tempfile
+import traceback
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+SECONDS_PER_LAUNCH = 120
+DRAFT_KEYS = ("architectures", "model_type", "max_position_embeddings", "num_hidden_layers",
+              "vocab_size", "draft_vocab_size", "tie_word_embeddings", "sliding_window",
+              "layer_types", "block_size", "dflash_config")
+
+
+def cuda_without_a_device():
+    import sglang.srt.platforms as platforms
+    from sglang.srt.platforms.cuda import CudaSRTPlatform, DeviceCapability
+    from sglang.srt.platforms.interface import SRTPlatform
+    from sglang.srt.runtime_context import override_platform
+
+    class H100(CudaSRTPlatform):
+        def get_device_capability(self, device_id=0):
+            return DeviceCapability(9, 0)
+
+        def get_device_name(self, device_id=0):
+            return "NVIDIA H100 80GB HBM3"
+
+        def get_device_total_memory(self, device_id=0):
+            return 80 << 30
+
+        def get_available_memory(self, device_id=0):
+            return (78 << 30, 80 << 30)
+
+        def get_device_uuid(self, device_id=0):
+            return "GPU-00000000"
+
+    platform = H100()
+    platforms._current_platform = platform
+    override_platform(
+        is_cuda=True, is_hip=False, is_npu=False, is_xpu=False, is_musa=False, is_mps=False,
+        is_sm90=True, is_sm100=False, is_sm100_or_sm110=False, is_sm110=False,
+        is_sm120=False, is_blackwell=False, is_hopper_with_cuda_12_3=True, device_sm=90,
+        device_capability=(9, 0)).install()
+    for module in list(sys.modules.values()):
+        bound = getattr(module, "__dict__", {}).get("current_platform")
+        if isinstance(bound, SRTPlatform) and bound is not platform:
+            module.current_platform = platform
+
+
+def cuda_module_flags() -> None:
+    for name, module in list(sys.modules.items()):
+        if name.startswith("sglang") and module is not None and \
+                getattr(module, "__dict__", {}).get("_is_cuda") is False:
+            module._is_cuda = True
+
+
+def raised_at(exc: BaseException) -> str:
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if "/sglang/" in frame.filename or "/transformers/" in frame.filename:
+            return f"{frame.filename.split('/site-packages/')[-1]}:{frame.lineno}"
+    return ""
+
+
+_DISTRIBUTED = []
+
+
+def init_draft_on_meta(server_args, draft_config) -> dict:
+    import torch
+    from sglang.srt.configs.load_config import LoadConfig
+    from sglang.srt.distributed.parallel_state import (init_distributed_environment,
+                                                       initialize_model_parallel)
+    from sglang.srt.layers.moe.utils import draft_model_build_scope
+    from sglang.srt.model_loader.loader import _initialize_model
+    from sglang.srt.model_loader.utils import set_default_torch_dtype
+
+    if not _DISTRIBUTED:
+        path = tempfile.mktemp(prefix="dl-oracle-sgl-dist-")
+        init_distributed_environment(backend="gloo", world_size=1, rank=0, local_rank=0,
+                                     distributed_init_method=f"file://{path}")
+        initialize_model_parallel()
+        _DISTRIBUTED.append(path)
+    cuda_module_flags()
+    try:
+        from sglang.srt.layers.dp_attention import initialize_dp_attention
+        initialize_dp_attention(server_args=server_args)
+    except Exception:  # noqa: BLE001  (only some models need it)
+        pass
+    with draft_model_build_scope(), set_default_torch_dtype(draft_config.dtype), \
+            torch.device("meta"):
+        model = _initialize_model(draft_config, LoadConfig(), quant_config=None)
+    out = {"draft_class": type(model).__name__}
+    head = getattr(model, "lm_head", None)
+    inner = getattr(model, "model", model)
+    if head is not None and getattr(head, "weight", None) is not None:
+        out["lm_head_shape"] = list(head.weight.shape)
+        out["lm_head_is_embed_tokens"] = head is getattr(inner, "embed_tokens", None)
+    logits = getattr(model, "logits_processor", None)
+    if logits is not None and getattr(logits, "config", None) is not None:
+        out["logits_vocab_size"] = getattr(logits.config, "vocab_size", None)
+    return out
+
+
+def server_args(launch: dict):
+    from sglang.srt.server_args import ServerArgs
+
+    kw = dict(model_path=launch["target"], device="cuda", skip_tokenizer_init=True,
+              trust_remote_code=False, speculative_algorithm=launch["algorithm"])
+    if not launch.get("self_draft"):
+        kw["speculative_draft_model_path"] = launch["drafter"]
+    for key, name in (("num_steps", "speculative_num_steps"),
+                      ("topk", "speculative_eagle_topk"),
+                      ("num_draft_tokens", "speculative_num_draft_tokens")):
+        if launch.get(key) is not None:
+            kw[name] = launch[key]
+    return ServerArgs(**kw)
+
+
+class Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Timeout(f"no verdict within {SECONDS_PER_LAUNCH} s")
+
+
+def run(launch: dict) -> dict:
+    env = launch.get("env") or {}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update({k: str(v) for k, v in env.items()})
+    out = {"id": launch["id"], "stages": {}}
+    stage = "args"
+    signal.alarm(SECONDS_PER_LAUNCH)
+    try:
+        args = server_args(launch)
+        args.resolve_once()
+        args.check_server_args()
+        out["stages"]["args"] = "accepted"
+        stage = "config"
+        from sglang.srt.configs.model_config import ModelConfig
+        from sglang.srt.model_loader.utils import get_model_architecture
+        from sglang.srt.runtime_context import SpawnRanks, get_spec, publish
+
+        publish(args, role="scheduler", ranks=SpawnRanks(world_rank=0, dp_rank=None, gpu_id=0))
+        target = ModelConfig.from_server_args(args)
+        spec = get_spec()
+        out["resolved"] = {"algorithm": str(spec.speculative_algorithm),
+                           "num_draft_tokens": spec.speculative_num_draft_tokens,
+                           "target_context_len": target.context_len}
+        draft = ModelConfig.from_server_args(
+            args, model_path=spec.speculative_draft_model_path,
+            model_revision=spec.speculative_draft_model_revision, is_draft_model=True,
+            context_length=target.context_len)
+        out["resolved"]["draft_context_len"] = draft.context_len
+        for key in DRAFT_KEYS:
+            value = getattr(draft.hf_config, key, None)
+            if value is not None:
+                out["resolved"][key] = value
+        cls, arch = get_model_architecture(draft)
+        out["resolved"]["draft_architecture"] = arch
+        out["stages"]["config"] = "accepted"
+        stage = "init"
+        out["resolved"].update(init_draft_on_meta(args, draft))
+        out["stages"]["init"] = "accepted"
+        out["verdict"] = "accepted"
+    except Exception as exc:  # noqa: BLE001  (every refusal is a verdict)
+        out["stages"][stage] = "raised"
+        out.update(verdict="refused", stage=stage, error_type=type(exc).__name__,
+                   message=" ".join(str(exc).split())[:500], where=raised_at(exc))
+    finally:
+        signal.alarm(0)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return out
+
+
+def main() -> int:
+    launches = [x for x in json.loads(open(sys.argv[1]).read()) if x["runtime"] == "sglang"]
+    signal.signal(signal.SIGALRM, _alarm)
+    cuda_without_a_device()
+    import sglang
+
+    with open(sys.argv[2], "w") as out:
+        out.write(json.dumps({"runtime": "sglang", "version": sglang.__version__}) + "\n")
+        for launch in launches:
+            out.write(json.dumps(run(launch), default=str) + "\n")
+            out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
