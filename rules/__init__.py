@@ -13,9 +13,10 @@ from drafter_lint.rules import (
                                 reference,
                                 rope,
                                 speculators,
+                                startup,
 )
 
-MODULES = (files, dflash, dflash_weights, eagle3, eagle, mtp, medusa, speculators, rope,
+MODULES = (files, startup, dflash, dflash_weights, eagle3, eagle, mtp, medusa, speculators, rope,
            reference, loaded, launch)
 
 RULES = {code: r for module in MODULES for code, r in module.RULES.items()}

@@ -962,47 +962,32 @@ def vocab_size_vs_target(facts: Facts):
                   f"embedding/LM head would not match")
 
 
-# vllm==0.33.0 model_executor/models/registry.py:664-700 (DFlash and DSpark draft classes)
-SERVED_ARCHITECTURES = ("DFlashDraftModel", "DFlash2DraftModel", "DFlash2BeamDraftModel",
-                        "DSparkDraftModel", "DSparkV41DraftModel", "Qwen3DSparkModel",
-                        "Qwen3OmniDSparkModel", "K3DSparkModel", "MuseSparkDSparkModel",
-                        "Gemma4DSparkModel")
-
-
 @rule("DF142", "architecture-unexpected", "info", "dflash")
 def architecture_unexpected(facts: Facts):
-    """`architectures` or `model_type` is not what the DFlash loaders register.
+    """`architectures` is missing, or `model_type` is not the qwen3 the DFlash loaders
+    build on.
 
-    vLLM picks the model class by architecture: it registers `DFlashDraftModel`,
-    `DFlash2DraftModel`, `DFlash2BeamDraftModel` and the DSpark classes (`DSparkDraftModel`,
-    `Qwen3DSparkModel`, ..., vllm==0.33.0 model_executor/models/registry.py:664-700); the
-    z-lab reference loads through `Qwen3Config` (`model_type: qwen3`, dflash/model.py:303). Trainers ship variants of
-    their own (SpecForge Domino/DTA, AngelSlim DFlare, TorchSpec `model_type: dflash`),
-    which their own code serves: an info, since the runtime's class list is not all this
-    tool can see.
+    vLLM picks the model class by architecture; whether the runtimes register the one
+    written is DL012's check, and a `model_type` no config class exists for (TorchSpec's
+    `dflash`) is DL014's. Any other type loads, but with that type's config class and its
+    defaults, while the z-lab reference builds the drafter from `Qwen3Config`
+    (dflash/model.py:303): an info.
 
-    Informs: `"architectures": ["DominoDraftModel"]`, `"model_type": "dflash"`.
-    Passes: the z-lab values.
+    Informs: `"model_type": "llama"`, no `architectures`. Passes: the z-lab values.
     """
     if facts.family.startswith("speculators"):
         return  # vLLM sets the architecture of a speculators file itself (algos.py:90-126)
-    architectures = facts.get("/architectures")
-    if architectures is MISSING:
-        yield Finding("/architectures", f"architectures is missing; "
-                      f"{VLLM_LABEL} picks the DFlash "
-                      "model class by it (DFlashDraftModel)")
-    elif not (isinstance(architectures, list)
-              and any(a in SERVED_ARCHITECTURES for a in architectures if isinstance(a, str))):
-        yield Finding("/architectures", f"architectures is {_dump(architectures)}, not a "
-                      f"class {VLLM_LABEL} registers for DFlash "
-                      f"({', '.join(SERVED_ARCHITECTURES)}); serve it with its trainer's code "
-                      f"or convert it")
+    if facts.get("/architectures") is MISSING:
+        yield Finding("/architectures", "architectures is missing; the runtimes pick the "
+                      "DFlash model class by it (DFlashDraftModel)")
     model_type = facts.get("/model_type")
-    if model_type != "qwen3":
+    unknown = isinstance(model_type, str) and runtimes.matching(
+        facts.releases, "config.unknown-model-types", lambda types: model_type in types)
+    if model_type != "qwen3" and not unknown:
         what = "missing" if model_type is MISSING else _dump(model_type)
-        yield Finding("/model_type", f"model_type is {what}; the z-lab reference and "
-                      f"{VLLM_LABEL}'s DFlash model load the config as qwen3 (Qwen3Config "
-                      f"defaults)")
+        yield Finding("/model_type", f"model_type is {what}; the z-lab reference builds "
+                      f"the drafter from Qwen3Config, while the runtimes load its fields "
+                      f"with this type's config class and its defaults")
 
 
 RULES = collect(

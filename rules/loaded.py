@@ -63,6 +63,10 @@ def transformers_refuses(facts: Facts):
     if not loaded.error:
         return
     if loaded.config_class is None and (facts.has("/model_type") or facts.family == "unknown"):
+        model_type = facts.get("/model_type")
+        if isinstance(model_type, str) and runtimes.matching(
+                facts.releases, "config.unknown-model-types", lambda types: model_type in types):
+            return          # DL014: the runtimes refuse this type, whatever is installed
         pins = _pins(facts)
         yield Finding("/model_type", f"{loaded.label} cannot load config.json: {loaded.error}"
                       + ("; it is remote code (auto_map), which drafter-lint never runs"

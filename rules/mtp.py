@@ -14,7 +14,6 @@ from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import dotted, pointer
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
-from drafter_lint.rules.runtimes import VLLM_LABEL
 from drafter_lint.target import layer_count
 
 
@@ -100,9 +99,10 @@ def speculative_tokens_indivisible(facts: Facts):
     Fails: 3 tokens with 2 MTP layers. Passes: 4 tokens with 2 layers; 1 with 1.
     """
     count, k = mtp_count(facts.config), facts.launch.get("num_speculative_tokens")
-    if count and count[1] > 0 and k and k > count[1] and k % count[1]:
+    vllm = _vllm(facts)
+    if vllm and count and count[1] > 0 and k and k > count[1] and k % count[1]:
         yield Finding(count[0], f"num_speculative_tokens {k} > {count[1]} MTP layers and not "
-                      f"a multiple of it: {VLLM_LABEL} refuses to start")
+                      f"a multiple of it: {runtimes.agree(vllm, 'refuses to start')}")
 
 
 @rule("MTP104", "mtp-speculative-tokens-reuse", "info", "mtp", needs=("config", "launch"))
@@ -169,6 +169,21 @@ def tensor_shapes(facts: Facts):
                           f"{list(shape)}", file=info.file)
 
 
+def _vllm(facts: Facts) -> list:
+    """The vLLM releases checked for (these rules state vLLM's loader behaviour)."""
+    return [r for r in facts.releases if r.runtime == "vllm"]
+
+
+def _quant_name(q: dict) -> str | None:
+    """vLLM's name for the quantization method (`modelopt_fp4` for ModelOpt NVFP4)."""
+    algo = q.get("quant_algo")
+    if algo is None and isinstance(q.get("quantization"), dict):
+        algo = q["quantization"].get("quant_algo")
+    if q.get("quant_method") == "modelopt" and isinstance(algo, str):
+        return "modelopt_fp4" if algo.upper() == "NVFP4" else "modelopt"
+    return q.get("quant_method") if isinstance(q.get("quant_method"), str) else None
+
+
 def _quant_config(facts: Facts) -> tuple[str, dict] | None:
     """(pointer, quantization_config) when its method's exclusion rules are known."""
     for prefix, section in (("", facts.config), text_config(facts)):
@@ -214,15 +229,24 @@ def quantization_mismatch(facts: Facts):
     "There is no module or parameter named ..." (models/utils.py:430-448). vLLM PR #38650:
     nvidia/Qwen3.5-397B-A17B-NVFP4 stored its MTP branch in BF16 without excluding it.
 
+    Under ModelOpt NVFP4 (`modelopt_fp4`) vLLM builds the Qwen3.5 / Qwen3-Next `mtp.fc`
+    unquantized whatever the exclusions say (qwen3_5_mtp.py:89-106, qwen3_next_mtp.py:
+    70-80, PR #38832), so a BF16 `mtp.fc` there loads (NVIDIA's Qwen3.5 NVFP4 layout).
+
     Fails: `mtp.layers.0.self_attn.q_proj.weight` BF16 and `ignore` not listing it.
-    Passes: BF16 MTP linears matched by `ignore` (e.g. `mtp.layers.0*`); packed ones not.
+    Passes: BF16 MTP linears matched by `ignore` (e.g. `mtp.layers.0*`); packed ones not;
+    a BF16 `mtp.fc` under NVFP4.
     """
-    found = _quant_config(facts)
-    if found is None:
+    found, vllm = _quant_config(facts), _vllm(facts)
+    if found is None or not vllm:
         return
     where, q = found
+    label = runtimes.labels(vllm)
+    forced = {m for r in vllm for m in runtimes.value("mtp.unquantized-fc-under", r, ())}
     plain_quantized, packed_excluded = [], []
     for module in _mtp_linears(facts):
+        if module.endswith("mtp.fc") and _quant_name(q) in forced:
+            continue        # vLLM builds mtp.fc unquantized under this method, whatever it says
         entry = quantization.excluded_by(module, q)
         stored = quantization.stored_quantized(module, facts.names, facts.weights)
         if entry is None or stored is None:
@@ -235,12 +259,12 @@ def quantization_mismatch(facts: Facts):
     if plain_quantized:
         yield Finding(at, f"{len(plain_quantized)} MTP linear(s) ({_some(plain_quantized)}) "
                       f"are stored unquantized but {q['quant_method']} quantizes them (not "
-                      f"excluded): {VLLM_LABEL} fails to load them (vLLM PR #38650); list "
+                      f"excluded): {label} fails to load them (vLLM PR #38650); list "
                       f"them in the exclusions or ship quantized weights")
     if packed_excluded:
         modules = [m for m, _ in packed_excluded]
         yield Finding(at, f"{len(modules)} MTP linear(s) ({_some(modules)}) are stored "
-                      f"quantized but excluded by {packed_excluded[0][1]!r}: {VLLM_LABEL} "
+                      f"quantized but excluded by {packed_excluded[0][1]!r}: {label} "
                       f"builds unquantized layers and fails to load the packed weights")
 
 
@@ -267,10 +291,12 @@ def head_unquantized(facts: Facts):
                    for p in ("q_proj", "k_proj", "v_proj", "o_proj")]
     entries = [quantization.excluded_by(m, q) for m in modules]
     if modules and all(e and e != quantization.NOT_TARGETED for e in entries):
+        vllm = _vllm(facts)
+        loads = runtimes.agree(vllm, "loads this") if vllm else "vLLM loads this"
         yield Finding(_exclusions(where, q), f"the MTP layers are excluded from "
                       f"{q['quant_method']} ({_some(sorted(set(entries)))}) and run "
-                      f"unquantized beside the quantized body: {VLLM_LABEL} loads this; some "
-                      f"kernels do not (a BF16 MTP head beside a W4A16 body crashed SM70, "
+                      f"unquantized beside the quantized body: {loads}; some kernels do "
+                      f"not (a BF16 MTP head beside a W4A16 body crashed SM70, "
                       f"fantasylord/Qwen36)")
 
 

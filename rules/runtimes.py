@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from drafter_lint.rules import registries
+
 # Runtimes and their known releases, oldest first; the last one is the default.
 KNOWN = {
     "vllm": ("0.33.0",),
@@ -113,6 +115,19 @@ def labels(releases) -> str:
     """'vLLM 0.33.0 and SGLang 0.5.23' for messages."""
     names = [r.label for r in releases]
     return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+_PLURAL = {"is": "are", "has": "have", "does": "do"}
+
+
+def agree(releases, phrase: str) -> str:
+    """'vLLM 0.33.0 refuses to start' / 'vLLM 0.33.0 and SGLang 0.5.23 refuse to start':
+    `phrase` starts with a verb in the third person singular."""
+    releases = list(releases)
+    verb, _, rest = phrase.partition(" ")
+    if len(releases) > 1:
+        verb = _PLURAL.get(verb, verb[:-1] if verb.endswith("s") else verb)
+    return f"{labels(releases)} {verb}" + (f" {rest}" if rest else "")
 
 
 # --- the table ----------------------------------------------------------------------------
@@ -318,6 +333,72 @@ FACTS: tuple[Fact, ...] = (
     Fact("mtp.shares-target-lm-head", V, True, "silent",
          "V v1/spec_decode/llm_base_proposer.py:1546-1575 (target lm_head installed as "
          "every MTP shared_head.head)"),
+
+    # Model classes: a config's `architectures` must name one (after vLLM's rewrite of
+    # EAGLE / EAGLE-3 / DFlash drafts), or start-up stops
+    Fact("registry.architectures", V, registries.VLLM_0_33_0, "start-up",
+         "V model_executor/models/registry.py:73-833, :1249-1252 (not supported for now)",
+         since="0.33.0"),
+    Fact("registry.architectures", V, registries.VLLM_0_32_0, "start-up",
+         "vllm==0.32.0 model_executor/models/registry.py:72-791, :1205-1207", until="0.33.0"),
+    Fact("registry.architectures", S, registries.SGLANG_0_5_23, "start-up",
+         "S models/registry.py:117-150; model_loader/utils.py:154-161 (Cannot find model "
+         "module: the Transformers fallback needs a transformers class, and has no draft "
+         "hooks, speculative/eagle_worker_v2.py:363)"),
+    # method -> (prefix added, prefixes and suffixes that keep the name, names kept)
+    Fact("registry.draft-rewrite", V, {
+        "eagle": ("Eagle", ("Eagle",), (), ()),
+        "eagle3": ("Eagle3", ("Eagle3",), ("Eagle3",), ()),
+        "dflash": ("DFlash", ("DFlash",), ("DFlash",), ("LiLiCorrDraftModel",))}, "start-up",
+         "V transformers_utils/configs/eagle.py:46-76; config/speculative.py:1513-1532, "
+         "1872-1887 (the rewritten name is looked up)"),
+    Fact("registry.draft-rewrite", S, {}, "start-up",
+         "S configs/model_config.py:1010-1211 (only MTP/NextN/DSpark drafts are renamed)"),
+    # A draft context (max_position_embeddings, ...) below the target's: refused unless one
+    # of these variables is set (then raised to the target's)
+    Fact("draft.short-context-refused", S,
+         ("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN", "SGLANG_IS_IN_CI"), "start-up",
+         "S configs/model_config.py:1291-1316 (drafts get the target's context_length); "
+         "utils/hf_transformers/common.py:668-694 (the derived length)"),
+    # model_type values no config class exists for in the runtime or its pinned transformers
+    Fact("config.unknown-model-types", V, frozenset({"dflash", "dspark"}), "start-up",
+         "V engine/arg_utils.py:2139 (AutoConfig: model type `dflash` ... Transformers does "
+         "not recognize; transformers>=5.16.1,<5.21 configuration_auto.py)"),
+    Fact("config.unknown-model-types", S, frozenset({"dflash", "dspark"}), "start-up",
+         "S transformers==5.19.0 models/auto/configuration_auto.py:430"),
+    # MTP: target model types / first architectures vLLM maps to an MTP draft; others fail
+    # with "Unsupported speculative method: 'mtp'"
+    Fact("mtp.mapped-targets", V, {
+        "model_types": frozenset({
+            "deepseek_v3", "deepseek_v32", "glm_moe_dsa", "deepseek_mtp", "deepseek_v4",
+            "pangu_ultra_moe", "pangu_ultra_moe_mtp", "kimi_k3", "dots3_note",
+            "ernie4_5_moe", "ernie_mtp", "nemotron_h", "nemotron_h_puzzle", "nemotron_h_mtp",
+            "qwen3_next", "qwen3_next_mtp", "qwen4_exp", "qwen4_exp_text", "qwen4_exp_mtp",
+            "bailing_hybrid", "exaone_moe", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
+            "qwen3_5_moe_text", "intern_s2_preview", "interns2_mobius", "longcat_flash",
+            "step3p5", "step3p7", "step5", "step5_vl", "hy_v3", "hy_v4", "inkling_mm_model",
+            "inkling_model", "gemma4_assistant", "gemma4_unified_assistant", "minimax_m3_vl",
+            "minimax_m3_mtp", "glm5_next", "mimo_mtp", "mimo_v2_mtp", "glm4_moe_mtp",
+            "glm4_moe_lite_mtp", "qwen3_5_mtp", "step3p5_mtp", "step5_mtp", "hy_v3_mtp",
+            "hy_v4_mtp", "longcat_flash_mtp", "exaone_moe_mtp", "kimi_k3_mtp"}),
+        "substrings": ("exaone4_5",),
+        "architectures": frozenset({
+            "MiMoForCausalLM", "MiMoV2ForCausalLM", "MiMoV2OmniForCausalLM",
+            "MiMoV2FlashForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM",
+            "GlmOcrForConditionalGeneration", "NemotronH_Super_Omni_Reasoning_V3",
+            "NemotronH_Omni_Reasoning_V3", "BailingMoeV3ForCausalLM",
+            "BailingMoeV3VLForConditionalGeneration", "BailingMoeV2_5ForCausalLM",
+            "Step3p5ForCausalLM", "Step3p7ForConditionalGeneration", "Step5ForCausalLM",
+            "Step5ForConditionalGeneration", "MistralLarge3ForCausalLM",
+            "MiniMaxM3SparseForConditionalGeneration", "MiniMaxM3MTP",
+            "RadioMBartPrefixForCausalLM"})}, "start-up",
+         "V config/speculative.py:710-1169 (hf_config_override), 38-67 (MTPModelTypes), "
+         "1469-1501 (else NotImplementedError: Unsupported speculative method: 'mtp')"),
+
+    # Quantization methods under which the Qwen3.5 / Qwen3-Next `mtp.fc` is built
+    # unquantized whatever the exclusions say (NVFP4 exports store it in BF16)
+    Fact("mtp.unquantized-fc-under", V, frozenset({"modelopt_fp4"}), "start-up",
+         "V model_executor/models/qwen3_5_mtp.py:89-106, qwen3_next_mtp.py:70-80 (PR #38832)"),
 
     # The transformers each runtime pins (TF rules describe the installed one)
     Fact("transformers.pin", V, ">=5.16.1,<5.21", "silent", "vllm==0.33.0 METADATA Requires-Dist"),

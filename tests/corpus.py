@@ -91,8 +91,20 @@ class Outcome:
         return [f for f in self.findings if ranks[f[1]] >= ranks[level]]
 
     def unjustified(self) -> list:
-        allowed = self.case.allowed
-        return [f for f in self.at_least("warning") if f[0] not in allowed]
+        return [f for f in self.at_least("warning") if not self._allowed(f)]
+
+    def _allowed(self, finding) -> bool:
+        """Justified in case.json; an entry with a `runtime` covers only findings for that
+        runtime (their message names it; under --runtime of another it must not fire)."""
+        from drafter_lint.rules.runtimes import LABEL
+
+        for entry in self.case.meta.get("allowed", []):
+            if entry["rule"] != finding[0]:
+                continue
+            only = entry.get("runtime")
+            if only is None or LABEL[only] in finding[3]:
+                return True
+        return False
 
     def caught(self) -> bool:
         """A bad case is caught when a finding of at least its `expect` severity (default

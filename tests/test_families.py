@@ -265,8 +265,15 @@ FAMILY_CASES = [
          launch={"runtime": "sglang", "method": "NEXTN", "num_draft_tokens": 2}),
     Case("LCH104", "pass", "mtp-launch-with-a-layer", "deepseek-v3", runtime="vllm",
          launch={"runtime": "vllm", "method": "mtp", "num_speculative_tokens": 1}),
+    Case("MTP108", "fail", "minimax-m2-type-vllm", "deepseek-v3",
+         [("replace", "/model_type", "minimax_m2"),
+          ("replace", "/architectures", ["MiniMaxM2ForCausalLM"])], runtime="vllm",
+         pointer="/model_type"),
+    Case("MTP108", "pass", "deepseek-v3-mapped", "deepseek-v3", runtime="vllm"),
     Case("MTP106", "fail", "bf16-mtp-not-excluded-vllm-38650", "qwen3.5-moe",
          generator={"quant_ignore": ["lm_head"]}, pointer="/quantization_config/ignore"),
+    Case("MTP106", "pass", "bf16-fc-under-nvfp4-vllm-forces-it-unquantized", "qwen3.5-moe",
+         generator={"quant_ignore": ["lm_head", "mtp.layers.0*"]}),
     Case("MTP106", "pass", "bf16-mtp-excluded", "qwen3.5-moe",
          generator={"quant_ignore": ["lm_head", "mtp*"]}),
     Case("MTP106", "pass", "packed-mtp", "qwen3.5-moe",
@@ -500,8 +507,22 @@ def test_published_family_configs_give_no_error(cli, tmp_path, name):
     """(The speculators fixture is a bug report's config: it is among the bug cases.)"""
     drafter, target = materialize(load_manifest(name), tmp_path)
     run = cli("check", drafter, "--target", target, "--format", "json")
-    errors = [f for f in run.json()["results"][0]["findings"] if f["severity"] == "error"]
-    assert errors == [] and run.code == 0
+    errors = [f["rule"] for f in run.json()["results"][0]["findings"]
+              if f["severity"] == "error"]
+    assert errors == sorted(refused_by_sglang(f"manifest-{name}@sglang")), errors
+
+
+def refused_by_sglang(launch_id: str) -> list[str]:
+    """DL013 where SGLang's own start-up refused this launch for the draft's short
+    context (tests/data/oracle/sglang-0.5.23.json): published EAGLE heads with 2048 or
+    4096 positions need SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 there."""
+    from pathlib import Path
+
+    golden = json.loads((Path(__file__).parent / "data" / "oracle" / "sglang-0.5.23.json")
+                        .read_text())
+    record = next((x for x in golden["launches"] if x["id"] == launch_id), None)
+    return ["DL013"] if record and record["verdict"] == "refused" and \
+        "derived context_length" in record["message"] else []
 
 
 @pytest.mark.parametrize("make", [deepseek_v3, qwen35_moe])

@@ -105,6 +105,16 @@ PINNED_BY = {
     "rope.partial-rotary-applied": ["RP101-fail-partial-rotary-dflash"],
     "mtp.shares-target-lm-head": ["MTP105-pass-glm-style-no-shared-head"],
     "transformers.pin": ["TF106-fail-rope-parameters-only-for-the-reference"],
+    "registry.architectures": ["DL012-fail-domino-class", "DL012-pass-z-lab-class"],
+    "registry.draft-rewrite": ["DL012-pass-xpress-class-renamed-by-vllm",
+                               "DL012-fail-xpress-class-on-sglang"],
+    "draft.short-context-refused": ["DL013-fail-short-draft-context-sglang",
+                                    "DL013-pass-short-draft-context-vllm-raises-it"],
+    "config.unknown-model-types": ["DL014-fail-torchspec-model-type",
+                                   "TF101-pass-dflash-type-is-dl014"],
+    "mtp.unquantized-fc-under": ["MTP106-pass-bf16-fc-under-nvfp4-vllm-forces-it-unquantized",
+                                 "MTP106-fail-bf16-mtp-not-excluded-vllm-38650"],
+    "mtp.mapped-targets": ["MTP108-fail-minimax-m2-type-vllm", "MTP108-pass-deepseek-v3-mapped"],
 }
 
 

@@ -26,7 +26,7 @@ DATA = HERE.parent / "data" / "oracle"
 RUNTIME_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
 # what a message says when it claims the runtime refuses or cannot load the drafter
 CLAIM = re.compile(r"\b(refuses?|refused|fails? (to load|to start|at start-up)|cannot "
-                   r"(serve|start|load)|does not start|will not start|raises)\b", re.I)
+                   r"(serve|start|load)|does not start|will not start)\b", re.I)
 
 
 def golden() -> list[dict]:

@@ -52,6 +52,15 @@ VARIANTS = [
     Variant("tiny-drafter+unregistered-arch", "tiny-drafter",
             [("replace", "/architectures", ["DFlashQwen9Model"])],
             why="a draft architecture no runtime registers"),
+    Variant("tiny-drafter+domino-arch", "tiny-drafter",
+            [("replace", "/architectures", ["DominoDraftModel"])],
+            why="SpecForge's Domino class name"),
+    Variant("tiny-drafter+angelslim-dflash-arch", "tiny-drafter",
+            [("replace", "/architectures", ["QwenDFlashDraftModel"])],
+            why="AngelSlim's DFlash class name"),
+    Variant("sglang-test-qwen3-8b-eagle3+peagle-arch", "sglang-test-qwen3-8b-eagle3",
+            [("replace", "/architectures", ["PEagleDraftModel"])],
+            why="SpecForge's P-EAGLE class name"),
     Variant("tiny-drafter+sample-from-anchor", "tiny-drafter",
             [("add", "/dflash_config/sample_from_anchor", True)],
             why="vLLM's V2 DFlash speculator refuses sample_from_anchor"),
@@ -136,9 +145,15 @@ def _config(pair: Pair) -> dict:
     return json.loads((pair.drafter / "config.json").read_text())
 
 
+# corpus labels of trainer variants -> the family they are launched as
+LAUNCHED_AS = {"domino": "dflash", "dflare": "dflash", "hass": "eagle", "peagle": "eagle3"}
+
+
 def _family(pair: Pair) -> str:
     from drafter_lint.family import detect
 
+    if pair.family and not pair.family.startswith("speculators"):
+        return LAUNCHED_AS.get(pair.family, pair.family)
     return detect(_config(pair), None)
 
 

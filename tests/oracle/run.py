@@ -44,9 +44,10 @@ def _anonymous(value, launch: dict):
     return json.loads(text)
 
 
-def run(runtime: str, venvs: Path, work: Path) -> dict:
+def run(runtime: str, venvs: Path, work: Path, only: list | None = None) -> dict:
     venv, script = RUNNERS[runtime]
-    launches = [x for x in build(work / "pairs") if x["runtime"] == runtime]
+    launches = [x for x in build(work / "pairs") if x["runtime"] == runtime
+                and (not only or any(text in x["id"] for text in only))]
     (work / "launches.json").write_text(json.dumps(launches))
     out = work / f"{runtime}.jsonl"
     started = time.monotonic()
@@ -71,6 +72,11 @@ def run(runtime: str, venvs: Path, work: Path) -> dict:
             "launches": records}
 
 
+def build_ids() -> list[dict]:
+    with tempfile.TemporaryDirectory(prefix="dl-oracle-") as work:
+        return [{"id": x["id"]} for x in build(Path(work))]
+
+
 def verdicts(document: dict) -> dict:
     """id -> (verdict, error type, raising file:line): what --check compares."""
     return {x["id"]: (x["verdict"], x.get("error_type"), x.get("where"))
@@ -82,14 +88,24 @@ def main() -> int:
     parser.add_argument("--venvs", required=True, type=Path,
                         help="the folder tests/oracle/setup.sh filled")
     parser.add_argument("--runtime", choices=sorted(RUNNERS), action="append")
+    parser.add_argument("--only", metavar="TEXT", action="append",
+                        help="run the launches whose id contains TEXT (repeatable); merged "
+                             "into the recorded file")
     parser.add_argument("--check", action="store_true",
                         help="compare with the committed verdicts; write nothing")
     args = parser.parse_args()
     failed = 0
     for runtime in args.runtime or sorted(RUNNERS):
         with tempfile.TemporaryDirectory(prefix="dl-oracle-") as work:
-            document = run(runtime, args.venvs, Path(work))
+            document = run(runtime, args.venvs, Path(work), args.only)
         path = GOLDEN / f"{runtime}-{document['version']}.json"
+        if args.only and path.is_file():
+            fresh = {x["id"] for x in document["launches"]}
+            kept = [x for x in json.loads(path.read_text())["launches"] if x["id"] not in fresh]
+            order = {x["id"]: i for i, x in enumerate(build_ids())}
+            document["launches"] = sorted(kept + document["launches"],
+                                          key=lambda x: order.get(x["id"], len(order)))
+            document["seconds"] = json.loads(path.read_text())["seconds"]
         if args.check:
             old = verdicts(json.loads(path.read_text()))
             new = verdicts(document)

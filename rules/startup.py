@@ -1,0 +1,215 @@
+"""What a runtime checks of any drafter before it serves: the model class, the config
+class, the context length, the MTP mapping. Each is a refusal at start-up that the
+runtime's own start-up code (the oracle lane, tests/oracle/) records."""
+
+from __future__ import annotations
+
+from drafter_lint.facts import MISSING, Facts
+from drafter_lint.family import mtp_count
+from drafter_lint.findings import Finding, Severity
+from drafter_lint.registry import collect, rule
+from drafter_lint.rules import runtimes
+
+# the vLLM --speculative-config method each detected family is served with
+VLLM_METHOD = {"eagle": "eagle", "eagle3": "eagle3", "dflash": "dflash", "dflash2": "dflash",
+               "dspark": "dspark"}
+
+
+def _vllm_name(arch: str, method: str | None, rewrite: dict) -> str:
+    """The class name vLLM looks up for a draft: EAGLEConfig's rewrite for its method."""
+    rule_ = rewrite.get(method)
+    if rule_ is None:
+        return arch
+    prefix, keep_prefixes, keep_suffixes, keep_names = rule_
+    if arch.startswith(keep_prefixes) or (keep_suffixes and arch.endswith(keep_suffixes)) \
+            or arch in keep_names:
+        return arch
+    return prefix + arch
+
+
+def _method(facts: Facts, release) -> str | None:
+    chosen = facts.launch.get("method") if facts.launch.get("runtime") == release.runtime \
+        else None
+    if isinstance(chosen, str) and release.runtime == "vllm":
+        return chosen.lower()
+    return VLLM_METHOD.get(facts.family)
+
+
+@rule("DL012", "architecture-not-registered", "error", "any")
+def architecture_not_registered(facts: Facts):
+    """`architectures` names no model class the runtime registers, so it refuses to start.
+
+    vLLM looks the name up in its model registry (vllm==0.33.0
+    model_executor/models/registry.py:1249-1252, "are not supported for now"); for EAGLE,
+    EAGLE-3 and DFlash drafts it first rewrites `X` to `EagleX` / `Eagle3X` / `DFlashX`
+    unless the name already carries the prefix (transformers_utils/configs/eagle.py:46-76,
+    looked up at config/speculative.py:1872-1887). SGLang uses the name as written
+    (sglang==0.5.23 models/registry.py:117-150): a class it does not register falls back
+    to the Transformers backend only for transformers' own classes, which have no draft
+    hooks, else "Cannot find model module" (model_loader/utils.py:154-161). So vLLM's
+    `Eagle3LlamaForCausalLM` is refused by SGLang, whose name is `LlamaForCausalLMEagle3`.
+    For an MTP checkpoint the class is the target's own. speculators files are skipped:
+    vLLM sets their class itself; a config of no known family only on a launch line.
+
+    Fails: `"architectures": ["Eagle3LlamaForCausalLM"]` under `--runtime sglang`.
+    Passes: `LlamaForCausalLMEagle3` (both runtimes), `DFlashDraftModel`.
+    """
+    if facts.family.startswith("speculators") or facts.family == "medusa" or \
+            (facts.family == "unknown" and not facts.launch.get("method")):
+        return              # unknown: judged only when a launch line says how it is served
+    written = facts.get("/architectures")
+    if not isinstance(written, list) or not written or \
+            not all(isinstance(a, str) for a in written):
+        return
+    for release in facts.releases:
+        known = runtimes.value("registry.architectures", release)
+        if known is None:
+            continue
+        if release.runtime == "vllm" and facts.family != "mtp":
+            rewrite = runtimes.value("registry.draft-rewrite", release, {})
+            looked_up = [_vllm_name(a, _method(facts, release), rewrite) for a in written]
+        else:
+            looked_up = list(written)
+        if any(name in known for name in looked_up):
+            continue
+        shown = ", ".join(looked_up)
+        renamed = f" (as {shown}, after its rename of draft classes)" \
+            if looked_up != written else ""
+        other = [r for r in runtimes.default_releases() if r.runtime != release.runtime
+                 and any(a in (runtimes.value("registry.architectures", r) or ()) for a in
+                         written)]
+        hint = f"; {runtimes.agree(other, 'registers it')}" if other else ""
+        yield Finding("/architectures", f"architectures is {written}: "
+                      f"{runtimes.agree([release], 'registers no such model class')}{renamed}"
+                      f" and refuses to start{hint}")
+
+
+def _context(config: dict) -> int:
+    """The context length SGLang derives from a config (sglang==0.5.23
+    utils/hf_transformers/common.py:668-694): the first length key, times the RoPE
+    scaling factor unless the type is llama3 or the original length is given."""
+    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    length = next((text[k] for k in ("max_sequence_length", "seq_length", "max_seq_len",
+                                     "model_max_length", "max_position_embeddings")
+                   if isinstance(text.get(k), int) and not isinstance(text.get(k), bool)),
+                  2048)
+    scaling = text.get("rope_scaling")
+    if isinstance(scaling, dict):
+        kind = scaling.get("rope_type") or scaling.get("type")
+        factor = scaling.get("factor")
+        if kind != "llama3" and "original_max_position_embeddings" not in scaling and \
+                isinstance(factor, (int, float)) and not isinstance(factor, bool):
+            length = int(length * factor)
+    return length
+
+
+@rule("DL013", "draft-context-below-target", "error", "any", needs=("config", "target"))
+def draft_context_below_target(facts: Facts):
+    """The draft's context length is below the target's, which SGLang refuses at start-up.
+
+    SGLang builds the draft with the target's context length and refuses a longer one than
+    the draft config allows ("... is greater than the derived context_length ... set the
+    env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1", sglang==0.5.23
+    configs/model_config.py:1291-1316); with that variable it raises the draft's
+    `max_position_embeddings` to the target's instead. The length is derived as SGLang
+    does (the first of `max_sequence_length`, ..., `max_position_embeddings`, times a
+    non-llama3 RoPE factor). vLLM raises or caps instead (EA315). On a `gate` launch line
+    that sets the variable this is an info.
+
+    Fails: a 2048-position EAGLE-3 head for a 40960-context Qwen3-8B under SGLang.
+    Passes: a head whose `max_position_embeddings` equals the target's.
+    """
+    if facts.family in ("mtp", "unknown") or facts.family.startswith("speculators"):
+        return
+    refusing = runtimes.matching(facts.releases, "draft.short-context-refused",
+                                 lambda v: True)
+    if not refusing:
+        return
+    draft, target = _context(facts.config), _context(facts.target.config)
+    if draft >= target:
+        return
+    where = next((f"/{k}" for k in ("max_sequence_length", "seq_length", "max_seq_len",
+                                    "model_max_length") if facts.has(f"/{k}")),
+                 "/max_position_embeddings")
+    variables = runtimes.value("draft.short-context-refused", refusing[0])
+    env = facts.launch.get("env") or {}
+    allowed = [v for v in variables if str(env.get(v, "")).lower() in ("1", "true", "yes", "y")]
+    if allowed:
+        yield Finding(where, f"the draft's context length is {draft}, below the target's "
+                      f"{target}; with {allowed[0]} on the launch line "
+                      f"{runtimes.agree(refusing, 'raises it to the target')}'s",
+                      severity=Severity.INFO)
+        return
+    yield Finding(where, f"the draft's context length is {draft}, below the target's "
+                  f"{target}: {runtimes.agree(refusing, 'refuses to start')} unless "
+                  f"{variables[0]}=1 is set (then it raises the draft's to {target}), or "
+                  f"the server's --context-length is at most {draft}")
+
+
+@rule("DL014", "model-type-unknown-to-runtime", "error", "any")
+def model_type_unknown(facts: Facts):
+    """`model_type` names no config class in the runtime or the transformers it pins, so
+    loading the draft config fails before any model code runs.
+
+    TorchSpec writes `model_type: dflash` / `dspark`; vLLM loads draft configs through its
+    config registry and transformers' AutoConfig, which raises "model type `dflash` but
+    Transformers does not recognize this architecture" (vllm==0.33.0
+    engine/arg_utils.py:2139; sglang==0.5.23 through transformers==5.19.0
+    models/auto/configuration_auto.py:430). Set it to the type of the layer config the
+    drafter is built on (`qwen3` for z-lab DFlash and DSpark drafters).
+
+    Fails: `"model_type": "dflash"`. Passes: `"model_type": "qwen3"`.
+    """
+    model_type = facts.get("/model_type")
+    if model_type is MISSING or not isinstance(model_type, str):
+        return
+    refusing = runtimes.matching(facts.releases, "config.unknown-model-types",
+                                 lambda types: model_type in types)
+    if refusing:
+        yield Finding("/model_type", f"model_type is {model_type!r}, which has no config "
+                      f"class in the runtime or its transformers: "
+                      f"{runtimes.agree(refusing, 'refuses to load the config')} (set the "
+                      f"layer config's type, e.g. 'qwen3')")
+
+
+@rule("MTP108", "mtp-target-unmapped", "error", "mtp")
+def mtp_target_unmapped(facts: Facts):
+    """vLLM has no MTP draft model for this target's model type, so `method: mtp` is
+    refused at start-up.
+
+    vLLM maps a target to its MTP draft class by model type or first architecture
+    (`hf_config_override`, vllm==0.33.0 config/speculative.py:710-1169); a target it does
+    not map keeps its own type, which is not an MTP type, and start-up fails with
+    "Unsupported speculative method: 'mtp'" (:1469-1501). MiniMax-M2.5 declares MTP
+    modules that vLLM 0.33 has no class for. SGLang is not judged here (NEXTN reaches
+    the target's own class, DL012).
+
+    Fails: `"model_type": "minimax_m2"` with `num_mtp_modules`. Passes: `deepseek_v3`,
+    `qwen3_5`.
+    """
+    model_type = facts.get("/model_type")
+    text = facts.get("/text_config")
+    inner = text.get("model_type") if isinstance(text, dict) else None
+    architectures = facts.get("/architectures")
+    first = architectures[0] if isinstance(architectures, list) and architectures else None
+    inner, first = (v if isinstance(v, str) else None for v in (inner, first))
+    declared = mtp_count(facts.config)
+    if not isinstance(model_type, str) or not declared or not \
+            isinstance(declared[1], int) or declared[1] < 1:
+        return                                  # no MTP layers: LCH104's business
+    for release in facts.releases:
+        mapped = runtimes.value("mtp.mapped-targets", release)
+        if mapped is None:
+            continue
+        if model_type in mapped["model_types"] or inner in mapped["model_types"] or \
+                first in mapped["architectures"] or \
+                any(s in model_type for s in mapped["substrings"]) or \
+                facts.has("/num_mtp_layers"):
+            continue
+        yield Finding("/model_type", f"model_type is {model_type!r}: "
+                      f"{runtimes.agree([release], 'maps no MTP draft model to it')} and "
+                      f"refuses method mtp at start-up (Unsupported speculative method)")
+
+
+RULES = collect(architecture_not_registered, draft_context_below_target, model_type_unknown,
+                mtp_target_unmapped)

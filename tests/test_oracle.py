@@ -1,0 +1,94 @@
+"""The rules against the runtimes' own start-up verdicts (tests/data/oracle/), with no
+runtime installed: tests/oracle/judge.py says what each verdict demands of the linter.
+
+The oracle lane itself (`DRAFTER_LINT_LANE=oracle DRAFTER_LINT_ORACLE=DIR pytest
+tests/test_oracle.py`, DIR from tests/oracle/setup.sh) runs vLLM's and SGLang's start-up
+again and fails when a recorded verdict changed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "oracle"))
+
+from corpus import cases  # noqa: E402
+from judge import golden, judge, judgements, lint_record, reported_by  # noqa: E402
+from launches import pairs as build_pairs  # noqa: E402
+
+DOCUMENTS = golden()
+RECORDS = [(d["runtime"], d["version"], r) for d in DOCUMENTS for r in d["launches"]]
+
+
+@pytest.fixture(scope="module")
+def pairs(tmp_path_factory):
+    return {p.id: p for p in build_pairs(tmp_path_factory.mktemp("oracle-pairs"))}
+
+
+@pytest.mark.parametrize("runtime,version,record", RECORDS,
+                         ids=[r["id"] for _, _, r in RECORDS])
+def test_linter_agrees_with_the_runtime(pairs, runtime, version, record):
+    """Mutations caught: a rule that stops reporting a refusal the runtime makes (the
+    launch was refused, no mapped error), a rule whose message stops naming the runtime,
+    and a rule that claims a refusal the runtime does not make (accepted launches)."""
+    linted = lint_record(record, runtime, version, pairs)
+    assert judge(linted, judgements()) == []
+
+
+def test_both_runtimes_and_their_releases_are_recorded():
+    assert {(d["runtime"], d["version"]) for d in DOCUMENTS} == {("vllm", "0.33.0"),
+                                                                ("sglang", "0.5.23")}
+
+
+def test_every_corpus_case_with_a_target_is_recorded():
+    """Mutation caught: a corpus case with a target (or an MTP checkpoint, its own target)
+    added without a recorded verdict for each runtime."""
+    want = {c.id for c in cases()
+            if c.meta["family"] == "mtp" or (c.folder / "target.config.json").is_file()}
+    for document in DOCUMENTS:
+        recorded = {r["pair"] for r in document["launches"]}
+        assert want - recorded == set(), document["runtime"]
+
+
+def test_judgements_hold_no_stale_entries():
+    """Every pattern maps a recorded refusal, every exception names a recorded launch and
+    gives a reason; a refusal with no pattern is what test_linter_agrees reports."""
+    table = judgements()
+    refusals = [(d["runtime"], r["message"]) for d in DOCUMENTS for r in d["launches"]
+                if r["verdict"] == "refused"]
+    for entry in table["refusals"]:
+        assert any(rt == entry["runtime"] and re.search(entry["match"], m)
+                   for rt, m in refusals), entry
+    ids = {r["id"] for _, _, r in RECORDS}
+    for entry in table["beyond"]:
+        assert entry["id"] in ids and len(entry["reason"]) > 40, entry
+    from drafter_lint.rules import RULES
+
+    for entry in table["refusals"] + table["conditional_claims"]:
+        assert all(code in RULES for code in entry.get("rules", [entry.get("rule")])), entry
+
+
+def test_the_refusal_table_sees_each_recorded_refusal():
+    """Mutation caught: a judgements pattern edited so it no longer matches (the refused
+    launch would then fail for want of a rule, not pass)."""
+    table = judgements()
+    beyond = {b["id"] for b in table["beyond"]}
+    for runtime, _, record in RECORDS:
+        if record["verdict"] == "refused" and record["id"] not in beyond:
+            assert reported_by(runtime, record["message"], table), record["id"]
+
+
+@pytest.mark.skipif(os.environ.get("DRAFTER_LINT_LANE") != "oracle",
+                    reason="the oracle lane: DRAFTER_LINT_LANE=oracle DRAFTER_LINT_ORACLE=DIR")
+def test_recorded_verdicts_are_what_the_runtimes_say_today():
+    venvs = os.environ.get("DRAFTER_LINT_ORACLE", os.path.expanduser("~/oracle"))
+    run = subprocess.run([sys.executable, str(HERE / "oracle" / "run.py"), "--venvs", venvs,
+                          "--check"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
