@@ -3,6 +3,7 @@
 from drafter_lint.rules import (
                                 dflash,
                                 dflash_weights,
+                                dspark,
                                 eagle,
                                 eagle3,
                                 files,
@@ -16,7 +17,7 @@ from drafter_lint.rules import (
                                 startup,
 )
 
-MODULES = (files, startup, dflash, dflash_weights, eagle3, eagle, mtp, medusa, speculators, rope,
-           reference, loaded, launch)
+MODULES = (files, startup, dflash, dflash_weights, dspark, eagle3, eagle, mtp, medusa,
+           speculators, rope, reference, loaded, launch)
 
 RULES = {code: r for module in MODULES for code, r in module.RULES.items()}

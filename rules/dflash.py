@@ -990,7 +990,52 @@ def architecture_unexpected(facts: Facts):
                       f"with this type's config class and its defaults")
 
 
-RULES = collect(
+
+def _sample_from_anchor(facts: Facts):
+    """(pointer, value) of the flag vLLM's DFlash speculator reads: the native
+    `dflash_config.sample_from_anchor`, or a speculators DFlash file's top-level key,
+    which vLLM maps there (transformers_utils/configs/speculators/algos.py:118-122)."""
+    kind = facts.checkpoint.config.get("speculators_model_type") \
+        if facts.family.startswith("speculators") else None
+    if kind is not None:
+        raw = facts.checkpoint.config
+        return ("/sample_from_anchor", raw.get("sample_from_anchor")) \
+            if kind in ("dflash", "dflash2") else (None, None)
+    nested = facts.checkpoint.config.get("dflash_config")
+    return "/dflash_config/sample_from_anchor", (nested.get("sample_from_anchor")
+                                                 if isinstance(nested, dict) else None)
+
+
+@rule("DF128", "dflash-sample-from-anchor-refused", "error", "dflash")
+def sample_from_anchor_refused(facts: Facts):
+    """`sample_from_anchor` is true for a DFlash drafter, which vLLM's V2 DFlash speculator
+    refuses.
+
+    DFlash serves a fixed `1 + N` query layout in which the anchor is the bonus token;
+    vLLM's V2 model runner raises "sample_from_anchor=True is not supported for DFlash"
+    when `dflash_config.sample_from_anchor` is truthy (vllm==0.33.0
+    v1/worker/gpu/spec_decode/dflash/speculator.py:80-89; DFlash2, XPress and DSpark
+    speculators inherit the check). A speculators DFlash file's `sample_from_anchor` is
+    mapped there (algos.py:118-122). The V1 runner (`VLLM_USE_V2_MODEL_RUNNER=0`) does not
+    read it. The oracle lane does not reach the speculator's constructor; the rule stands
+    on the code.
+
+    Fails: `"dflash_config": {..., "sample_from_anchor": true}`. Passes: false or absent.
+    """
+    where, value = _sample_from_anchor(facts)
+    if where is None or not value:
+        return
+    env = facts.launch.get("env") or {}
+    if str(env.get("VLLM_USE_V2_MODEL_RUNNER", "")).strip() in ("0", "false", "False"):
+        return
+    refusing = runtimes.matching(facts.releases, "dflash.sample-from-anchor-refused")
+    if refusing:
+        yield Finding(where, f"sample_from_anchor is {_dump(value)}: "
+                      f"{runtimes.agree(refusing, 'serves')} DFlash only with the anchor as "
+                      f"the bonus token and refuses to start on its V2 model runner (the "
+                      f"default); write false, the layout DFlash drafters are trained in")
+
+RULES = collect(sample_from_anchor_refused, 
     dflash_config_missing, mask_token_id_missing, mask_token_id_out_of_vocab,
     mask_token_id_is_text, mask_token_id_unexpected, mask_token_id_is_special,
     shadowed_dflash_field,

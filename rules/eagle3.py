@@ -442,14 +442,18 @@ def norm_tensors_without_flag(facts: Facts):
 
     Runtimes apply `input_norm` only with `norm_before_fc` and per-tap norms only with
     `fc_norm`; otherwise the trained norm is silently skipped and acceptance drops (vLLM
-    #38111, SGLang #32334 for nvidia/gpt-oss-120b-Eagle3-v3).
+    #38111, SGLang #32334 for nvidia/gpt-oss-120b-Eagle3-v3). Both read
+    `eagle_config.norm_before_fc` first, then the top level (vllm==0.33.0
+    llama_eagle3.py:184-188, sglang==0.5.23 models/llama_eagle3.py:173-175).
 
     Fails: `input_norm.weight` present, `norm_before_fc` absent.
     Passes: the flag set with its tensor.
     Fix (safe): set the flag to true.
     """
     single, taps = _norm_tensors(facts)
-    if single and facts.get("/norm_before_fc", None) is not True:
+    nested = facts.get("/eagle_config/norm_before_fc", None)   # read first by both runtimes
+    flag = nested if nested is not None else facts.get("/norm_before_fc", None)
+    if single and flag is not True:
         yield Finding("/norm_before_fc", f"{single} ships but norm_before_fc is not true: "
                       f"the runtime skips the trained norm (vLLM #38111, SGLang #32334)",
                       fix=add("/norm_before_fc", True, "safe"))
@@ -464,28 +468,30 @@ def norm_tensors_without_flag(facts: Facts):
                           fix=add("/fc_norm", True, "safe"))
 
 
-@rule("EA314", "eagle3-multi-layer-refused", "error", "eagle3", needs=("config", "target"))
+@rule("EA314", "eagle3-multi-layer-refused", "error", "eagle3")
 def multi_layer_refused(facts: Facts):
-    """More than one draft layer for a target whose EAGLE-3 model takes one (E3-14).
+    """More than one draft layer in an EAGLE-3 class that builds exactly one (E3-14).
 
-    vLLM and SGLang build `num_hidden_layers` draft layers (vllm==0.33.0
-    llama_eagle3.py; sglang==0.5.23 models/llama_eagle3.py:198-204). Only SGLang's
-    Kimi-K2.5 EAGLE-3 model still raises "only supports 1 layer"
-    (models/kimi_k25_eagle3.py:243-244).
+    vLLM and SGLang build `num_hidden_layers` draft layers in their Llama-style EAGLE-3
+    models (vllm==0.33.0 llama_eagle3.py:198-207; sglang==0.5.23
+    models/llama_eagle3.py:198-204). SGLang's MLA EAGLE-3 model, the class of
+    `Eagle3DeepseekV2ForCausalLM`, raises "EAGLE3 currently only supports 1 layer" for any
+    other count (models/kimi_k25_eagle3.py:243-244, 315, 523), whatever the target.
 
-    Fails: `"num_hidden_layers": 2` for a Kimi-K2.5 target on SGLang.
-    Passes: multi-layer heads elsewhere; 1 layer.
+    Fails: `"num_hidden_layers": 2` with `Eagle3DeepseekV2ForCausalLM` on SGLang.
+    Passes: a 4-layer `LlamaForCausalLMEagle3` head for a Kimi-K2.5 target; 1 layer.
     """
     n = facts.int("/num_hidden_layers")
-    model_type = facts.target.model_type
-    if not n or n < 2 or not isinstance(model_type, str):
+    written = facts.get("/architectures", None)
+    names = {a for a in written if isinstance(a, str)} if isinstance(written, list) else set()
+    if n is None or n == 1 or not names:
         return
-    refusing = runtimes.matching(facts.releases, "eagle3.one-layer-targets",
-                                 lambda types: model_type in types)
+    refusing = runtimes.matching(facts.releases, "eagle3.one-layer-architectures",
+                                 lambda classes: bool(names & classes))
     if refusing:
         yield Finding("/num_hidden_layers", f"num_hidden_layers is {n}: "
-                      f"{runtimes.labels(refusing)} serves only 1-layer EAGLE-3 heads for "
-                      f"{model_type} targets")
+                      f"{runtimes.agree(refusing, 'builds')} {sorted(names)[0]} with exactly "
+                      f"one draft layer and refuses to start")
 
 
 @rule("EA315", "eagle3-max-position-below-target", "info", "eagle3", needs=("config", "target"))
@@ -604,24 +610,20 @@ def path_without_method(facts: Facts):
 
 @rule("EA319", "eagle3-architecture-unknown", "warning", "eagle3")
 def architecture_unknown(facts: Facts):
-    """`architectures` names no known EAGLE-3 class (E3-19).
+    """`architectures` is missing or not a list of class names (E3-19).
 
-    Known: the EAGLE-3 classes vLLM registers (vllm==0.33.0
-    model_executor/models/registry.py:698-713: Eagle3Llama/Qwen3/MiniMaxM2/Qwen2_5vl/
-    Qwen3vl/DeepseekV2/V3, LlamaForCausalLMEagle3 as SpecForge and SGLang write it, the
-    PEagle ones), Eagle3Speculator / Eagle3DraftModel (speculators), LlamaEagle3DraftModel,
-    and LlamaForCausalLM with `draft_vocab_size` (SafeAILab originals).
+    The runtimes pick the EAGLE-3 model class by it: vLLM rewrites `X` to `Eagle3X`
+    (transformers_utils/configs/eagle.py:55-64), so `Qwen3ForCausalLM` serves as
+    `Eagle3Qwen3ForCausalLM`; SGLang uses the name as written. Whether a selected runtime
+    registers the name is DL012's check; this one catches a value neither can read.
 
-    Fails: `["Qwen3ForCausalLM"]`. Passes: `["LlamaForCausalLMEagle3"]`.
+    Fails: no `architectures`. Passes: `["LlamaForCausalLMEagle3"]`, `["Qwen3ForCausalLM"]`.
     """
     value = facts.get("/architectures", None)
-    names = set(value) if isinstance(value, list) else set()
-    if names & EAGLE3_ARCHITECTURES:
+    if isinstance(value, list) and value and all(isinstance(a, str) for a in value):
         return
-    if "LlamaForCausalLM" in names and facts.has("/draft_vocab_size"):
-        return
-    yield Finding("/architectures", f"architectures is {json.dumps(value)}: no known EAGLE-3 "
-                  f"class; runtimes choose the model class by it")
+    yield Finding("/architectures", f"architectures is {json.dumps(value)}: no class name; "
+                  f"the runtimes choose the EAGLE-3 model class by it")
 
 
 @rule("EA321", "eagle3-lm-head-missing", "error", "eagle3", needs=("config", "weights"))
@@ -653,20 +655,33 @@ def tied_reduced_vocab(facts: Facts):
     then predicts the full target vocabulary, not `draft_vocab_size` ids through `d2t`:
     SpecForge's Qwen3-4B template shipped `tie_word_embeddings: true` with a 32000-token
     draft vocabulary and its heads came out with a full-vocabulary `lm_head` that broke
-    resumed training (SpecForge #139, fixed by #140). vLLM ignores the flag for EAGLE-3
-    heads (its `lm_head` is always `[draft_vocab_size, hidden]`), so this is a training
-    template fact: an info; EA307 judges a trained checkpoint's `lm_head`.
+    resumed training (SpecForge #139, fixed by #140). SGLang's `LlamaForCausalLMEagle3`
+    does the same at serving time: `lm_head` becomes `embed_tokens` (sglang==0.5.23
+    models/llama_eagle3.py:303-304) while the logits processor keeps the first
+    `draft_vocab_size` columns (layers/logits_processor.py:1346-1347), so `d2t` maps the
+    wrong ids, silently: an error there (the oracle lane records the [vocab, hidden] head).
+    vLLM ignores the flag for EAGLE-3 heads (its `lm_head` is always `[draft_vocab_size,
+    hidden]`): an info when checked for vLLM alone.
 
     Informs: `"tie_word_embeddings": true, "draft_vocab_size": 32000, "vocab_size": 151936`.
     Passes: `"tie_word_embeddings": false`, or no reduced vocabulary.
     Fix (unsafe): set `tie_word_embeddings` to false.
     """
     draft, vocab = facts.int("/draft_vocab_size"), facts.int("/vocab_size")
-    if facts.get("/tie_word_embeddings", None) is True and draft and vocab and draft < vocab:
-        yield Finding("/tie_word_embeddings", f"tie_word_embeddings is true but "
-                      f"draft_vocab_size {draft} < vocab_size {vocab}: a tied output layer "
-                      f"predicts the full vocabulary, not the draft one (SpecForge #139)",
-                      fix=replace("/tie_word_embeddings", False))
+    if facts.get("/tie_word_embeddings", None) is not True or not draft or not vocab or \
+            draft >= vocab:
+        return
+    written = facts.get("/architectures", None)
+    names = {a for a in written if isinstance(a, str)} if isinstance(written, list) else set()
+    tying = runtimes.matching(facts.releases, "eagle3.tied-head-is-embedding",
+                              lambda classes: bool(names & classes))
+    served = (f": {runtimes.agree(tying, 'uses')} embed_tokens as the output layer and "
+              f"reads its first {draft} ids as draft tokens, silently") if tying else ""
+    yield Finding("/tie_word_embeddings", f"tie_word_embeddings is true but "
+                  f"draft_vocab_size {draft} < vocab_size {vocab}: a tied output layer "
+                  f"predicts the full vocabulary, not the draft one (SpecForge #139){served}",
+                  severity=Severity.ERROR if tying else Severity.INFO,
+                  fix=replace("/tie_word_embeddings", False))
 
 
 @rule("EA322", "eagle3-norm-before-residual-ignored", "warning", "eagle3")
@@ -744,7 +759,34 @@ def aux_ids_in_deepstack_layers(facts: Facts):
                           f"#431): tap from layer {inject} on")
 
 
-RULES = collect(
+
+@rule("EA325", "eagle3-draft-vocab-size-missing", "error", "eagle3")
+def draft_vocab_size_missing(facts: Facts):
+    """The head's config has no `draft_vocab_size` key, which SGLang's Llama EAGLE-3 model
+    reads directly.
+
+    `LlamaForCausalLMEagle3.__init__` reads `config.draft_vocab_size` with no default
+    (sglang==0.5.23 models/llama_eagle3.py:306, 318; `null` means the full vocabulary), so
+    a config without the key stops start-up with "'LlamaConfig' object has no attribute
+    'draft_vocab_size'" (the oracle lane records it). vLLM defaults it to `vocab_size`.
+    TorchSpec's Kimi-K2.5 and MiniMax-M2.5 templates omit it.
+
+    Fails: `LlamaForCausalLMEagle3` without `draft_vocab_size`, for SGLang. Passes: the key
+    written (`32000`, or `null`); checked for vLLM alone.
+    """
+    if facts.has("/draft_vocab_size"):
+        return
+    written = facts.get("/architectures", None)
+    names = {a for a in written if isinstance(a, str)} if isinstance(written, list) else set()
+    refusing = runtimes.matching(facts.releases, "eagle3.requires-draft-vocab-size",
+                                 lambda classes: bool(names & classes))
+    if refusing:
+        yield Finding("/draft_vocab_size", f"draft_vocab_size is not written: "
+                      f"{runtimes.agree(refusing, 'reads it')} with no default and refuses "
+                      f"to start (write the head's output size, or null for the full "
+                      f"vocabulary)")
+
+RULES = collect(draft_vocab_size_missing, 
     fc_width, aux_ids_missing, aux_ids_invalid, aux_ids_convention, aux_ids_for_other_target,
     aux_count_not_three, lm_head_vs_draft_vocab, vocab_maps, vocab_vs_target,
     hidden_vs_target, qkv_input_width, norm_flags_vs_tensors, norm_tensors_without_flag,

@@ -233,6 +233,17 @@ FACTS: tuple[Fact, ...] = (
          "silent", "V v1/worker/gpu/spec_decode/dspark/speculator.py:49-51; "
          "transformers_utils/configs/speculators/algos.py:188-190"),
 
+    # vLLM's V2 DFlash speculator refuses dflash_config.sample_from_anchor: true
+    Fact("dflash.sample-from-anchor-refused", V, True, "start-up",
+         "V v1/worker/gpu/spec_decode/dflash/speculator.py:80-89 (V2 runner only)"),
+    # Where the DSpark Markov-head rank is read (first found wins); it must be > 0
+    Fact("dspark.markov-rank-sources", V, ("/markov_rank",), "start-up",
+         "V model_executor/models/qwen3_dspark.py:212, gemma4_dspark.py:190 (no default)"),
+    Fact("dspark.markov-rank-sources", S, ("/markov_rank",), "start-up",
+         "S models/dspark.py:385-390 (build_markov_head: config.markov_rank, default 0, "
+         "refused), 524-528; the parser also reads dflash_config.markov_rank "
+         "(speculative/dspark_components/dspark_config.py:239-251), the model does not"),
+
     # Which drafter families each runtime serves, and how
     Fact("serves.dflash", V, True, "start-up",
          "V model_executor/models/registry.py:664 (DFlashDraftModel)"),
@@ -287,10 +298,17 @@ FACTS: tuple[Fact, ...] = (
          frozenset({"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "kimi_k25",
                     "glm4_moe_lite"}), "silent",
          "S models/deepseek_v2.py:3470-3473, glm4_moe_lite.py:817-820"),
-    # Target model types whose EAGLE-3 model takes one draft layer (others build them all:
-    # V llama_eagle3.py, S models/llama_eagle3.py:198-204)
-    Fact("eagle3.one-layer-targets", S, frozenset({"kimi_k25", "kimi_k2"}), "start-up",
-         "S models/kimi_k25_eagle3.py:243-244 (\"only supports 1 layer\")"),
+    # EAGLE-3 draft classes built with exactly one layer (others build num_hidden_layers:
+    # V llama_eagle3.py:198-207, S models/llama_eagle3.py:198-204)
+    Fact("eagle3.one-layer-architectures", S, frozenset({"Eagle3DeepseekV2ForCausalLM"}),
+         "start-up", "S models/kimi_k25_eagle3.py:243-244, 315, 523 (Eagle3MLAModel: "
+         "\"EAGLE3 currently only supports 1 layer\")"),
+    # EAGLE-3 classes whose output layer is embed_tokens under tie_word_embeddings
+    Fact("eagle3.tied-head-is-embedding", S, frozenset({"LlamaForCausalLMEagle3"}), "silent",
+         "S models/llama_eagle3.py:303-304, layers/logits_processor.py:1346-1347"),
+    # EAGLE-3 classes that read config.draft_vocab_size with no default
+    Fact("eagle3.requires-draft-vocab-size", S, frozenset({"LlamaForCausalLMEagle3"}),
+         "start-up", "S models/llama_eagle3.py:306, 318 (AttributeError without the key)"),
 
     # RoPE types for which a draft's short max_position_embeddings is raised to the
     # target's max_model_len; with any other type the server's max_model_len is capped to

@@ -210,17 +210,19 @@ def layer_model_type(facts: Facts):
     """An eagle3/peagle `transformer_layer_config.model_type` vLLM cannot map (SPC-09).
 
     vLLM maps llama to Eagle3LlamaForCausalLM and qwen3 to Eagle3Qwen3ForCausalLM and
-    raises for anything else.
+    raises for anything else; an absent `model_type` is read as llama (vllm==0.33.0
+    transformers_utils/configs/speculators/algos.py:43-45, 79-81).
 
-    Fails: `"model_type": "mistral"`. Passes: `"llama"`, `"qwen3"`.
+    Fails: `"model_type": "mistral"`. Passes: `"llama"`, `"qwen3"`, absent.
     """
     if speculators_type(facts) not in ("eagle3", "peagle"):
         return
-    kind = raw(facts, "/transformer_layer_config/model_type", None)
-    if kind not in ("llama", "qwen3"):
+    kind = raw(facts, "/transformer_layer_config/model_type", "llama")   # vLLM's default
+    vllm = [r for r in facts.releases if r.runtime == "vllm"]
+    if vllm and kind not in ("llama", "qwen3"):
         yield Finding("/transformer_layer_config/model_type", f"transformer_layer_config."
-                      f"model_type is {json.dumps(kind)}; {VLLM_LABEL} serves llama and "
-                      f"qwen3 layers")
+                      f"model_type is {json.dumps(kind)}; {runtimes.agree(vllm, 'serves')} "
+                      f"llama and qwen3 layers only and refuses to start")
 
 
 @rule("SPC110", "speculators-layer-vs-target", "error", "speculators",
@@ -313,11 +315,18 @@ def tokens_vs_block(facts: Facts):
     if type(block) is not int:
         block = facts.int("/block_size")
     tokens = raw(facts, f"{METHODS}/0/speculative_tokens", None)
-    if type(block) is int and type(tokens) is int and tokens > block - 1:
+    vllm = [r for r in facts.releases if r.runtime == "vllm"]
+    if vllm and type(block) is int and type(tokens) is int and tokens > block - 1:
+        # with sample_from_anchor true vLLM refuses the file whatever the count (DF128):
+        # a token fix alone would leave a config that does not start
+        refused = bool(raw(facts, "/sample_from_anchor", None))
         yield Finding(f"{METHODS}/0/speculative_tokens", f"speculative_tokens is {tokens} but "
-                      f"block_size {block} has {block - 1} draft slots; {VLLM_LABEL} proposes "
-                      f"{tokens} tokens from it (speculators PR #456)",
-                      fix=replace(f"{METHODS}/0/speculative_tokens", block - 1, "safe"))
+                      f"block_size {block} has {block - 1} draft slots; "
+                      f"{runtimes.agree(vllm, 'proposes')} {tokens} tokens from it "
+                      f"(speculators PR #456)" + ("; sample_from_anchor true is refused "
+                                                   "first (DF128)" if refused else ""),
+                      fix=None if refused else
+                      replace(f"{METHODS}/0/speculative_tokens", block - 1, "safe"))
 
 
 @rule("SPC115", "speculators-dspark-anchor-default", "warning", "speculators")
@@ -388,13 +397,15 @@ def dflash_causality_default(facts: Facts):
     as true, so the sliding layers run non-causal (vllm==0.33.0 transformers_utils/configs/
     speculators/algos.py:122-126); speculators' own default is false, i.e. trained causal
     (speculators@c05b95b models/dflash/config.py:66-71). Without the key the drafter is
-    trained causal and served non-causal (vLLM PR #47453).
+    trained causal and served non-causal (vLLM PR #47453). speculators' DFlash2 class
+    defaults the key to true (speculators==0.9.0 models/dflash2/config.py:22-25), as vLLM
+    reads it: no mismatch there.
 
     Fails: `"speculators_model_type": "dflash"`, sliding `layer_types`, no
     `sliding_window_non_causal`. Passes: the key written either way.
     """
-    if speculators_type(facts) not in ("dflash", "dflash2"):
-        return
+    if speculators_type(facts) != "dflash":
+        return          # dflash2 defaults to non-causal, as vLLM reads it (speculators 0.9.0)
     kinds = facts.get("/layer_types", None)
     if not (isinstance(kinds, list) and "sliding_attention" in kinds):
         return

@@ -146,17 +146,24 @@ FAMILY_CASES = [
     Case("EA313", "fail", "tensor-without-flag-sglang-32334", SPC, [("remove", "/norm_before_fc")],
          pointer="/norm_before_fc"),
     Case("EA313", "pass", "flag-set", SPC),
+    Case("EA313", "pass", "flag-nested-in-eagle-config", SPC,
+         [("remove", "/norm_before_fc"), ("add", "/eagle_config", {"norm_before_fc": True})]),
     Case("EA313", "fail", "legacy-use-aux-norm-on-vllm", E3, [("add", "/use_aux_norm", True)],
          tensors=extra(*[(f"fc_norm.{i}.weight", "F16", [4096]) for i in range(3)]),
          runtime="vllm", pointer="/fc_norm"),
     Case("EA313", "pass", "legacy-use-aux-norm-on-sglang", E3, [("add", "/use_aux_norm", True)],
          tensors=extra(*[(f"fc_norm.{i}.weight", "F16", [4096]) for i in range(3)]),
          runtime="sglang"),
-    Case("EA314", "fail", "four-layers-kimi-k25-sglang", E3, [("replace", "/num_hidden_layers", 4)],
-         target_ops=[("replace", "/model_type", "kimi_k25")], pointer="/num_hidden_layers"),
-    Case("EA314", "pass", "four-layers-llama", E3, [("replace", "/num_hidden_layers", 4)]),
-    Case("EA314", "pass", "four-layers-kimi-k25-vllm", E3, [("replace", "/num_hidden_layers", 4)],
-         target_ops=[("replace", "/model_type", "kimi_k25")], runtime="vllm"),
+    Case("EA314", "fail", "two-layers-mla-class-sglang", E3,
+         [("replace", "/num_hidden_layers", 2),
+          ("replace", "/architectures", ["Eagle3DeepseekV2ForCausalLM"])],
+         pointer="/num_hidden_layers", runtime="sglang"),
+    Case("EA314", "pass", "four-layers-llama-class-for-kimi-k25-sglang", E3,
+         [("replace", "/num_hidden_layers", 4)],
+         target_ops=[("replace", "/model_type", "kimi_k25")], runtime="sglang"),
+    Case("EA314", "pass", "two-layers-mla-class-vllm", E3,
+         [("replace", "/num_hidden_layers", 2),
+          ("replace", "/architectures", ["Eagle3DeepseekV2ForCausalLM"])], runtime="vllm"),
     Case("EA315", "fail", "short-rope-cache-vllm-48894", E3, pointer="/max_position_embeddings"),
     Case("EA315", "pass", "long-enough", E3, [("replace", "/max_position_embeddings", 131072)]),
     Case("EA315", "fail", "yarn-caps-the-server", E3, [("add", "/rope_scaling", {
@@ -177,12 +184,25 @@ FAMILY_CASES = [
          severity="warning"),
     Case("EA318", "pass", "explicit-method-on-the-line", E3,
          launch={"runtime": "vllm", "method": "eagle3", "draft": "org/my-head"}),
-    Case("EA319", "fail", "qwen-architecture", GPT, [("replace", "/architectures",
-                                                      ["Qwen3ForCausalLM"])],
+    Case("EA319", "fail", "no-architectures", GPT, [("remove", "/architectures")],
          pointer="/architectures"),
+    Case("EA319", "pass", "qwen-class-vllm-renames", GPT, [("replace", "/architectures",
+                                                            ["Qwen3ForCausalLM"])]),
     Case("EA319", "pass", "specforge-architecture", GPT),
-    Case("EA320", "fail", "tied-with-draft-vocab", E3, [("replace", "/tie_word_embeddings", True)],
-         pointer="/tie_word_embeddings"),
+    Case("EA320", "fail", "tied-with-draft-vocab-sglang", E3,
+         [("replace", "/tie_word_embeddings", True)], pointer="/tie_word_embeddings",
+         runtime="sglang"),
+    Case("EA320", "fail", "tied-with-draft-vocab-vllm-template-fact", E3,
+         [("replace", "/tie_word_embeddings", True)], pointer="/tie_word_embeddings",
+         runtime="vllm", severity="info"),
+    Case("EA325", "fail", "no-draft-vocab-size-sglang", E3,
+         [("remove", "/draft_vocab_size"),
+          ("replace", "/architectures", ["LlamaForCausalLMEagle3"])],
+         pointer="/draft_vocab_size", runtime="sglang"),
+    Case("EA325", "pass", "no-draft-vocab-size-vllm", E3,
+         [("remove", "/draft_vocab_size"),
+          ("replace", "/architectures", ["LlamaForCausalLMEagle3"])], runtime="vllm"),
+    Case("EA325", "pass", "written", E3),
     Case("EA320", "pass", "untied", E3),
     Case("EA321", "fail", "no-lm-head-sglang-27908", E3, tensors=drop("lm_head.weight"),
          pointer="/lm_head.weight", file=ST),
@@ -319,6 +339,10 @@ FAMILY_CASES = [
          pointer="/sliding_window_non_causal"),
     Case("SPC113", "pass", "causality-written", SPC, SPC_DFLASH + [
         ("add", "/sliding_window_non_causal", False)]),
+    Case("SPC113", "pass", "dflash2-defaults-non-causal", SPC, SPC_DFLASH + [
+        ("replace", "/speculators_model_type", "dflash2")]),
+    Case("DF128", "fail", "speculators-sample-from-anchor-mapped-by-vllm", SPC, SPC_DFLASH + [
+        ("add", "/sample_from_anchor", True)], pointer="/sample_from_anchor"),
     Case("SPC102", "fail", "no-verifier-path", SPC,
          [("remove", "/speculators_config/verifier/name_or_path")],
          pointer="/speculators_config/verifier/name_or_path"),
@@ -382,6 +406,8 @@ FAMILY_CASES = [
          [("replace", "/transformer_layer_config/model_type", "mistral")],
          pointer="/transformer_layer_config/model_type"),
     Case("SPC109", "pass", "llama-layer", SPC),
+    Case("SPC109", "pass", "absent-model-type-read-as-llama", SPC,
+         [("remove", "/transformer_layer_config/model_type")]),
     Case("SPC110", "fail", "other-vocab", SPC, target_ops=[("replace", "/vocab_size", 128256)],
          pointer="/transformer_layer_config/vocab_size"),
     Case("SPC110", "pass", "same-vocab", SPC),
@@ -694,3 +720,16 @@ def test_dspark_tokens_against_its_block(tmp_path, ops, tokens, fails, runtime, 
         assert not hits   # SGLang's layout for a bonus-anchor DSpark is not recorded
         return
     assert bool(hits) == fails, [f.message for f in hits]
+
+
+def test_spc114_offers_no_fix_that_leaves_a_refused_config(tmp_path):
+    """Mutation caught: SPC114's safe token fix offered while sample_from_anchor is true,
+    which vLLM refuses whatever the count (DF128): the fixed file would still not start."""
+    case = Case("SPC114", "fail", "", SPC, SPC_DFLASH + [
+        ("add", "/block_size", 16), ("add", "/sample_from_anchor", True),
+        ("replace", "/speculators_config/proposal_methods/0/speculative_tokens", 16)])
+    checkpoint, target = build(case, tmp_path)
+    result = lint(checkpoint, target, RULES, runtime="vllm")
+    spc114 = [f for f in result.findings if f.rule == "SPC114"]
+    assert spc114 and spc114[0].fix is None and "DF128" in spc114[0].message
+    assert [f.severity.value for f in result.findings if f.rule == "DF128"] == ["error"]

@@ -355,6 +355,20 @@ CASES = [
     Case("DL014", "fail", "torchspec-model-type", ops=[("replace", "/model_type", "dflash")],
          pointer="/model_type"),
     Case("DL014", "pass", "qwen3"),
+    Case("DF128", "fail", "sample-from-anchor-vllm-v2", ops=[
+        ("add", "/dflash_config/sample_from_anchor", True)],
+         pointer="/dflash_config/sample_from_anchor"),
+    Case("DF128", "pass", "sample-from-anchor-false", ops=[
+        ("add", "/dflash_config/sample_from_anchor", False)]),
+    Case("DF128", "pass", "sample-from-anchor-not-judged-for-sglang", ops=[
+        ("add", "/dflash_config/sample_from_anchor", True)], runtime="sglang"),
+    Case("DF143", "fail", "dspark-without-markov-rank",
+         ops=[("replace", "/architectures", ["DSparkDraftModel"])], pointer="/markov_rank"),
+    Case("DF143", "fail", "rank-only-under-dflash-config",
+         ops=[("replace", "/architectures", ["DSparkDraftModel"]),
+              ("add", "/dflash_config/markov_rank", 8)], pointer="/markov_rank"),
+    Case("DF143", "pass", "top-level-rank",
+         ops=[("replace", "/architectures", ["DSparkDraftModel"]), ("add", "/markov_rank", 8)]),
     Case("DF142", "pass", "z-lab-values"),
     # against the published config
     Case("REF101", "fail", "incident-mask", ops=[("replace", MASK, 151669)], pointer=MASK),

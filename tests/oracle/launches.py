@@ -61,6 +61,21 @@ VARIANTS = [
     Variant("sglang-test-qwen3-8b-eagle3+peagle-arch", "sglang-test-qwen3-8b-eagle3",
             [("replace", "/architectures", ["PEagleDraftModel"])],
             why="SpecForge's P-EAGLE class name"),
+    Variant("tiny-drafter+dspark", "tiny-drafter",
+            [("replace", "/architectures", ["DSparkDraftModel"]), ("add", "/markov_rank", 8),
+             ("add", "/markov_head_type", "vanilla")],
+            why="the tiny pair as a DSpark draft"),
+    Variant("tiny-drafter+dspark-nested-markov-rank", "tiny-drafter",
+            [("replace", "/architectures", ["DSparkDraftModel"]),
+             ("add", "/dflash_config/markov_rank", 8),
+             ("add", "/dflash_config/markov_head_type", "vanilla")],
+            why="SpecForge's layout: the Markov head under dflash_config"),
+    Variant("tiny-drafter+dspark-no-markov-rank", "tiny-drafter",
+            [("replace", "/architectures", ["DSparkDraftModel"])],
+            why="a DSpark draft without markov_rank"),
+    Variant("sglang-test-qwen3-8b-eagle3+no-draft-vocab-size", "sglang-test-qwen3-8b-eagle3",
+            [("remove", "/draft_vocab_size")],
+            why="SGLang's Llama EAGLE-3 head reads config.draft_vocab_size"),
     Variant("tiny-drafter+sample-from-anchor", "tiny-drafter",
             [("add", "/dflash_config/sample_from_anchor", True)],
             why="vLLM's V2 DFlash speculator refuses sample_from_anchor"),
@@ -136,7 +151,7 @@ def pairs(dest: Path) -> list[Pair]:
         if variant.edits:
             config = json.loads((folder / "config.json").read_text())
             write_json(folder / "config.json", apply_ops(config, variant.edits))
-        found.append(Pair(variant.id, base.family, folder, base.target,
+        found.append(Pair(variant.id, "", folder, base.target,      # family: detected
                           f"{base.source} + {variant.why}"))
     return found
 
@@ -194,7 +209,8 @@ def sglang_launch(pair: Pair, env: dict) -> dict | None:
     if family in ("dflash", "dflash2"):
         return {"algorithm": "DFLASH", "num_draft_tokens": _block(config), "env": env}
     if family == "dspark":
-        return {"algorithm": "DSPARK", "num_draft_tokens": _block(config, 8), "env": env}
+        # gamma = draft tokens - 1 slots after the anchor (LCH102)
+        return {"algorithm": "DSPARK", "num_draft_tokens": _block(config, 8) + 1, "env": env}
     if family in ("eagle3", "eagle"):
         return {"algorithm": family.upper(), "num_steps": 3, "topk": 1,
                 "num_draft_tokens": 4, "env": env}
