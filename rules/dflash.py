@@ -16,7 +16,6 @@ from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
 from drafter_lint.rules.common import target_hidden_size_differs
-from drafter_lint.rules.runtimes import SGLANG_LABEL, VLLM_LABEL
 
 
 MASK = "/dflash_config/mask_token_id"
@@ -145,11 +144,11 @@ def dflash_config_missing(facts: Facts):
                                    lambda sources: "/mask_token_id" not in sources)
         if strict:
             yield Finding("/dflash_config", f"dflash_config is missing; "
-                          f"{runtimes.labels(strict)} reads mask_token_id and "
+                          f"{runtimes.agree(strict, 'reads')} mask_token_id and "
                           f"target_layer_ids only from it and raises without it")
         elif facts.releases:
             yield Finding("/dflash_config", "dflash_config is missing; "
-                          f"{runtimes.labels(facts.releases)} read the top-level copies "
+                          f"{runtimes.agree(facts.releases, 'reads')} the top-level copies "
                           f"instead, the z-lab reference needs it", severity=Severity.INFO)
     elif not isinstance(value, dict):
         yield Finding("/dflash_config", f"dflash_config is {_dump(value)[:40]}, expected an "
@@ -199,12 +198,12 @@ def mask_token_id_missing(facts: Facts):
     fix = add(MASK, suggestion) if suggestion is not None and isinstance(
         dflash_config, dict) else None
     if fatal:
-        yield Finding(MASK, f"no mask_token_id where {runtimes.labels(fatal)} look for it; "
+        yield Finding(MASK, f"no mask_token_id where {runtimes.agree(fatal, 'looks')} for it; "
                       f"they refuse to start without the token for the draft slots"
                       + (f" (expected {suggestion})" if suggestion is not None else ""),
                       fix=fix)
     else:
-        yield Finding(MASK, f"no mask_token_id where {runtimes.labels(missing)} looks for "
+        yield Finding(MASK, f"no mask_token_id where {runtimes.agree(missing, 'looks')} for "
                       f"it; it falls back to the token string <|MASK|>, which may not be "
                       f"the id this drafter was trained with", severity=Severity.WARNING,
                       fix=fix)
@@ -378,7 +377,8 @@ def target_layer_ids_invalid(facts: Facts):
     into the drafter's `fc` input. Where they are read: vLLM top-level
     `eagle_aux_hidden_state_layer_ids` (tap + 1), `dflash_config.target_layer_ids`, then
     top-level `target_layer_ids`, else it guesses `(2, L//2, L-3)` while `fc` is sized for
-    the real count, so the load fails (vllm==0.33.0 v1/spec_decode/eagle3_utils.py:113-150);
+    the real count, so the load fails (vllm==0.33.0
+    v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-150);
     SGLang derives them from `num_target_layers` when absent (sglang==0.5.23
     dflash_utils.py:568-571); the z-lab reference reads `dflash_config` only. z-lab lists
     are strictly increasing: a repeat or a reordering feeds `fc` in an untrained order.
@@ -456,13 +456,13 @@ def target_layer_id_beyond_num_target_layers(facts: Facts):
     if torchspec and beyond:
         yield Finding("/num_target_layers", f"num_target_layers is {depth}, the tap count "
                       f"in TorchSpec's layout (the depth, {torchspec}, is in "
-                      f"target_num_hidden_layers), but {runtimes.labels(checking)} reads it "
+                      f"target_num_hidden_layers), but {runtimes.agree(checking, 'reads')} it "
                       f"as the target depth and refuses taps {[t for _, t in beyond]}")
         return
     for i, tap in beyond:
         yield Finding(tap_pointer(facts, i), f"tap {i} is target layer {tap} but "
                       f"num_target_layers is {depth} (valid 0..{depth - 1}); "
-                      f"{runtimes.labels(checking)} refuses to start")
+                      f"{runtimes.agree(checking, 'refuses')} to start")
 
 
 @rule("DF112", "target-layer-id-beyond-target", "error", "dflash", needs=("config", "target"))
@@ -491,7 +491,7 @@ def target_layer_id_beyond_target(facts: Facts):
                           f"0..{depth - 1})")
         elif tap == depth - 1 and blind:
             yield Finding(tap_pointer(facts, i), f"tap {i} is target layer {tap}, the "
-                          f"target's last; {runtimes.labels(blind)} captures layer inputs "
+                          f"target's last; {runtimes.agree(blind, 'captures')} layer inputs "
                           f"only, so this output is never captured",
                           severity=Severity.WARNING)
 
@@ -527,7 +527,8 @@ def target_layer_ids_not_default(facts: Facts):
     `[1, depth - 3]` (`[1, 16, 31, 46, 61]` for 64 layers, `[1, 9, 17, 25, 33]` for 36;
     z-lab/dflash@44947fb dflash/model.py:27-36). `dflash_config.target_layer_ids` are
     0-based layer outputs, and the runtimes add +1 themselves (vllm==0.33.0
-    v1/spec_decode/eagle3_utils.py:120-124, PR #40727; sglang==0.5.23 qwen3.py:803-805).
+    v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:120-124, PR #40727; sglang==0.5.23
+    qwen3.py:803-805).
     The default shifted by exactly one is the classic convention mix-up (ids written as
     capture indices): nothing errors and every tap reads the wrong layer.
     Other lists are facts, not faults: DFlash2 and MiMo drafters train their own taps
@@ -626,7 +627,8 @@ def eagle_aux_ids_stale(facts: Facts):
     vLLM reads the top-level `eagle_aux_hidden_state_layer_ids` *first and unshifted*
     (capture index = residual entering layer k) and falls back to
     `dflash_config.target_layer_ids` + 1 only when it is absent (vllm==0.33.0
-    v1/spec_decode/eagle3_utils.py:113-124). A stale copy silently overrides the taps on
+    v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-124). A stale copy silently
+    overrides the taps on
     vLLM; SGLang and the reference do not read it. The speculators converter writes
     `[i + 1 for i in taps]`, leaving out i + 1 == L, which vLLM always captures.
 
@@ -648,7 +650,7 @@ def eagle_aux_ids_stale(facts: Facts):
         return
     yield Finding("/eagle_aux_hidden_state_layer_ids", f"eagle_aux_hidden_state_layer_ids "
                   f"is {_dump(aux)} but target_layer_ids {taps} means {expected}; "
-                  f"{runtimes.labels(readers)} uses this list first and unshifted, so it "
+                  f"{runtimes.agree(readers, 'uses')} this list first and unshifted, so it "
                   f"overrides the taps",
                   fix=replace("/eagle_aux_hidden_state_layer_ids", expected, "safe"))
 
@@ -816,8 +818,8 @@ def sliding_window_disabled(facts: Facts):
                               lambda v: v == "start-up")
     silent = [r for r in hit if r not in fatal]
     consequence = "; ".join(
-        part for part in (f"{runtimes.labels(fatal)} then refuse to start" if fatal else "",
-                          f"{runtimes.labels(silent)} runs full attention" if silent else "")
+        part for part in (f"{runtimes.agree(fatal, 'then refuses')} to start" if fatal else "",
+                          f"{runtimes.agree(silent, 'runs')} full attention" if silent else "")
         if part)
     yield Finding("/use_sliding_window", f"use_sliding_window is {what} while layers "
                   f"{sliding_on(facts, hit[0])} slide; transformers' Qwen3Config loads "
@@ -838,7 +840,7 @@ def mixed_attention_runtime(facts: Facts):
     needs = runtimes.matching(facts.releases, "runner.v1-refuses-mixed-swa")
     if {"sliding_attention", "full_attention"} <= kinds and needs:
         yield Finding("/layer_types", f"layer_types mixes sliding and full attention: "
-                      f"{runtimes.labels(needs)} serves it on the V2 model runner (the "
+                      f"{runtimes.agree(needs, 'serves')} it on the V2 model runner (the "
                       f"default); VLLM_USE_V2_MODEL_RUNNER=0 refuses it")
 
 
@@ -912,11 +914,14 @@ def block_size_invalid(facts: Facts):
                                lambda v: v == ("/block_size",))
     if top is MISSING and strict:
         yield Finding("/block_size", f"block_size is missing at the top level; "
-                      f"{runtimes.labels(strict)} reads only config.block_size and raises")
-    elif top is MISSING and nested is MISSING and facts.releases:
-        yield Finding("/block_size", f"block_size is missing; {SGLANG_LABEL} "
-                      f"assumes 16 and the "
-                      "draft token count cannot be checked", severity=Severity.INFO)
+                      f"{runtimes.agree(strict, 'reads')} only config.block_size and raises")
+    elif top is MISSING and nested is MISSING:
+        assuming = runtimes.matching(facts.releases, "dflash.block-size-sources",
+                                     lambda v: "/block_size" in v and len(v) > 1)
+        if assuming:
+            yield Finding("/block_size", f"block_size is missing; "
+                          f"{runtimes.agree(assuming, 'assumes 16')} and the draft token "
+                          f"count cannot be checked", severity=Severity.INFO)
 
 
 # --- against the target -------------------------------------------------------------------

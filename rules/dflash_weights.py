@@ -12,7 +12,6 @@ from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
-from drafter_lint.rules.runtimes import SGLANG_LABEL, VLLM_LABEL
 from drafter_lint.rules.dflash import taps_of
 
 
@@ -239,10 +238,13 @@ def dflash2_checkpoint(facts: Facts):
                       f"{runtimes.LABEL[chosen]} does not serve DFlash2",
                       severity=Severity.ERROR)
         return
-    yield Finding(ptr, f"this is a DFlash2 checkpoint ({'; '.join(signs)}); "
-                  f"{VLLM_LABEL} serves it with method dflash on its V2 model "
-                  f"runner (the default), {SGLANG_LABEL} with "
-                  f"DFLASH; the z-lab reference does not")
+    how = {"vllm": "with method dflash on its V2 model runner (the default)",
+           "sglang": "with DFLASH"}
+    serving = [f"{r.label} serves it {how[r.runtime]}" for r in facts.releases
+               if r.runtime in how]
+    if serving:
+        yield Finding(ptr, f"this is a DFlash2 checkpoint ({'; '.join(signs)}); "
+                      f"{', '.join(serving)}; the z-lab reference does not")
 
 
 RULES = collect(

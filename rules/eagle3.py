@@ -17,7 +17,6 @@ from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
 from drafter_lint.rules.common import target_hidden_size_differs
-from drafter_lint.rules.runtimes import VLLM_LABEL
 from drafter_lint.rules.rope import capping_releases, rope_types
 
 
@@ -130,7 +129,7 @@ def aux_ids_missing(facts: Facts):
     """No aux-layer ids where a runtime reads them, so it falls back to `[2, L//2, L-3]` (E3-02).
 
     vLLM's V2 runner reads only the top-level `eagle_aux_hidden_state_layer_ids`
-    (vllm==0.33.0 v1/spec_decode/eagle3_utils.py:113-150); SGLang reads only
+    (vllm==0.33.0 v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-150); SGLang reads only
     `eagle_config.eagle_aux_hidden_state_layer_ids` (sglang==0.5.23
     model_runner_components/spec_aux_hidden_state.py:186-196). Either falls back to
     `[2, L//2, L-3]`, the outputs of layers `[1, L//2-1, L-4]`, which is what SpecForge
@@ -464,7 +463,7 @@ def norm_tensors_without_flag(facts: Facts):
                     runtimes.value("eagle3.reads-3.1-flags", r, ()))]
         if skipping:
             yield Finding("/fc_norm", f"{len(taps)} per-tap fc_norm tensors ship but fc_norm "
-                          f"is not true: {runtimes.labels(skipping)} skip them",
+                          f"is not true: {runtimes.agree(skipping, 'skips')} them",
                           fix=add("/fc_norm", True, "safe"))
 
 
@@ -498,15 +497,17 @@ def multi_layer_refused(facts: Facts):
 def max_position_below_target(facts: Facts):
     """The head's `max_position_embeddings` is below the target's (E3-15).
 
-    The draft's RoPE cache is sized by it. vLLM 0.33 raises it to the target's
+    The draft's RoPE cache is sized by it. vLLM 0.33.0 raises it to the target's
     max_model_len when every RoPE type of the draft only sizes that cache (default,
     linear, llama3, ntk, proportional); with yarn, dynamic, longrope or deepseek scaling it
     caps the *server's* max_model_len to the draft's instead (vllm==0.33.0
     config/speculative.py:100-106, 1500-1510, 1807-1846). Older vLLM overran the cache on
     long prompts (vLLM #48894). Many good heads ship 2048 (yuhuili/EAGLE3-LLaMA3.1-8B).
 
+    SGLang refuses a short draft context instead (DL013).
+
     Warns: 2048 with yarn scaling on a 131072-position target (vLLM serves 2048 tokens).
-    Informs: 2048 with default RoPE. Quiet: equal or larger.
+    Informs: 2048 with default RoPE. Quiet: equal or larger; checked for SGLang alone.
     """
     mine = facts.int("/max_position_embeddings")
     theirs = facts.target.config.get("max_position_embeddings")
@@ -516,12 +517,15 @@ def max_position_below_target(facts: Facts):
     if capping:
         yield Finding("/max_position_embeddings", f"max_position_embeddings is {mine}, "
                       f"below the target's {theirs}, with RoPE {sorted(types)}: "
-                      f"{runtimes.labels(capping)} then caps the server's max_model_len to "
+                      f"{runtimes.agree(capping, 'then caps')} the server's max_model_len to "
                       f"{mine}", severity=Severity.WARNING)
-    else:
+    raising = [r for r in facts.releases
+               if types <= runtimes.value("draft.raises-max-position-for", r, frozenset())]
+    if not capping and raising:
         yield Finding("/max_position_embeddings", f"max_position_embeddings is {mine}, "
-                      f"below the target's {theirs}: vLLM 0.33 raises it for this RoPE type; "
-                      f"older vLLM overran the draft RoPE cache on long prompts (vLLM #48894)")
+                      f"below the target's {theirs}: "
+                      f"{runtimes.agree(raising, 'raises it')} for this RoPE type; older vLLM "
+                      f"overran the draft RoPE cache on long prompts (vLLM #48894)")
 
 
 @rule("EA316", "eagle3-rope-differs-from-target", "info", "eagle3",
@@ -596,15 +600,17 @@ def path_without_method(facts: Facts):
     Reports: `/models/my-head`, `org/Llama-3.1-8B-EAGLE-3`.
     Quiet: `/models/Llama-3.1-8B-eagle3`; `"method": "eagle3"` on the launch line.
     """
-    if facts.launch.get("method"):
+    vllm = [r for r in facts.releases if r.runtime == "vllm"]
+    if facts.launch.get("method") or not vllm:
         return
     written = facts.launch.get("draft")
     name = written or facts.checkpoint.root.resolve().name
     guess = inferred_method(name)
     if guess != "eagle3":
         what = "the draft model string" if written else "the folder name"
-        yield Finding("", f"{what} {name!r} makes {VLLM_LABEL} infer method {guess!r}, not eagle3: "
-                      f"pass \"method\": \"eagle3\" in --speculative-config",
+        yield Finding("", f"{what} {name!r} makes {runtimes.labels(vllm)} infer method "
+                      f"{guess!r}, not eagle3: pass \"method\": \"eagle3\" in "
+                      f"--speculative-config",
                       severity=Severity.WARNING if written else None)
 
 
@@ -704,7 +710,7 @@ def norm_before_residual_ignored(facts: Facts):
                 if not runtimes.value("eagle3.reads-norm-before-residual", r, True)]
     if ignoring:
         yield Finding("/norm_before_residual", f"norm_before_residual is true but "
-                      f"{runtimes.labels(ignoring)} does not read it: the head runs with "
+                      f"{runtimes.agree(ignoring, 'does')} not read it: the head runs with "
                       f"the un-normed residual it was not trained with")
 
 
@@ -721,9 +727,10 @@ def depth_of_target(facts: Facts):
     """
     n, depth = facts.int("/num_hidden_layers"), facts.target.num_hidden_layers
     if n and depth and depth > 2 and n >= depth:
+        builders = runtimes.agree(facts.releases, "builds") if facts.releases \
+            else "runtimes build"
         yield Finding("/num_hidden_layers", f"num_hidden_layers is {n}, the target's own "
-                      f"depth ({depth}): a value copied from the target? "
-                      f"{runtimes.labels(facts.releases) or 'runtimes'} build that many "
+                      f"depth ({depth}): a value copied from the target? {builders} that many "
                       f"draft layers, so each draft step costs about a target step "
                       f"(AngelSlim PR #220 fixed 28 to 1)")
 

@@ -54,7 +54,7 @@ def method_vs_family(facts: Facts):
     model class: an EAGLE-3 head served as `eagle` (or a DFlash drafter as `eagle3`) loads
     the wrong architecture or fails. The accepted names per family are runtime facts:
     vllm==0.33.0 config/speculative.py:38-82 (Medusa was removed; DFlash2 is `dflash`;
-    every `*_mtp` alias is `mtp`), sglang==0.5.23 server_args/spec.py:31-34 (names are
+    every `*_mtp` alias is `mtp`), sglang==0.5.23 arg_groups/fields/spec.py:31-34 (names are
     upper-cased; no Medusa, no speculators format).
 
     Fails: `"method": "eagle"` for an EAGLE-3 head; `"method": "medusa"` on vLLM 0.33;

@@ -217,7 +217,7 @@ def unwritten_field(facts: Facts):
         capping = capping_releases(facts) if key == "max_position_embeddings" else []
         yield Finding(pointer(key), f"{key} is not written; {loaded.label} fills "
                       f"{_show(loaded.values[key])}" + (
-                          f", and {runtimes.labels(capping)} caps the server's "
+                          f", and {runtimes.agree(capping, 'caps')} the server's "
                           f"max_model_len to it for RoPE {sorted(rope_types(facts))}"
                           if capping else ""))
 
@@ -311,7 +311,7 @@ def meaning_differs_across_transformers(facts: Facts):
     """
     affected = [r for r in facts.releases if _pin(r).startswith("==4")]
     for ptr, four, five in _meanings(facts):
-        who = f"; {runtimes.labels(affected)} loads it with transformers 4" if affected else ""
+        who = f"; {runtimes.agree(affected, 'loads')} it with transformers 4" if affected else ""
         yield Finding(ptr, f"transformers 4.57 loads {four}, transformers 5 loads {five}{who}",
                       severity=Severity.ERROR if affected else None)
 

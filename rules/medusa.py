@@ -83,16 +83,17 @@ def vocab(facts: Facts):
             return
 
 
-@rule("MED103", "medusa-unserved", "info", "medusa")
+@rule("MED103", "medusa-unserved", "error", "medusa")
 def unserved(facts: Facts):
-    """No current runtime serves Medusa heads.
+    """The runtimes checked for do not serve Medusa heads.
 
-    vLLM 0.33 removed Medusa: `medusa` is no longer a speculative method (vllm==0.33.0
+    vLLM dropped Medusa in 0.33.0: `medusa` is no longer a speculative method (vllm==0.33.0
     config/speculative.py:74-82), so `"method": "medusa"` fails at start-up; SGLang has no
-    Medusa algorithm (sglang==0.5.23 server_args/spec.py:31-34). Serve it with an older
-    vLLM or FasterDecoding's code, or move to an EAGLE-3 head.
+    Medusa algorithm (sglang==0.5.23 arg_groups/fields/spec.py:31-34). Checked for every
+    current runtime, or for a release that does not serve it, that is a refusal: an
+    error. A release that still served Medusa (`--runtime vllm==0.32.0`) draws nothing.
 
-    Informs: any Medusa checkpoint, naming the runtimes checked for.
+    Fails: any Medusa checkpoint checked for the current runtimes. Passes: vllm==0.32.0.
     """
     chosen = runtimes.default_releases() if facts.runtime is None else ()
     refusing = [r for r in chosen if not runtimes.serves(r, "medusa")]
@@ -100,8 +101,12 @@ def unserved(facts: Facts):
         refusing = [runtimes.parse(str(facts.runtime))
                     if not isinstance(facts.runtime, runtimes.Release) else facts.runtime]
     if refusing:
-        yield Finding("", f"{runtimes.labels(refusing)} do not serve Medusa heads "
-                      f"(vLLM removed them in 0.33)")
+        last = next((f.until for f in runtimes.FACTS if f.key == "serves.medusa"
+                     and f.value and f.until), None)
+        served = f" (vLLM served them before {last})" if last else ""
+        yield Finding("", f"{runtimes.agree(refusing, 'does')} not serve Medusa heads and "
+                      f"refuses to start{served}; serve them with a release that does, or "
+                      f"move to an EAGLE-3 head")
 
 
 RULES = collect(heads_vs_weights, vocab, unserved)

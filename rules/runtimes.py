@@ -124,10 +124,12 @@ def agree(releases, phrase: str) -> str:
     """'vLLM 0.33.0 refuses to start' / 'vLLM 0.33.0 and SGLang 0.5.23 refuse to start':
     `phrase` starts with a verb in the third person singular."""
     releases = list(releases)
-    verb, _, rest = phrase.partition(" ")
+    words = phrase.split(" ")
+    at = 1 if words[0] in ("then", "also") and len(words) > 1 else 0
     if len(releases) > 1:
-        verb = _PLURAL.get(verb, verb[:-1] if verb.endswith("s") else verb)
-    return f"{labels(releases)} {verb}" + (f" {rest}" if rest else "")
+        verb = words[at]
+        words[at] = _PLURAL.get(verb, verb[:-1] if verb.endswith("s") else verb)
+    return f"{labels(releases)} {' '.join(words)}"
 
 
 # --- the table ----------------------------------------------------------------------------
@@ -154,8 +156,9 @@ FACTS: tuple[Fact, ...] = (
     # DFlash: taps, as (pointer, shift to the runtime's capture index)
     Fact("dflash.tap-sources", V,
          (("/eagle_aux_hidden_state_layer_ids", 0), ("/dflash_config/target_layer_ids", 1),
-          ("/dspark_target_layer_ids", 0), ("/target_layer_ids", 1)), "silent",
-         "V v1/spec_decode/eagle3_utils.py:113-150 (fallback (2, L//2, L-3) at :34-39)"),
+          ("/dspark_target_layer_ids", 1), ("/target_layer_ids", 1)), "silent",
+         "V v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-150 (fallback (2, L//2, L-3) "
+         "at :34-39; dspark ids +1 except deepseek_v41, :126-135)"),
     Fact("dflash.tap-sources", S,
          (("/dflash_config/target_layer_ids", 1), ("/target_layer_ids", 1)), "silent",
          "S speculative/dflash_utils.py:598-612, 656-670 (else from num_target_layers)"),
@@ -215,9 +218,10 @@ FACTS: tuple[Fact, ...] = (
          "ZL dflash/model.py:319 (config.block_size)"),
     # Is the last-layer draft token count block_size - 1 (vLLM) or block_size (SGLang)?
     Fact("dflash.tokens-per-block", V, -1, "silent",
-         "V spec_decode/algos.py:104-106; z-lab README.md:55-60 (block_size - 1)"),
+         "V transformers_utils/configs/speculators/algos.py:104-106; z-lab README.md:55-60 "
+         "(block_size - 1)"),
     Fact("dflash.tokens-per-block", S, 0, "start-up",
-         "S speculative/speculative_hook.py:333, 373-383 (draft tokens = block size)"),
+         "S arg_groups/speculative_hook.py:333, 373-383 (draft tokens = block size)"),
     # DSpark: slot 0 predicts (anchor-first) unless sample_from_anchor is false (1 + N,
     # the anchor is the bonus token); draft tokens per trained block in each layout
     Fact("dspark.tokens-per-block", V, {"anchor-first": 0, "bonus-anchor": -1}, "silent",
@@ -233,6 +237,10 @@ FACTS: tuple[Fact, ...] = (
          "silent", "V v1/worker/gpu/spec_decode/dspark/speculator.py:49-51; "
          "transformers_utils/configs/speculators/algos.py:188-190"),
 
+    # `vllm serve SPECULATOR`: the verifier must be a hub repo id, not a local path
+    Fact("speculators.verifier-must-be-a-repo", V, True, "start-up",
+         "V transformers_utils/config.py:860-873 (\"Speculators verifier must name a remote "
+         "model repository\")", since="0.33.0"),
     # vLLM's V2 DFlash speculator refuses dflash_config.sample_from_anchor: true
     Fact("dflash.sample-from-anchor-refused", V, True, "start-up",
          "V v1/worker/gpu/spec_decode/dflash/speculator.py:80-89 (V2 runner only)"),
@@ -252,10 +260,10 @@ FACTS: tuple[Fact, ...] = (
     Fact("serves.eagle3", V, True, "start-up", "V model_executor/models/registry.py:698-713"),
     Fact("serves.eagle3", S, True, "start-up", "S models/llama_eagle3.py"),
     Fact("serves.eagle", V, True, "start-up", "V config/speculative.py:74-82 (eagle)"),
-    Fact("serves.eagle", S, True, "start-up", "S server_args/spec.py:31-34 (EAGLE)"),
+    Fact("serves.eagle", S, True, "start-up", "S arg_groups/fields/spec.py:31-34 (EAGLE)"),
     Fact("serves.mtp", V, True, "start-up", "V config/speculative.py:38-67, 1246-1268"),
     Fact("serves.mtp", S, True, "start-up",
-         "S speculative/speculative_hook.py:109-117 (NEXTN is EAGLE with the target's MTP)"),
+         "S arg_groups/speculative_hook.py:109-117 (NEXTN is EAGLE with the target's MTP)"),
     Fact("serves.dflash2", V, "v2-runner", "start-up",
          "V model_executor/models/registry.py:666; v1/worker/gpu/spec_decode/__init__.py:42-47;"
          " V1 refuses it (config/vllm.py:3133-3137)"),
@@ -266,7 +274,7 @@ FACTS: tuple[Fact, ...] = (
     Fact("serves.medusa", V, True, "start-up",
          "vLLM before 0.33 shipped transformers_utils/configs/medusa.py", until="0.33.0"),
     Fact("serves.medusa", S, False, "start-up",
-         "S server_args/spec.py:31-34 (no MEDUSA algorithm)"),
+         "S arg_groups/fields/spec.py:31-34 (no MEDUSA algorithm)"),
     Fact("serves.speculators", V, ("eagle3", "peagle", "dflash", "dflash2", "dspark"),
          "start-up", "V transformers_utils/configs/speculators/algos.py:15-195"),
     Fact("serves.speculators", S, (), "start-up",
@@ -280,12 +288,12 @@ FACTS: tuple[Fact, ...] = (
         "dflash": ("DFLASH",), "dflash2": ("DFLASH",), "dspark": ("DSPARK",),
         "eagle3": ("EAGLE3",), "eagle": ("EAGLE",), "mtp": ("NEXTN", "EAGLE"), "medusa": (),
         "speculators": ()}, "start-up",
-        "S server_args/spec.py:31-34; speculative/speculative_hook.py:109-143 (upper-cased)"),
+        "S arg_groups/fields/spec.py:31-34; arg_groups/speculative_hook.py:109-143 (upper-cased)"),
 
     # EAGLE-3 aux hidden-state ids
     Fact("eagle3.aux-sources", V, ("/eagle_aux_hidden_state_layer_ids",), "silent",
-         "V v1/spec_decode/eagle3_utils.py:113-150 (V2 runner; nested eagle_config ids are "
-         "never read)"),
+         "V v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-150 (V2 runner; nested "
+         "eagle_config ids are never read)"),
     Fact("eagle3.aux-sources", S, ("/eagle_config/eagle_aux_hidden_state_layer_ids",),
          "silent", "S model_executor/model_runner_components/spec_aux_hidden_state.py:186-196"),
     # "input": id k is the residual entering layer k; "output": id k is layer k's output

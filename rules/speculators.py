@@ -13,10 +13,9 @@ from drafter_lint.findings import Finding, Severity, replace
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
-from drafter_lint.rules.runtimes import VLLM_LABEL
 
 
-KNOWN = ("eagle3", "peagle", "dflash", "dflash2", "dspark", "mtp", "eagle")
+KNOWN = ("eagle3", "peagle", "dflash", "dflash2", "dspark", "mtp", "eagle", "xpress")
 METHODS = "/speculators_config/proposal_methods"
 
 
@@ -31,6 +30,13 @@ def raw(facts: Facts, ptr: str, default=MISSING):
         else:
             return default
     return node
+
+
+def vllm_label(facts: Facts) -> str | None:
+    """'vLLM 0.33.0' when a vLLM release is checked for (only vLLM reads speculators
+    files), else None: the vLLM claims of these rules then do not apply."""
+    vllm = [r for r in facts.releases if r.runtime == "vllm"]
+    return runtimes.labels(vllm) if vllm else None
 
 
 def speculators_type(facts: Facts) -> str | None:
@@ -86,9 +92,12 @@ def structure(facts: Facts):
     Fails: no `verifier.name_or_path`; a dspark file without `aux_hidden_state_layer_ids`.
     Passes: the three present, and the keys of its type.
     """
+    label = vllm_label(facts)
+    if label is None:
+        return
     for key in KEYS_BY_TYPE.get(speculators_type(facts), ()):
         if raw(facts, f"/{key}") is MISSING:
-            yield Finding(f"/{key}", f"{key} is missing: {VLLM_LABEL} reads it for "
+            yield Finding(f"/{key}", f"{key} is missing: {label} reads it for "
                           f"{speculators_type(facts)} and fails to start (KeyError)")
     for ptr, what in ((f"{METHODS}/0/speculative_tokens", "an integer"),
                       ("/speculators_config/verifier/name_or_path", "a model path or hub id"),
@@ -100,7 +109,7 @@ def structure(facts: Facts):
         if not ok:
             shown = "missing" if value is MISSING else json.dumps(value)
             yield Finding(ptr, f"{dotted(ptr)} is {shown}, expected {what}: "
-                          f"{VLLM_LABEL} refuses the config")
+                          f"{label} refuses the config")
 
 
 @rule("SPC103", "speculators-default-proposal-method", "error", "speculators")
@@ -152,9 +161,12 @@ def norm_before_residual_missing(facts: Facts):
     Fails: an eagle3 speculators config without `norm_before_residual`.
     Passes: the field written; a peagle config without it.
     """
+    label = vllm_label(facts)
+    if label is None:
+        return
     if speculators_type(facts) == "eagle3" and \
             raw(facts, "/norm_before_residual") is MISSING:
-        yield Finding("/norm_before_residual", f"norm_before_residual is not written: {VLLM_LABEL} "
+        yield Finding("/norm_before_residual", f"norm_before_residual is not written: {label} "
                       "assumes true, speculators false; write the trained value")
 
 
@@ -169,9 +181,12 @@ def draft_vocab_missing(facts: Facts):
 
     Fails: `"draft_vocab_size": null`. Passes: `32000`.
     """
+    label = vllm_label(facts)
+    if label is None:
+        return
     if speculators_type(facts) in ("eagle3", "peagle") and \
             raw(facts, "/draft_vocab_size", None) is None:
-        yield Finding("/draft_vocab_size", f"draft_vocab_size is not set: {VLLM_LABEL} uses "
+        yield Finding("/draft_vocab_size", f"draft_vocab_size is not set: {label} uses "
                       "vocab_size, speculators 32000")
 
 
@@ -179,16 +194,25 @@ def draft_vocab_missing(facts: Facts):
 def verifier_local_path(facts: Facts):
     """`verifier.name_or_path` is a local path (SPC-07).
 
-    Serving the speculator alone, vLLM loads the target from this field (PR #21345); a
-    path from the training machine (`/model/from_s3`) resolves nowhere else.
+    Serving the speculator alone (`vllm serve CKPT`), vLLM loads the target from this
+    field (PR #21345). vLLM 0.33.0 refuses a verifier that is not a hub repo id, even on
+    the machine that has the path ("Speculators verifier must name a remote model
+    repository", vllm==0.33.0 transformers_utils/config.py:860-873); earlier releases
+    used it as given, and a path from the training machine (`/model/from_s3`) resolves
+    nowhere else. With the target named explicitly (`--model TARGET --speculative-config
+    '{"model": CKPT}'`) the field is not used: a warning, not an error, for `check`.
 
     Fails: `"/model/from_s3"`. Passes: `"Qwen/Qwen3-8B"`.
     """
     value = raw(facts, "/speculators_config/verifier/name_or_path", None)
     if isinstance(value, str) and (os.path.isabs(value) or value.startswith((".", "~"))):
+        strict = runtimes.matching(facts.releases, "speculators.verifier-must-be-a-repo")
+        how = (f"; {runtimes.agree(strict, 'refuses')} to serve the checkpoint alone with "
+               f"such a verifier, so name the target with --model and pass the checkpoint "
+               f"in --speculative-config") if strict else \
+            ": other machines cannot resolve the target from it"
         yield Finding("/speculators_config/verifier/name_or_path", f"verifier.name_or_path "
-                      f"is the local path {value!r}: other machines cannot resolve the "
-                      f"target from it")
+                      f"is the local path {value!r}{how}")
 
 
 @rule("SPC108", "speculators-verifier-architecture", "warning", "speculators",
@@ -272,7 +296,7 @@ def norm_output(facts: Facts):
     ignoring = [r for r in chosen if r not in reading]
     if ignoring:
         yield Finding("/norm_output", f"norm_output is true (Eagle 3.1) but "
-                      f"{runtimes.labels(ignoring)} is not recorded to apply it; it would "
+                      f"{runtimes.agree(ignoring, 'is')} not recorded to apply it; it would "
                       f"feed the un-normed hidden state back", severity=Severity.WARNING)
     else:
         yield Finding("/norm_output", f"norm_output is true (Eagle 3.1): applied by "
@@ -344,9 +368,12 @@ def dspark_anchor_default(facts: Facts):
     Fails: `"speculators_model_type": "dspark"` without `sample_from_anchor`.
     Passes: the key written either way; DFlash files (both default to false).
     """
+    label = vllm_label(facts)
+    if label is None:
+        return
     if speculators_type(facts) == "dspark" and raw(facts, "/sample_from_anchor") is MISSING:
         yield Finding("/sample_from_anchor", f"sample_from_anchor is not written: "
-                      f"{VLLM_LABEL} assumes false (anchor = bonus token), speculators' "
+                      f"{label} assumes false (anchor = bonus token), speculators' "
                       f"DSpark class true (anchor-first); write the layout training used "
                       f"(vLLM #56792)")
 
@@ -383,7 +410,7 @@ def full_layers_served_causal(facts: Facts):
     fix = replace("/sliding_window_non_causal", True, "safe") if len(full) == len(kinds) \
         else None
     yield Finding("/sliding_window_non_causal", f"sliding_window_non_causal is false: "
-                  f"{runtimes.labels(global_flag)} runs every layer causal, but speculators "
+                  f"{runtimes.agree(global_flag, 'runs')} every layer causal, but speculators "
                   f"trains the full-attention layers {full} bidirectional (vLLM PR #56692)" +
                   ("; no sliding layer, so true changes nothing in training" if fix else
                    "; no value fixes mixed layers on this release"), fix=fix)
@@ -404,6 +431,9 @@ def dflash_causality_default(facts: Facts):
     Fails: `"speculators_model_type": "dflash"`, sliding `layer_types`, no
     `sliding_window_non_causal`. Passes: the key written either way.
     """
+    label = vllm_label(facts)
+    if label is None:
+        return
     if speculators_type(facts) != "dflash":
         return          # dflash2 defaults to non-causal, as vLLM reads it (speculators 0.9.0)
     kinds = facts.get("/layer_types", None)
@@ -412,7 +442,7 @@ def dflash_causality_default(facts: Facts):
     if raw(facts, "/sliding_window_non_causal") is MISSING:
         yield Finding("/sliding_window_non_causal", "sliding_window_non_causal is not "
                       "written: speculators trains sliding layers causal by default, but "
-                      f"{VLLM_LABEL} reads the missing key as true and serves them "
+                      f"{label} reads the missing key as true and serves them "
                       "non-causal; write the value training used")
 
 

@@ -75,7 +75,7 @@ def architecture_not_registered(facts: Facts):
         shown = ", ".join(looked_up)
         renamed = f" (as {shown}, after its rename of draft classes)" \
             if looked_up != written else ""
-        other = [r for r in runtimes.default_releases() if r.runtime != release.runtime
+        other = [r for r in facts.releases if r.runtime != release.runtime
                  and any(a in (runtimes.value("registry.architectures", r) or ()) for a in
                          written)]
         hint = f"; {runtimes.agree(other, 'registers it')}" if other else ""

@@ -402,6 +402,12 @@ FAMILY_CASES = [
          target_ops=[("replace", "/architectures", ["LlamaForCausalLM"])],
          pointer="/speculators_config/verifier/architectures"),
     Case("SPC108", "pass", "same-architecture", SPC),
+    Case("SPC107", "fail", "local-verifier-refused-by-vllm-0.33", SPC,
+         [("replace", "/speculators_config/verifier/name_or_path", "/model/from_s3")],
+         pointer="/speculators_config/verifier/name_or_path", runtime="vllm==0.33.0"),
+    Case("SPC107", "fail", "local-verifier-before-0.33", SPC,
+         [("replace", "/speculators_config/verifier/name_or_path", "/model/from_s3")],
+         pointer="/speculators_config/verifier/name_or_path", runtime="vllm==0.32.0"),
     Case("SPC109", "fail", "mistral-layer", SPC,
          [("replace", "/transformer_layer_config/model_type", "mistral")],
          pointer="/transformer_layer_config/model_type"),
@@ -535,7 +541,9 @@ def test_published_family_configs_give_no_error(cli, tmp_path, name):
     run = cli("check", drafter, "--target", target, "--format", "json")
     errors = [f["rule"] for f in run.json()["results"][0]["findings"]
               if f["severity"] == "error"]
-    assert errors == sorted(refused_by_sglang(f"manifest-{name}@sglang")), errors
+    # the current runtimes refuse Medusa heads (MED103); SGLang refuses short contexts
+    expected = ["MED103"] if name.startswith("medusa") else []
+    assert errors == sorted(expected + refused_by_sglang(f"manifest-{name}@sglang")), errors
 
 
 def refused_by_sglang(launch_id: str) -> list[str]:

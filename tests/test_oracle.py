@@ -92,3 +92,24 @@ def test_recorded_verdicts_are_what_the_runtimes_say_today():
     run = subprocess.run([sys.executable, str(HERE / "oracle" / "run.py"), "--venvs", venvs,
                           "--check"], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+SINGULAR_SUBJECT = re.compile(r"(?<!and )\b(vLLM|SGLang) \d+\.\d+\.\d+ (?:then )?(refuse|read|look|"
+                              r"serve|skip|do|build|use|run|raise|cap|load|capture|need)\b")
+PLURAL_SUBJECT = re.compile(r"\band (vLLM|SGLang) \d+\.\d+\.\d+ (?:then )?(refuses|reads|looks|"
+                            r"serves|skips|does|builds|uses|runs|raises|caps|loads|needs)\b")
+
+
+@pytest.mark.parametrize("runtime", [None, "vllm", "sglang"])
+def test_messages_name_their_runtime_with_a_verb_that_agrees(tmp_path, runtime):
+    """Mutation caught: a message built with `labels(...)` and a fixed verb ("SGLang
+    0.5.23 refuse to start"), or one naming vLLM when only SGLang is checked for."""
+    from corpus import lint_case
+
+    other = {"vllm": "SGLang", "sglang": "vLLM"}.get(runtime)
+    for case in cases():
+        for rule, _, _, message in lint_case(case, tmp_path / str(runtime), runtime).findings:
+            assert not SINGULAR_SUBJECT.search(message), (case.id, rule, message)
+            assert not PLURAL_SUBJECT.search(message), (case.id, rule, message)
+            if other:
+                assert not re.search(rf"\b{other} \d+\.\d+", message), (case.id, rule, message)

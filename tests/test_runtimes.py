@@ -118,6 +118,8 @@ PINNED_BY = {
                                    "TF101-pass-dflash-type-is-dl014"],
     "mtp.unquantized-fc-under": ["MTP106-pass-bf16-fc-under-nvfp4-vllm-forces-it-unquantized",
                                  "MTP106-fail-bf16-mtp-not-excluded-vllm-38650"],
+    "speculators.verifier-must-be-a-repo": ["SPC107-fail-local-verifier-refused-by-vllm-0.33",
+                                            "SPC107-fail-local-verifier-before-0.33"],
     "dflash.sample-from-anchor-refused": ["DF128-fail-sample-from-anchor-vllm-v2",
                                           "DF128-pass-sample-from-anchor-not-judged-for-sglang"],
     "dspark.markov-rank-sources": ["DF143-fail-rank-only-under-dflash-config",
@@ -169,3 +171,23 @@ def test_dflash2_per_runtime(tmp_path, runtime, method, rule, severity):
     found = [f.severity.value for f in result.findings if f.rule == rule]
     assert found == ([severity] if severity else []), [f.message for f in result.findings
                                                         if f.rule == rule]
+
+
+def test_local_verifier_refusal_follows_its_release(tmp_path):
+    """vLLM 0.33.0 refuses a local verifier when serving a speculators checkpoint alone;
+    0.32.0 used it. Mutation caught: the row's `since` ignored (0.32 told it refuses) or
+    the row dropped (0.33 not told)."""
+    from test_families import SPC, Case, build
+
+    from drafter_lint.engine import lint
+    from drafter_lint.rules import RULES
+
+    case = Case("SPC107", "fail", "", SPC,
+                [("replace", "/speculators_config/verifier/name_or_path", "/model/from_s3")])
+    messages = {}
+    for version in ("0.33.0", "0.32.0"):
+        checkpoint, target = build(case, tmp_path / version)
+        result = lint(checkpoint, target, RULES, runtime=f"vllm=={version}")
+        messages[version] = [f.message for f in result.findings if f.rule == "SPC107"]
+    assert "vLLM 0.33.0 refuses" in messages["0.33.0"][0]
+    assert "refuses" not in messages["0.32.0"][0] and "cannot resolve" in messages["0.32.0"][0]
