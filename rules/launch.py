@@ -127,6 +127,36 @@ def tokens_vs_block(facts: Facts):
                           + (f" ({layout})" if layout else ""))
 
 
+@rule("LCH105", "launch-omni-dspark-tokens", "error", "dflash", needs=("config", "launch"))
+def omni_dspark_tokens(facts: Facts):
+    """A Qwen3-Omni DSpark drafter launched with a token count other than its block.
+
+    vLLM serves the standalone Qwen3-Omni DSpark checkpoint (`Qwen3OmniDSparkModel`) only
+    with `num_speculative_tokens` equal to the trained `block_size` (or
+    `dspark_block_size`), and refuses anything else at start-up ("Qwen3-Omni DSpark
+    requires num_speculative_tokens to match the trained block_size", vllm==0.33.0
+    config/speculative.py:167-202, called at :1669-1676). Other DSpark drafters take up to
+    the block (LCH102).
+
+    Fails: block 16 served with 8 tokens. Passes: 16; a `Qwen3DSparkModel` with 8.
+    """
+    count = facts.launch.get("num_speculative_tokens")
+    written = facts.get("/architectures", None)
+    names = {a for a in written if isinstance(a, str)} if isinstance(written, list) else set()
+    if not isinstance(count, int) or not names:
+        return
+    exact = runtimes.matching(facts.releases, "dspark.exact-token-architectures",
+                              lambda classes: bool(names & classes))
+    exact = [r for r in exact if r.runtime == facts.launch.get("runtime", r.runtime)]
+    ptr = next((p for p in ("/block_size", "/dflash_config/block_size", "/dspark_block_size")
+                if facts.has(p)), "/block_size")
+    block = facts.int(ptr)
+    if exact and block and count != block:
+        yield Finding(ptr, f"num_speculative_tokens {count} is not {dotted(ptr)} {block}: "
+                      f"{runtimes.agree(exact, 'serves')} {sorted(names)[0]} only with "
+                      f"exactly the trained block and refuses to start")
+
+
 @rule("LCH104", "launch-mtp-without-mtp-layers", "error", "any", needs=("config", "launch"))
 def mtp_without_layers(facts: Facts):
     """The launch line asks for MTP but the checkpoint declares zero MTP layers.
@@ -188,4 +218,4 @@ def swa_runtime(facts: Facts):
                       f"which refuses it at start-up; drop the variable (V2 is the default)")
 
 
-RULES = collect(method_vs_family, tokens_vs_block, swa_runtime, mtp_without_layers)
+RULES = collect(omni_dspark_tokens, method_vs_family, tokens_vs_block, swa_runtime, mtp_without_layers)

@@ -244,6 +244,9 @@ FACTS: tuple[Fact, ...] = (
     # vLLM's V2 DFlash speculator refuses dflash_config.sample_from_anchor: true
     Fact("dflash.sample-from-anchor-refused", V, True, "start-up",
          "V v1/worker/gpu/spec_decode/dflash/speculator.py:80-89 (V2 runner only)"),
+    # DSpark classes served only with num_speculative_tokens == the trained block
+    Fact("dspark.exact-token-architectures", V, frozenset({"Qwen3OmniDSparkModel"}),
+         "start-up", "V config/speculative.py:167-202, 1669-1676 (Qwen3-Omni DSpark)"),
     # Where the DSpark Markov-head rank is read (first found wins); it must be > 0
     Fact("dspark.markov-rank-sources", V, ("/markov_rank",), "start-up",
          "V model_executor/models/qwen3_dspark.py:212, gemma4_dspark.py:190 (no default)"),

@@ -172,6 +172,31 @@ def model_type_unknown(facts: Facts):
                       f"layer config's type, e.g. 'qwen3')")
 
 
+@rule("DL015", "family-unserved", "error", "any")
+def family_unserved(facts: Facts):
+    """The runtime asked for (`--runtime`, or the launch line's) does not serve this kind
+    of drafter at all.
+
+    SGLang has no reader for the `speculators` format (no `speculators_config` anywhere
+    in sglang==0.5.23; its draft-model path takes the layer config as a plain model), so a
+    speculators checkpoint does not start there; serve it with vLLM, which maps it
+    (transformers_utils/configs/speculators/algos.py). Medusa (MED103) and DFlash2 on the
+    z-lab reference (DF136) have rules of their own. Checked for every serving runtime,
+    those that do not serve a family are simply not asked.
+
+    Fails: a speculators DFlash checkpoint with `--runtime sglang`.
+    Passes: the same with `--runtime vllm`.
+    """
+    if facts.runtime is None or facts.releases or facts.family in ("unknown", "medusa",
+                                                                   "dflash2"):
+        return
+    release = facts.runtime if isinstance(facts.runtime, runtimes.Release) \
+        else runtimes.parse(str(facts.runtime))
+    kind = "speculators-format" if facts.family.startswith("speculators") else facts.family
+    yield Finding("", f"{runtimes.agree([release], 'does')} not serve {kind} drafters and "
+                  f"refuses to start; check for (and serve with) a runtime that does")
+
+
 @rule("MTP108", "mtp-target-unmapped", "error", "mtp")
 def mtp_target_unmapped(facts: Facts):
     """vLLM has no MTP draft model for this target's model type, so `method: mtp` is
@@ -211,5 +236,5 @@ def mtp_target_unmapped(facts: Facts):
                       f"refuses method mtp at start-up (Unsupported speculative method)")
 
 
-RULES = collect(architecture_not_registered, draft_context_below_target, model_type_unknown,
+RULES = collect(architecture_not_registered, family_unserved, draft_context_below_target, model_type_unknown,
                 mtp_target_unmapped)

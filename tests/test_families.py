@@ -408,6 +408,8 @@ FAMILY_CASES = [
     Case("SPC107", "fail", "local-verifier-before-0.33", SPC,
          [("replace", "/speculators_config/verifier/name_or_path", "/model/from_s3")],
          pointer="/speculators_config/verifier/name_or_path", runtime="vllm==0.32.0"),
+    Case("DL015", "fail", "speculators-on-sglang", SPC, runtime="sglang", pointer=""),
+    Case("DL015", "pass", "speculators-on-vllm", SPC, runtime="vllm"),
     Case("SPC109", "fail", "mistral-layer", SPC,
          [("replace", "/transformer_layer_config/model_type", "mistral")],
          pointer="/transformer_layer_config/model_type"),

@@ -36,6 +36,11 @@ NESTED_QWEN35 = ([("replace", "/model_type", "qwen3_5")]
                  + [("add", "/text_config", {k: BASE[k] for k in TEXT_FIELDS})])
 
 
+# a Qwen3-Omni DSpark draft (vLLM's standalone layout), block 16
+OMNI_DSPARK = [("replace", "/architectures", ["Qwen3OmniDSparkModel"]),
+               ("add", "/markov_rank", 8)]
+
+
 def base_tensors() -> list:
     raw = (TINY / "drafter" / ST).read_bytes()
     n = int.from_bytes(raw[:8], "little")
@@ -70,6 +75,7 @@ class Case:
     file: str = "config.json"
     severity: str | None = None       # default: the rule's
     runtime: str | None = None        # --runtime; default: every serving runtime
+    launch: dict = field(default_factory=dict)  # launch settings (`gate`)
     transformers: str | None = None   # the transformers major whose behaviour it pins
 
     @property
@@ -362,6 +368,16 @@ CASES = [
         ("add", "/dflash_config/sample_from_anchor", False)]),
     Case("DF128", "pass", "sample-from-anchor-not-judged-for-sglang", ops=[
         ("add", "/dflash_config/sample_from_anchor", True)], runtime="sglang"),
+    Case("LCH105", "fail", "omni-dspark-fewer-tokens-than-block", ops=OMNI_DSPARK,
+         launch={"runtime": "vllm", "method": "dspark", "num_speculative_tokens": 8},
+         runtime="vllm", pointer="/block_size"),
+    Case("LCH105", "pass", "omni-dspark-tokens-equal-block", ops=OMNI_DSPARK,
+         launch={"runtime": "vllm", "method": "dspark", "num_speculative_tokens": 16},
+         runtime="vllm"),
+    Case("LCH105", "pass", "generic-dspark-fewer-tokens", ops=OMNI_DSPARK[1:] + [
+        ("replace", "/architectures", ["Qwen3DSparkModel"])],
+         launch={"runtime": "vllm", "method": "dspark", "num_speculative_tokens": 8},
+         runtime="vllm"),
     Case("DF143", "fail", "dspark-without-markov-rank",
          ops=[("replace", "/architectures", ["DSparkDraftModel"])], pointer="/markov_rank"),
     Case("DF143", "fail", "rank-only-under-dflash-config",
@@ -486,7 +502,8 @@ def test_rule_case(case: Case, tmp_path):
         if (transformers_version() or "").split(".")[0] != case.transformers:
             pytest.skip(f"pins transformers {case.transformers}.x behaviour")
     checkpoint, target, reference = build(case, tmp_path)
-    result = lint(checkpoint, target, RULES, reference=reference, runtime=case.runtime)
+    result = lint(checkpoint, target, RULES, reference=reference, runtime=case.runtime,
+                  launch=case.launch)
     mine = [f for f in result.findings if f.rule == case.rule]
     skipped = [s.rule for s in result.skipped]
     assert case.rule not in skipped, f"{case.rule} was skipped"

@@ -122,6 +122,8 @@ PINNED_BY = {
                                             "SPC107-fail-local-verifier-before-0.33"],
     "dflash.sample-from-anchor-refused": ["DF128-fail-sample-from-anchor-vllm-v2",
                                           "DF128-pass-sample-from-anchor-not-judged-for-sglang"],
+    "dspark.exact-token-architectures": ["LCH105-fail-omni-dspark-fewer-tokens-than-block",
+                                         "LCH105-pass-generic-dspark-fewer-tokens"],
     "dspark.markov-rank-sources": ["DF143-fail-rank-only-under-dflash-config",
                                    "DF143-pass-top-level-rank"],
     "mtp.mapped-targets": ["MTP108-fail-minimax-m2-type-vllm", "MTP108-pass-deepseek-v3-mapped"],
