@@ -36,25 +36,42 @@ def _runtime_option(ctx, param, value):
     try:
         release = parse(value)
     except UnknownRuntime as exc:
-        raise click.BadParameter(str(exc)) from None
-    if not release.exact:
-        from drafter_lint.rules.runtimes import KNOWN
-
-        _note(f"facts are recorded for {release.runtime} "
-              f"{', '.join(KNOWN[release.runtime])}; for {value} only those that hold "
-              f"across releases apply")
+        raise Abort(f"--runtime: {exc}") from None     # one line, exit 2
+    if release.note:
+        _note(release.note)
     return value
 
 
-def _installed_release(runtime: str) -> str:
-    """`vllm==X` for the runtime installed beside the gate (distribution metadata only:
-    the runtime is never imported), else the bare name (its newest known release)."""
-    from importlib import metadata
+def _launch_release(launch, python: str | None) -> str:
+    """`vllm==X` for the release installed behind the launch line (the interpreter that
+    runs it, its distribution metadata: the runtime is not imported), else the bare name
+    (the newest recorded release), with a note saying which."""
+    from drafter_lint import gate as gating
+    from drafter_lint.rules import runtimes
 
-    try:
-        return f"{runtime}=={metadata.version(runtime)}"
-    except (metadata.PackageNotFoundError, ValueError):
-        return runtime
+    version = gating.installed_version(python, launch) if python else None
+    name = runtimes.LABEL[launch.runtime]
+    if version is None:
+        _note(f"cannot tell which {name} release `{launch.argv[0]}` runs (no {launch.runtime} "
+              f"installed for {python or 'an interpreter found on PATH'}); linting for the "
+              f"newest recorded, {runtimes.newest(launch.runtime)}")
+        return launch.runtime
+    release = runtimes.parse(f"{launch.runtime}=={version}")
+    _note(f"linting for {name} {version}, installed for {python}"
+          + (f" ({release.note})" if release.note else ""))
+    return f"{launch.runtime}=={version}"
+
+
+def _dry_run_note(launch) -> str:
+    verdict = launch.dry_run or {}
+    name = f"{launch.runtime}=={verdict.get('version', '?')}"
+    seconds = verdict.get("seconds", 0)
+    if verdict.get("verdict") == "accepted":
+        return f"dry run: {name}'s own start-up accepted the launch ({seconds:g} s)"
+    if verdict.get("verdict") == "refused":
+        return f"dry run: {name}'s own start-up refused the launch ({seconds:g} s)"
+    return (f"dry run: not judged ({verdict.get('message', 'no verdict')}; {seconds:g} s); "
+            f"skip it with --no-dry-run")
 
 
 def _note(message: str) -> None:
@@ -268,8 +285,13 @@ def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsaf
               help="Lowest severity that refuses the launch [default: error, or the "
                    "settings file's].")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes.")
+@click.option("--no-dry-run", "no_dry_run", is_flag=True,
+              help="Do not run the installed runtime's own start-up resolution first.")
+@click.option("--dry-run-timeout", type=click.FloatRange(min=1), default=180.0,
+              show_default=True, metavar="SECONDS",
+              help="How long the runtime's start-up resolution may take; past it, not judged.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def gate(target_arg, offline, fail_on, ignore, command):
+def gate(target_arg, offline, fail_on, ignore, no_dry_run, dry_run_timeout, command):
     """Lint the drafter of a launch line, then run it: `drafter-lint gate -- vllm serve ...`.
 
     Reads `vllm serve TARGET --speculative-config JSON` or
@@ -296,13 +318,22 @@ def gate(target_arg, offline, fail_on, ignore, command):
         click.echo(f"drafter-lint gate: refused: {one_line(str(exc))}; nothing started",
                    err=True)
         sys.exit(1)
-    result, found = pipeline.lint_folder(root, {
+    python = gating.interpreter(launch)
+    launch.release = _launch_release(launch, python)
+    lint_args = {
         "target": target, "rules": _rules(), "select": (), "ignore": pipeline.codes(ignore),
         "reference": None, "use_cache": True, "family": None,
-        "runtime": _installed_release(launch.runtime), "launch": launch.facts()})
+        "runtime": launch.release, "launch": launch.facts()}
+    result, found = pipeline.lint_folder(root, lint_args)
     fail_on = fail_on or found.fail_on
     level = Severity(fail_on)
     blocking = [f for f in result.findings if f.severity.rank >= level.rank]
+    if python and "==" in launch.release and not no_dry_run:     # the runtime's own word
+        launch.dry_run = gating.dry_run(python, launch, dry_run_timeout)
+        _note(_dry_run_note(launch))
+        if launch.dry_run.get("verdict") == "refused":
+            result, found = pipeline.lint_folder(root, {**lint_args, "launch": launch.facts()})
+            blocking = [f for f in result.findings if f.severity.rank >= level.rank]
     if blocking:
         from drafter_lint.report import render
 

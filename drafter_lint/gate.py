@@ -24,11 +24,14 @@ class Launch:
     method: str | None = None
     tokens: int | None = None          # vLLM num_speculative_tokens / SGLang draft tokens
     draftless: bool = False            # ngram/suffix: no draft checkpoint to lint
+    server_args: list[str] = field(default_factory=list)   # what the server's parser reads
+    release: str | None = None         # "vllm==0.33.0": the release installed behind it
+    dry_run: dict | None = None        # the runtime's own start-up verdict (gate)
 
     def facts(self) -> dict:
         """The launch facts rules read (`facts.launch`)."""
         out = {"runtime": self.runtime, "method": self.method, "env": self.env,
-               "draft": self.draft}
+               "draft": self.draft, "release": self.release, "dry_run": self.dry_run}
         if self.runtime == "vllm" and self.tokens:
             out["num_speculative_tokens"] = self.tokens
         if self.runtime == "sglang" and self.tokens:
@@ -206,7 +209,8 @@ def _with_config_file(args: list[str], booleans: frozenset) -> list[str]:
 
 
 def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
-    launch = Launch("vllm", argv, env)
+    launch = Launch("vllm", argv, env, server_args=(["serve"] if positional_model else [])
+                    + list(args))
     config: dict = {}
     for option, value in _options(_with_config_file(args, VLLM_BOOLEANS), VLLM_BOOLEANS):
         if option is None:
@@ -251,7 +255,7 @@ SGLANG_SPECULATIVE = ("--speculative-algorithm", "--speculative-draft-model-path
 def _parse_sglang(argv, env, args) -> Launch:
     """argparse rules (sglang==0.5.23 server_args.py:679, allow_abbrev on): a unique prefix
     of a known option is that option, an ambiguous one is refused."""
-    launch = Launch("sglang", argv, env)
+    launch = Launch("sglang", argv, env, server_args=list(args))
     known = tuple(dict.fromkeys(tuple(SGLANG_OPTIONS) + SGLANG_SPECULATIVE))
     for option, value in _options(_with_config_file(args, SGLANG_BOOLEANS), SGLANG_BOOLEANS):
         if option is None:
@@ -332,3 +336,81 @@ def resolve(model: str, offline: bool, what: str, headers: bool = False) -> Path
         return fetch(model, offline=offline).folder
     except HubError as exc:
         raise GateError(f"{what}: {exc}") from None
+
+
+# --- the runtime behind the launch line ---------------------------------------------------
+
+DRYRUN = Path(__file__).resolve().parent / "dryrun"
+
+
+def _env(launch: Launch) -> dict[str, str]:
+    return {**os.environ, **launch.env}
+
+
+def interpreter(launch: Launch) -> str | None:
+    """The Python that will run the server: `python -m ...` itself, or the interpreter on
+    the `#!` line of the `vllm` / `sglang` console script found on the launch's PATH."""
+    import shutil
+
+    program = launch.argv[0]
+    found = shutil.which(program, path=_env(launch).get("PATH"))
+    if found is None:
+        return None
+    if os.path.basename(program).startswith("python"):
+        return found
+    try:
+        with open(found, "rb") as handle:
+            first = handle.readline(512)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if words and os.path.basename(words[0]) == "env" and len(words) > 1:
+        return shutil.which(words[1], path=_env(launch).get("PATH"))
+    return words[0] if words else None
+
+
+def installed_version(python: str, launch: Launch, timeout: float = 30.0) -> str | None:
+    """The version of the runtime's distribution as `python` sees it (its metadata only:
+    the runtime is not imported), with the launch line's environment."""
+    import subprocess
+
+    query = "import importlib.metadata as m, sys; sys.stdout.write(m.version(sys.argv[1]))"
+    try:
+        done = subprocess.run([python, "-c", query, launch.runtime], env=_env(launch),
+                              capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    version = done.stdout.strip()
+    return version if done.returncode == 0 and version else None
+
+
+def dry_run(python: str, launch: Launch, timeout: float) -> dict:
+    """The runtime's own start-up resolution of the launch's arguments, in `python`
+    (drafter_lint/dryrun/<runtime>_startup.py): {"verdict": "accepted" | "refused" |
+    "unavailable", "message", "where", "seconds", ...}. No weights, no device memory."""
+    import subprocess
+    import tempfile
+    import time
+
+    script = DRYRUN / f"{launch.runtime}_startup.py"
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="drafter-lint-dryrun-") as work:
+        out = Path(work) / "verdict.json"
+        request = json.dumps({"argv": launch.server_args, "init": True, "out": str(out)})
+        try:
+            subprocess.run([python, str(script), request], env=_env(launch), cwd=os.getcwd(),
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"verdict": "unavailable", "seconds": round(time.monotonic() - started, 1),
+                    "message": f"no verdict within {timeout:g} s"}
+        except OSError as exc:
+            return {"verdict": "unavailable", "message": str(exc), "seconds": 0.0}
+        try:
+            verdict = json.loads(out.read_text())
+        except (OSError, ValueError):
+            verdict = {"verdict": "unavailable", "message": "the dry run wrote no verdict"}
+    verdict["seconds"] = round(time.monotonic() - started, 1)
+    return verdict

@@ -17,7 +17,7 @@ from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
 from drafter_lint.rules.common import target_hidden_size_differs
-from drafter_lint.rules.rope import capping_releases, rope_types
+from drafter_lint.rules.rope import capping_releases, releases_that, rope_types
 
 
 AUX_TOP = "/eagle_aux_hidden_state_layer_ids"
@@ -519,9 +519,13 @@ def max_position_below_target(facts: Facts):
                       f"below the target's {theirs}, with RoPE {sorted(types)}: "
                       f"{runtimes.agree(capping, 'then caps')} the server's max_model_len to "
                       f"{mine}", severity=Severity.WARNING)
-    raising = [r for r in facts.releases
-               if types <= runtimes.value("draft.raises-max-position-for", r, frozenset())]
-    if not capping and raising:
+    raising, keeping = releases_that(facts, "raises"), releases_that(facts, "keeps")
+    if keeping:
+        yield Finding("/max_position_embeddings", f"max_position_embeddings is {mine}, "
+                      f"below the target's {theirs}: {runtimes.agree(keeping, 'keeps it')}, "
+                      f"and prompts past {mine} tokens overrun the draft's RoPE cache "
+                      f"(vLLM #48894; later releases raise it)", severity=Severity.WARNING)
+    elif not capping and raising:
         yield Finding("/max_position_embeddings", f"max_position_embeddings is {mine}, "
                       f"below the target's {theirs}: "
                       f"{runtimes.agree(raising, 'raises it')} for this RoPE type; older vLLM "

@@ -38,12 +38,16 @@ def _dspark_layout(facts: Facts, release) -> str | None:
 
 
 def _release(facts: Facts):
-    """The launch line's runtime release (gate sets it), or None."""
+    """The launch line's runtime release: the one installed behind it (gate sets it), the
+    one asked for with --runtime, else the newest recorded; None without a launch line."""
     chosen = facts.launch.get("runtime")
     if not chosen:
         return None
-    return facts.runtime if isinstance(facts.runtime, runtimes.Release) else \
-        runtimes.parse(str(chosen))
+    if isinstance(facts.runtime, runtimes.Release) and facts.runtime.runtime == chosen:
+        return facts.runtime
+    spec = facts.launch.get("release") or (str(facts.runtime) if facts.runtime else chosen)
+    release = runtimes.parse(spec)
+    return release if release.runtime == chosen else runtimes.parse(chosen)
 
 
 @rule("LCH101", "launch-method-vs-family", "error", "any", needs=("config", "launch"))
@@ -157,6 +161,30 @@ def omni_dspark_tokens(facts: Facts):
                       f"exactly the trained block and refuses to start")
 
 
+@rule("LCH106", "launch-refused-by-runtime", "error", "any", needs=("config", "launch"))
+def refused_by_runtime(facts: Facts):
+    """The runtime's own start-up code refused the launch line in the gate's dry run.
+
+    `gate` runs the installed vLLM's or SGLang's start-up resolution for the launch's own
+    arguments in the interpreter the line will use, before starting it
+    (drafter_lint/dryrun/): vLLM's argument parser, `EngineArgs.create_engine_config()`
+    and the draft model's `__init__` on the meta device; SGLang's `prepare_server_args`,
+    `resolve_once`, the target and draft `ModelConfig` and the registry. Whatever it
+    raises is what the server would raise at start-up, quoted with its file:line. No
+    weights are read and no device memory is used.
+
+    Fails: `VLLM_USE_V2_MODEL_RUNNER=0` with a mixed sliding DFlash drafter, vLLM 0.33.0
+    installed. Passes: a launch the runtime accepts; no dry run (`--no-dry-run`).
+    """
+    verdict = facts.launch.get("dry_run")
+    if not isinstance(verdict, dict) or verdict.get("verdict") != "refused":
+        return
+    name = runtimes.LABEL.get(verdict.get("runtime", ""), "the runtime")
+    where = f" ({verdict['where']})" if verdict.get("where") else ""
+    yield Finding("", f"{name} {verdict.get('version', '')}'s own start-up refuses this "
+                  f"launch{where}: {verdict.get('message', '')}")
+
+
 @rule("LCH104", "launch-mtp-without-mtp-layers", "error", "any", needs=("config", "launch"))
 def mtp_without_layers(facts: Facts):
     """The launch line asks for MTP but the checkpoint declares zero MTP layers.
@@ -218,4 +246,4 @@ def swa_runtime(facts: Facts):
                       f"which refuses it at start-up; drop the variable (V2 is the default)")
 
 
-RULES = collect(omni_dspark_tokens, method_vs_family, tokens_vs_block, swa_runtime, mtp_without_layers)
+RULES = collect(refused_by_runtime, omni_dspark_tokens, method_vs_family, tokens_vs_block, swa_runtime, mtp_without_layers)

@@ -70,8 +70,8 @@ def vocab(facts: Facts):
     Quiet: rows equal to the target vocabulary.
     """
     if not facts.has("/vocab_size"):
-        yield Finding("/vocab_size", "vocab_size is not written: vLLM before 0.33 assumed "
-                      "32001, then overwrote it with the target's")
+        yield Finding("/vocab_size", "vocab_size is not written: vLLM's MedusaConfig "
+                      "assumed 32001, then overwrote it with the target's")
     target = facts.target.vocab_size if facts.target else facts.int("/vocab_size")
     if not target or "token_map" in (facts.weights or {}):
         return

@@ -62,13 +62,29 @@ def rope_types(facts: Facts) -> set[str]:
     return types or {"default"}
 
 
+def _handling(release, types: set[str]) -> str | None:
+    """How `release` treats a draft whose max_position_embeddings is below the target's
+    max_model_len, for these RoPE types: "raises" it, "caps" the server's max_model_len to
+    it, "keeps" it (older vLLM: prompts past it overrun the draft's RoPE cache), or None
+    when not recorded."""
+    raised = runtimes.value("draft.raises-max-position-for", release)
+    if raised is None:
+        return None
+    if "*" in raised or (raised and types <= raised):
+        return "raises"
+    return "caps" if raised else "keeps"
+
+
+def releases_that(facts: Facts, handling: str) -> list:
+    """The selected releases that handle the draft's short max_position_embeddings so."""
+    types = rope_types(facts)
+    return [r for r in facts.releases if _handling(r, types) == handling]
+
+
 def capping_releases(facts: Facts) -> list:
     """The selected releases that cap the server's max_model_len to the draft's
     `max_position_embeddings` (rather than raise it) for the draft's RoPE types."""
-    types = rope_types(facts)
-    return [r for r in facts.releases
-            if runtimes.lookup("draft.raises-max-position-for", r)
-            and not types <= runtimes.value("draft.raises-max-position-for", r)]
+    return releases_that(facts, "caps")
 
 
 RULES = collect(partial_rotary_in_draft)

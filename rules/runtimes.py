@@ -13,15 +13,34 @@ refuses to start), "silent" (it runs, computing something else), "ignored" (not 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from drafter_lint.rules import registries
 
-# Runtimes and their known releases, oldest first; the last one is the default.
+# Runtimes and the releases whose code the facts were read from, oldest first; the last
+# one is the default.
 KNOWN = {
-    "vllm": ("0.33.0",),
+    "vllm": ("0.32.0", "0.33.0"),
     "sglang": ("0.5.23",),
     "reference": ("44947fb",),   # z-lab/dflash (transformers 4.57.1), not versioned
+}
+# Every release on the package index (`pip index versions`, 2026-12-01), oldest first:
+# what `--runtime NAME==VERSION` may name. vLLM from 0.10.0 (older numbers are taken as
+# given, with a note); SGLang 0.5 (0.5.0 exists only as release candidates).
+PUBLISHED = {
+    "vllm": (
+        "0.10.0", "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2",
+        "0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1", "0.16.0",
+        "0.17.0", "0.17.1", "0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0",
+        "0.20.1", "0.20.2", "0.21.0", "0.22.0", "0.22.1", "0.23.0", "0.24.0",
+        "0.25.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1", "0.28.0", "0.29.0",
+        "0.30.0", "0.31.0", "0.32.0", "0.33.0"),
+    "sglang": (
+        "0.5.0rc0", "0.5.0rc1", "0.5.0rc2", "0.5.1", "0.5.2", "0.5.3", "0.5.4",
+        "0.5.5", "0.5.6", "0.5.7", "0.5.8", "0.5.9", "0.5.10", "0.5.11", "0.5.12",
+        "0.5.13", "0.5.14", "0.5.15", "0.5.16", "0.5.17", "0.5.18", "0.5.19",
+        "0.5.20", "0.5.21", "0.5.22", "0.5.23"),
 }
 LABEL = {"vllm": "vLLM", "sglang": "SGLang", "reference": "the z-lab reference"}
 # Runtimes a finding is checked for when --runtime is not given: the serving runtimes.
@@ -33,7 +52,8 @@ SERVING = ("vllm", "sglang")
 class Release:
     runtime: str
     version: str
-    exact: bool = True      # False: the requested version is unknown, these are the nearest
+    exact: bool = True      # False: not a recorded release (rows apply by their ranges)
+    note: str = ""          # what the CLI says about an inexact release
 
     @property
     def label(self) -> str:
@@ -52,11 +72,14 @@ class Fact:
 
 
 def _version(text: str) -> tuple:
-    parts = []
+    """A comparable key: `0.5.0rc2` < `0.5.0` < `0.5.1` < `0.10.1.1` < `0.10.2`."""
+    parts, tail = [], (0,)
     for piece in text.split("."):
-        digits = "".join(c for c in piece if c.isdigit())
-        parts.append(int(digits) if digits else 0)
-    return tuple(parts)
+        found = re.fullmatch(r"(\d*)(?:(rc|a|b)(\d+))?.*", piece)
+        parts.append(int(found.group(1)) if found.group(1) else 0)
+        if found.group(2):
+            tail = (-1, int(found.group(3)))
+    return (*parts, *tail)
 
 
 def _holds(fact: Fact, release: Release) -> bool:
@@ -73,24 +96,54 @@ class UnknownRuntime(ValueError):
     """A --runtime value naming no known runtime."""
 
 
-def parse(spec: str) -> Release:
-    """`vllm`, `vllm==0.33`, `sglang==0.5.23`, `reference` -> a known Release.
+RELEASE_VERSION = re.compile(r"\d+(\.\d+)*((rc|a|b)\d+)?")
 
-    An unknown version keeps its number (rows whose since/until cover it apply, open rows
-    too) and is marked inexact, so the CLI can say the facts were recorded for others.
+
+def parse(spec: str) -> Release:
+    """`vllm`, `vllm==0.33`, `sglang==0.5.23`, `reference` -> a Release.
+
+    A recorded release is exact. Any other release of the runtime keeps its number (rows
+    apply by their `since`/`until`) and carries a note: between recorded releases the
+    rows without a range are those read for the nearest older one; past the newest
+    recorded, its facts may be stale. A version that is no release of that runtime (not a
+    version number, or a number the index does not have between its first and last
+    release) raises UnknownRuntime.
     """
     name, _, version = spec.strip().partition("==")
-    name = name.strip().lower()
+    name, version = name.strip().lower(), version.strip()
     if name not in KNOWN:
         raise UnknownRuntime(f"unknown runtime {spec!r}: expected one of "
                              f"{', '.join(KNOWN)}, optionally NAME==VERSION")
-    releases = KNOWN[name]
+    recorded = KNOWN[name]
     if not version or name == "reference":
-        return Release(name, releases[-1])
-    for known in releases:
+        return Release(name, recorded[-1])
+    if not RELEASE_VERSION.fullmatch(version):
+        raise UnknownRuntime(f"{spec!r}: {version!r} is not a release version of "
+                             f"{LABEL[name]}")
+    if version.count(".") < 1:
+        raise UnknownRuntime(f"{spec!r}: {version!r} is not a release version of "
+                             f"{LABEL[name]} (MAJOR.MINOR[.PATCH])")
+    for known in recorded:
         if _version(known)[:len(_version(version))] == _version(version):
             return Release(name, known)
-    return Release(name, version, exact=False)   # rows with since/until still apply
+    published = PUBLISHED.get(name, ())
+    label, newest = LABEL[name], recorded[-1]
+    if published and _version(version) > _version(published[-1]):
+        return Release(name, version, exact=False, note=(
+            f"{label} {version} is newer than {newest}, the newest recorded release: its "
+            f"facts are {newest}'s and may be stale"))
+    if published and _version(version) >= _version(published[0]) and \
+            version not in published:
+        around = [v for v in published if _version(v) < _version(version)][-1:] + \
+            [v for v in published if _version(v) > _version(version)][:1]
+        raise UnknownRuntime(f"{spec!r}: {label} has no release {version} (the releases "
+                             f"around it are {' and '.join(around)})")
+    older = [r for r in recorded if _version(r) < _version(version)]
+    return Release(name, version, exact=False, note=(
+        f"{label} {version} is not a recorded release: facts with a release range follow "
+        f"its number, the others are those read for "
+        f"{older[-1] if older else recorded[0]}"
+        + ("" if older else " (it is older than every recorded release)")))
 
 
 def default_releases() -> tuple[Release, ...]:
@@ -286,7 +339,13 @@ FACTS: tuple[Fact, ...] = (
         "dflash": ("dflash",), "dflash2": ("dflash",), "dspark": ("dspark",),
         "eagle3": ("eagle3",), "eagle": ("eagle",), "mtp": ("mtp",), "medusa": (),
         "speculators": (None, "eagle3", "dflash", "dspark")}, "start-up",
-        "V config/speculative.py:38-82 (method names; *_mtp aliases map to mtp at :1246-1250)"),
+        "V config/speculative.py:38-82 (method names; *_mtp aliases map to mtp at :1246-1250)",
+        since="0.33.0"),
+    Fact("launch.methods", V, {
+        "dflash": ("dflash",), "dflash2": ("dflash",), "dspark": ("dspark",),
+        "eagle3": ("eagle3",), "eagle": ("eagle",), "mtp": ("mtp",), "medusa": ("medusa",),
+        "speculators": (None, "eagle3", "dflash", "dspark")}, "start-up",
+        "vllm==0.32.0 config/speculative.py:75 (medusa is a method)", until="0.33.0"),
     Fact("launch.methods", S, {
         "dflash": ("DFLASH",), "dflash2": ("DFLASH",), "dspark": ("DSPARK",),
         "eagle3": ("EAGLE3",), "eagle": ("EAGLE",), "mtp": ("NEXTN", "EAGLE"), "medusa": (),
@@ -324,9 +383,17 @@ FACTS: tuple[Fact, ...] = (
     # RoPE types for which a draft's short max_position_embeddings is raised to the
     # target's max_model_len; with any other type the server's max_model_len is capped to
     # the draft's instead
+    # ("*": every type; empty: none, and nothing caps max_model_len either)
     Fact("draft.raises-max-position-for", V,
          frozenset({"default", "linear", "llama3", "ntk", "proportional"}), "silent",
-         "V config/speculative.py:100-106, 1500-1510, 1807-1846"),
+         "V config/speculative.py:100-106, 1500-1510, 1807-1846", since="0.33.0"),
+    Fact("draft.raises-max-position-for", V, frozenset({"*"}), "silent",
+         "vllm==0.27.0 config/speculative.py:924-928 (eagle/eagle3: raised whatever the "
+         "RoPE type); vllm==0.32.0 config/speculative.py:1393-1397, 1677-1709",
+         since="0.27.0", until="0.33.0"),
+    Fact("draft.raises-max-position-for", V, frozenset(), "silent",
+         "vllm==0.26.0 config/speculative.py (no raise; the draft max_model_len is only "
+         "clamped, vllm==0.20.0 config/speculative.py:699-703, 783)", until="0.27.0"),
 
     # Where the EAGLE-3 model takes the number of aux states that sizes `fc` (else 3)
     Fact("eagle3.fc-count-sources", V,
@@ -369,7 +436,8 @@ FACTS: tuple[Fact, ...] = (
          "V model_executor/models/registry.py:73-833, :1249-1252 (not supported for now)",
          since="0.33.0"),
     Fact("registry.architectures", V, registries.VLLM_0_32_0, "start-up",
-         "vllm==0.32.0 model_executor/models/registry.py:72-791, :1205-1207", until="0.33.0"),
+         "vllm==0.32.0 model_executor/models/registry.py:72-791, :1205-1207",
+         since="0.32.0", until="0.33.0"),
     Fact("registry.architectures", S, registries.SGLANG_0_5_23, "start-up",
          "S models/registry.py:117-150; model_loader/utils.py:154-161 (Cannot find model "
          "module: the Transformers fallback needs a transformers class, and has no draft "
@@ -388,7 +456,9 @@ FACTS: tuple[Fact, ...] = (
     Fact("draft.short-context-refused", S,
          ("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN", "SGLANG_IS_IN_CI"), "start-up",
          "S configs/model_config.py:1291-1316 (drafts get the target's context_length); "
-         "utils/hf_transformers/common.py:668-694 (the derived length)"),
+         "utils/hf_transformers/common.py:668-694 (the derived length); refusing by default "
+         "since sglang==0.5.1 configs/model_config.py:176-183 (0.5.0rc2 :170 allowed it)",
+         since="0.5.1"),
     # model_type values no config class exists for in the runtime or its pinned transformers
     Fact("config.unknown-model-types", V, frozenset({"dflash", "dspark"}), "start-up",
          "V engine/arg_utils.py:2139 (AutoConfig: model type `dflash` ... Transformers does "
@@ -427,7 +497,11 @@ FACTS: tuple[Fact, ...] = (
     # Quantization methods under which the Qwen3.5 / Qwen3-Next `mtp.fc` is built
     # unquantized whatever the exclusions say (NVFP4 exports store it in BF16)
     Fact("mtp.unquantized-fc-under", V, frozenset({"modelopt_fp4"}), "start-up",
-         "V model_executor/models/qwen3_5_mtp.py:89-106, qwen3_next_mtp.py:70-80 (PR #38832)"),
+         "V model_executor/models/qwen3_5_mtp.py:89-106, qwen3_next_mtp.py:70-80 (PR #38832;"
+         " first in vllm==0.20.0 qwen3_5_mtp.py:80-95)", since="0.20.0"),
+    Fact("mtp.unquantized-fc-under", V, frozenset(), "start-up",
+         "vllm==0.19.1 model_executor/models/qwen3_5_mtp.py:78-84 (fc built with the "
+         "checkpoint's quant_config)", until="0.20.0"),
 
     # The transformers each runtime pins (TF rules describe the installed one)
     Fact("transformers.pin", V, ">=5.16.1,<5.21", "silent", "vllm==0.33.0 METADATA Requires-Dist"),

@@ -166,6 +166,11 @@ FAMILY_CASES = [
           ("replace", "/architectures", ["Eagle3DeepseekV2ForCausalLM"])], runtime="vllm"),
     Case("EA315", "fail", "short-rope-cache-vllm-48894", E3, pointer="/max_position_embeddings"),
     Case("EA315", "pass", "long-enough", E3, [("replace", "/max_position_embeddings", 131072)]),
+    Case("EA315", "fail", "short-rope-cache-kept-by-vllm-0.26-48894", E3,
+         pointer="/max_position_embeddings", severity="warning", runtime="vllm==0.26.0"),
+    Case("EA315", "fail", "yarn-raised-by-vllm-0.32", E3, [("add", "/rope_scaling", {
+        "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048})],
+         pointer="/max_position_embeddings", severity="info", runtime="vllm==0.32.0"),
     Case("EA315", "fail", "yarn-caps-the-server", E3, [("add", "/rope_scaling", {
         "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048})],
          pointer="/max_position_embeddings", severity="warning"),
@@ -294,6 +299,11 @@ FAMILY_CASES = [
          generator={"quant_ignore": ["lm_head"]}, pointer="/quantization_config/ignore"),
     Case("MTP106", "pass", "bf16-fc-under-nvfp4-vllm-forces-it-unquantized", "qwen3.5-moe",
          generator={"quant_ignore": ["lm_head", "mtp.layers.0*"]}),
+    Case("MTP106", "pass", "bf16-fc-under-nvfp4-vllm-0.20.0", "qwen3.5-moe",
+         generator={"quant_ignore": ["lm_head", "mtp.layers.0*"]}, runtime="vllm==0.20.0"),
+    Case("MTP106", "fail", "bf16-fc-under-nvfp4-vllm-0.19.0-pr-38832", "qwen3.5-moe",
+         generator={"quant_ignore": ["lm_head", "mtp.layers.0*"]}, runtime="vllm==0.19.0",
+         pointer="/quantization_config/ignore"),
     Case("MTP106", "pass", "bf16-mtp-excluded", "qwen3.5-moe",
          generator={"quant_ignore": ["lm_head", "mtp*"]}),
     Case("MTP106", "pass", "packed-mtp", "qwen3.5-moe",

@@ -398,3 +398,93 @@ def test_published_launch_of_a_published_drafter_draws_no_error(index, case):
                   runtime=launch.runtime, launch=launch.facts())
     assert not [f for f in result.findings if f.severity.value != "info"], \
         [(f.rule, f.message) for f in result.findings]
+
+
+# --- the release installed behind the launch line, and its own start-up ---------------------
+
+STAND_IN_VLLM = {
+    "vllm/__init__.py": "__version__ = '{version}'\n",
+    "vllm/engine/__init__.py": "",
+    "vllm/utils/__init__.py": "",
+    "vllm/utils/argparse_utils.py": "from argparse import ArgumentParser as FlexibleArgumentParser\n",
+    "vllm/entrypoints/__init__.py": "",
+    "vllm/entrypoints/common/__init__.py": "",
+    "vllm/entrypoints/common/cli_args.py": (
+        "def make_arg_parser(parser):\n"
+        "    parser.add_argument('model_tag', nargs='?')\n"
+        "    parser.add_argument('--speculative-config')\n"
+        "    return parser\n"),
+    "vllm/engine/arg_utils.py": (
+        "import json, os\n"
+        "class AsyncEngineArgs:\n"
+        "    @classmethod\n"
+        "    def from_cli_args(cls, args):\n"
+        "        self = cls(); self.spec = json.loads(args.speculative_config); return self\n"
+        "    def create_engine_config(self):\n"
+        "        if os.environ.get('STANDIN_REFUSE'):\n"
+        "            raise ValueError('stand-in start-up refuses ' + self.spec['method'])\n"
+        "        return type('Config', (), {'speculative_config': None})()\n"),
+}
+
+
+def install_stand_in_vllm(lib: Path, version: str, start_up: bool) -> None:
+    """Distribution metadata of vLLM `version` on the launch's PYTHONPATH; with
+    `start_up`, a package answering the dry run's calls as the real one is shaped."""
+    info = lib / f"vllm-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: vllm\nVersion: {version}\n")
+    files = STAND_IN_VLLM if start_up else {"vllm/__init__.py": STAND_IN_VLLM["vllm/__init__.py"]}
+    for name, text in files.items():
+        (lib / name).parent.mkdir(parents=True, exist_ok=True)
+        (lib / name).write_text(text.replace("{version}", version))
+
+
+@pytest.mark.parametrize("version,starts", [("0.32.0", True), ("0.33.0", False)])
+def test_gate_judges_the_installed_release(tmp_path, stand_ins, version, starts):
+    """A Medusa launch: vLLM 0.32.0 serves it, 0.33.0 refuses it. Mutation caught: the
+    gate linting for the newest release whatever is installed (it refused 0.32.0's
+    launch), or the launch rules rebuilding the release from the bare name."""
+    env, out = stand_ins
+    install_stand_in_vllm(Path(env["PYTHONPATH"]), version, start_up=False)
+    drafter, target = materialize(load_manifest("medusa-vicuna-7b"), tmp_path)
+    command = ["vllm", "serve", str(target), "--speculative-config",
+               json.dumps({"method": "medusa", "model": str(drafter),
+                           "num_speculative_tokens": 3})]
+    run = gate(env, tmp_path, *command)
+    assert f"linting for vLLM {version}" in run.stderr, run.stderr
+    if starts:
+        assert run.returncode == 0 and out.exists(), run.stderr
+        assert "dry run: not judged" in run.stderr      # the stand-in has no start-up code
+    else:
+        assert run.returncode == 1 and not out.exists()
+        assert "vLLM 0.33.0 does not serve Medusa" in run.stderr, run.stderr
+
+
+def test_gate_says_when_it_cannot_tell_the_release(tiny, stand_ins):
+    env, _ = stand_ins
+    run = gate(env, tiny, V2, "vllm", "serve", "target", "--speculative-config", spec())
+    assert run.returncode == 0 and "cannot tell which vLLM release" in run.stderr, run.stderr
+    assert "dry run" not in run.stderr           # nothing installed to ask
+
+
+@pytest.mark.parametrize("refuse", [True, False])
+def test_gate_dry_run_plumbing(tiny, stand_ins, refuse):
+    """The launch's own arguments and environment reach the runtime's start-up in its
+    interpreter; a refusal there blocks with the runtime's message and file:line, and a
+    crash of the dry run itself never blocks (precision first). Mutations caught: the
+    verdict ignored, the message or location dropped, a broken dry run blocking."""
+    env, out = stand_ins
+    install_stand_in_vllm(Path(env["PYTHONPATH"]), "0.33.0", start_up=True)
+    prefix = ["STANDIN_REFUSE=1"] if refuse else []
+    run = gate(env, tiny, *prefix, V2, "vllm", "serve", "target", "--speculative-config",
+               spec())
+    if refuse:
+        assert run.returncode == 1 and not out.exists()
+        assert "LCH106" in run.stderr and "stand-in start-up refuses dflash" in run.stderr
+        assert "(vllm/engine/arg_utils.py:" in run.stderr, run.stderr
+    else:
+        assert run.returncode == 0 and out.exists(), run.stderr
+        assert "dry run: vllm==0.33.0's own start-up accepted the launch" in run.stderr
+    skipped = gate(env, tiny, *prefix, V2, "vllm", "serve", "target", "--speculative-config",
+                   spec(), options=("--no-dry-run",))
+    assert skipped.returncode == 0 and "dry run" not in skipped.stderr

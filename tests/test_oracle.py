@@ -130,3 +130,53 @@ def test_readme_states_the_recorded_counts():
     want = [c for c in cases()
             if c.meta["family"] == "mtp" or (c.folder / "target.config.json").is_file()]
     assert f"the {len(want)} corpus cases with a target" in text
+
+
+ORACLE = os.environ.get("DRAFTER_LINT_ORACLE", os.path.expanduser("~/oracle"))
+ORACLE_LANE = pytest.mark.skipif(os.environ.get("DRAFTER_LINT_LANE") != "oracle",
+                                 reason="the oracle lane: DRAFTER_LINT_LANE=oracle")
+
+
+@ORACLE_LANE
+@pytest.mark.parametrize("prefix,edit,expected", [
+    ([], None, "accepted"),
+    (["VLLM_USE_V2_MODEL_RUNNER=0"], None, "Model Runner V1 does not support: mixed sliding"),
+    ([], ["DFlashQwen9Model"], "are not supported for now"),
+])
+def test_gate_dry_run_with_the_real_vllm(tmp_path, prefix, edit, expected):
+    """The gate in front of a line whose `vllm` runs on the oracle lane's vLLM 0.33.0:
+    its own start-up judges the launch. Mutation caught: the dry run's verdict dropped, or
+    run with other arguments than the line's."""
+    import json
+    import shutil
+
+    from sparse import FIXTURES
+
+    python = Path(ORACLE) / "vllm-0.33.0" / "bin" / "python"
+    tiny = tmp_path / "tiny"
+    shutil.copytree(FIXTURES / "tiny-qwen3.6", tiny)
+    if edit:
+        config = json.loads((tiny / "drafter" / "config.json").read_text())
+        config["architectures"] = edit
+        (tiny / "drafter" / "config.json").write_text(json.dumps(config))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "vllm").write_text(f"#!{python}\nimport sys, json\n"
+                                  f"open({str(tmp_path / 'started.json')!r}, 'w').write("
+                                  f"json.dumps(sys.argv))\n")
+    (bin_dir / "vllm").chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}",
+               DRAFTER_LINT_EMULATE_GPU="h100")
+    spec = json.dumps({"method": "dflash", "model": "drafter", "num_speculative_tokens": 15})
+    exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+    run = subprocess.run([exe, "gate", "--", *prefix, "vllm", "serve", "target",
+                          "--speculative-config", spec], cwd=tiny, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert "linting for vLLM 0.33.0" in run.stderr, run.stderr
+    if expected == "accepted":
+        assert run.returncode == 0 and "own start-up accepted the launch" in run.stderr
+        assert (tmp_path / "started.json").exists()
+    else:
+        assert run.returncode == 1 and "LCH106" in run.stderr and expected in run.stderr, \
+            run.stderr
+        assert not (tmp_path / "started.json").exists()

@@ -172,8 +172,15 @@ def test_no_module_can_map_or_load_tensors():
 
     root = Path(__file__).resolve().parent.parent
     banned = {"mmap", "numpy", "torch", "safetensors"}
+    # drafter_lint/dryrun/ holds scripts the gate runs in the *runtime's* interpreter,
+    # which builds the draft on the meta device (no tensor data); drafter-lint never
+    # imports them (the next assertion)
+    dryrun = root / "drafter_lint" / "dryrun"
     for path in [*(root / "drafter_lint").rglob("*.py"), *(root / "rules").rglob("*.py")]:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                      [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            assert not {n.split(".")[0] for n in names} & banned, (path.name, names)
+            if dryrun not in path.parents:
+                assert not {n.split(".")[0] for n in names} & banned, (path.name, names)
+                assert not any(n.startswith("drafter_lint.dryrun") for n in names), path.name

@@ -358,6 +358,10 @@ CASES = [
          ops=[("replace", "/max_position_embeddings", 4096)],
          target_ops=[("add", "/text_config/max_position_embeddings", 262144)], runtime="vllm"),
     Case("DL013", "pass", "same-context"),
+    Case("DL013", "pass", "short-draft-context-sglang-0.5.0rc2-allowed-it",
+         ops=[("replace", "/max_position_embeddings", 4096)],
+         target_ops=[("add", "/text_config/max_position_embeddings", 262144)],
+         runtime="sglang==0.5.0rc2"),
     Case("DL014", "fail", "torchspec-model-type", ops=[("replace", "/model_type", "dflash")],
          pointer="/model_type"),
     Case("DL014", "pass", "qwen3"),
@@ -378,6 +382,16 @@ CASES = [
         ("replace", "/architectures", ["Qwen3DSparkModel"])],
          launch={"runtime": "vllm", "method": "dspark", "num_speculative_tokens": 8},
          runtime="vllm"),
+    Case("LCH106", "fail", "runtime-start-up-refused", launch={
+        "runtime": "vllm", "dry_run": {
+            "verdict": "refused", "runtime": "vllm", "version": "0.33.0",
+            "where": "vllm/engine/arg_utils.py:2883",
+            "message": "Model Runner V1 does not support: mixed sliding/full dflash drafts"}},
+         pointer=""),
+    Case("LCH106", "pass", "runtime-start-up-accepted", launch={
+        "runtime": "vllm", "dry_run": {"verdict": "accepted", "runtime": "vllm"}}),
+    Case("LCH106", "pass", "dry-run-not-judged", launch={
+        "runtime": "vllm", "dry_run": {"verdict": "unavailable", "message": "timed out"}}),
     Case("DF143", "fail", "dspark-without-markov-rank",
          ops=[("replace", "/architectures", ["DSparkDraftModel"])], pointer="/markov_rank"),
     Case("DF143", "fail", "rank-only-under-dflash-config",

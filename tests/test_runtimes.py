@@ -34,7 +34,8 @@ def test_every_fact_is_read_by_code():
 
 @pytest.mark.parametrize("spec,version,exact", [("vllm", "0.33.0", True),
                                                 ("vllm==0.33", "0.33.0", True),
-                                                ("vllm==0.32.1", "0.32.1", False),
+                                                ("vllm==0.31.0", "0.31.0", False),
+                                                ("vllm==0.34.0", "0.34.0", False),
                                                 ("SGLang==0.5.23", "0.5.23", True),
                                                 ("reference", "44947fb", True)])
 def test_runtime_specs_parse(spec, version, exact):
@@ -105,7 +106,9 @@ PINNED_BY = {
                                 "LCH102-pass-speculators-dspark-anchor-first"],
     "dspark.sample-from-anchor-default": ["LCH102-fail-speculators-dspark-bonus-anchor",
                                           "LCH102-pass-speculators-dspark-seven-of-eight"],
-    "draft.raises-max-position-for": ["EA315-fail-yarn-caps-the-server"],
+    "draft.raises-max-position-for": ["EA315-fail-yarn-caps-the-server",
+                                      "EA315-fail-short-rope-cache-kept-by-vllm-0.26-48894",
+                                      "EA315-fail-yarn-raised-by-vllm-0.32"],
     "rope.partial-rotary-applied": ["RP101-fail-partial-rotary-dflash"],
     "mtp.shares-target-lm-head": ["MTP105-pass-glm-style-no-shared-head"],
     "transformers.pin": ["TF106-fail-rope-parameters-only-for-the-reference"],
@@ -113,11 +116,12 @@ PINNED_BY = {
     "registry.draft-rewrite": ["DL012-pass-xpress-class-renamed-by-vllm",
                                "DL012-fail-xpress-class-on-sglang"],
     "draft.short-context-refused": ["DL013-fail-short-draft-context-sglang",
-                                    "DL013-pass-short-draft-context-vllm-raises-it"],
+                                    "DL013-pass-short-draft-context-vllm-raises-it",
+                                    "DL013-pass-short-draft-context-sglang-0.5.0rc2-allowed-it"],
     "config.unknown-model-types": ["DL014-fail-torchspec-model-type",
                                    "TF101-pass-dflash-type-is-dl014"],
-    "mtp.unquantized-fc-under": ["MTP106-pass-bf16-fc-under-nvfp4-vllm-forces-it-unquantized",
-                                 "MTP106-fail-bf16-mtp-not-excluded-vllm-38650"],
+    "mtp.unquantized-fc-under": ["MTP106-pass-bf16-fc-under-nvfp4-vllm-0.20.0",
+                                 "MTP106-fail-bf16-fc-under-nvfp4-vllm-0.19.0-pr-38832"],
     "speculators.verifier-must-be-a-repo": ["SPC107-fail-local-verifier-refused-by-vllm-0.33",
                                             "SPC107-fail-local-verifier-before-0.33"],
     "dflash.sample-from-anchor-refused": ["DF128-fail-sample-from-anchor-vllm-v2",
@@ -193,3 +197,48 @@ def test_local_verifier_refusal_follows_its_release(tmp_path):
         messages[version] = [f.message for f in result.findings if f.rule == "SPC107"]
     assert "vLLM 0.33.0 refuses" in messages["0.33.0"][0]
     assert "refuses" not in messages["0.32.0"][0] and "cannot resolve" in messages["0.32.0"][0]
+
+
+@pytest.mark.parametrize("spec", ["vllm==banana", "sglang==abc", "vllm==0.32.1", "vllm==0"])
+def test_a_version_that_is_no_release_is_refused(cli, spec):
+    """Mutation caught: `vllm==banana` (or a number the index never had) silently read as
+    the newest release."""
+    from sparse import FIXTURES
+
+    run = cli("check", FIXTURES / "tiny-qwen3.6" / "drafter", "--runtime", spec)
+    assert run.code == 2 and run.err.count("\n") == 1 and "--runtime" in run.err, run.err
+
+
+@pytest.mark.parametrize("spec,says", [
+    ("vllm==0.34.0", "newer than 0.33.0, the newest recorded release"),
+    ("vllm==0.31.0", "not a recorded release"),
+    ("vllm==0.33.0", None)])
+def test_the_cli_says_which_facts_a_release_gets(cli, spec, says):
+    from sparse import FIXTURES
+
+    run = cli("check", FIXTURES / "tiny-qwen3.6" / "drafter", "--runtime", spec)
+    assert run.code == 0, run.err
+    assert (says in run.err) if says else "recorded" not in run.err, run.err
+
+
+def test_no_rule_body_names_a_release():
+    """Messages take releases from the facts table. Mutation caught: a rule that writes
+    "vLLM 0.33" or uses the newest label in its message, which --runtime then cannot
+    change (docstrings may cite releases)."""
+    import ast
+
+    release = re.compile(r"\b0\.\d+(\.\d+)?\b")      # vLLM 0.x, SGLang 0.5.x
+    keys = {f.key for f in runtimes.FACTS}
+    for path in sorted((ROOT / "rules").glob("*.py")):
+        if path.name in ("runtimes.py", "registries.py"):
+            continue
+        tree = ast.parse(path.read_text())
+        for function in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+            body = function.body[1:] if ast.get_docstring(function) else function.body
+            for node in (n for b in body for n in ast.walk(b)):
+                if isinstance(node, ast.Name):
+                    assert node.id not in ("VLLM_LABEL", "SGLANG_LABEL"), (path.name, node.id)
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                        node.value not in keys:
+                    found = [m.group(0) for m in release.finditer(node.value)]
+                    assert not found, (path.name, function.name, node.value)

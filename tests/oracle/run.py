@@ -27,8 +27,8 @@ sys.path.insert(0, str(HERE))
 from launches import build  # noqa: E402
 
 GOLDEN = HERE.parent / "data" / "oracle"
-RUNNERS = {"vllm": ("vllm-0.33.0", "vllm_startup.py"),
-           "sglang": ("sglang-0.5.23", "sglang_startup.py")}
+RUNNERS = {"vllm": ("vllm-0.33.0", "run_vllm.py"),
+           "sglang": ("sglang-0.5.23", "run_sglang.py")}
 # torch.cuda at run time: no verdict here, a CUDA host gets past it
 ORACLE_LIMITS = ("Found no NVIDIA driver", "driver version is insufficient",
                  "Torch not compiled with CUDA")

@@ -1,7 +1,7 @@
 """Run SGLang's own start-up for each launch, on a CPU-only machine; one JSON line each.
 
 Run with the SGLang venv that tests/oracle/setup.sh makes (not with drafter-lint's):
-    VENV/bin/python tests/oracle/sglang_startup.py LAUNCHES.json OUT.jsonl
+    VENV/bin/python tests/oracle/run_sglang.py LAUNCHES.json OUT.jsonl
 
 Stages, each the runtime's own code:
   args    ServerArgs(...).resolve_once() and check_server_args(): the whole argument
@@ -23,105 +23,21 @@ import json
 import os
 import signal
 import sys
-import tempfile
-import traceback
 
+os.environ.setdefault("DRAFTER_LINT_EMULATE_GPU", "h100")   # no GPU here
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                                os.pardir, "drafter_lint", "dryrun"))
+# the gate's dry run: the same platform emulation, error reading and meta-device __init__
+from sglang_startup import emulate_h100, init_draft_on_meta, raised_at  # noqa: E402
 
 SECONDS_PER_LAUNCH = 120
 DRAFT_KEYS = ("architectures", "model_type", "max_position_embeddings", "num_hidden_layers",
               "vocab_size", "draft_vocab_size", "tie_word_embeddings", "sliding_window",
               "layer_types", "block_size", "dflash_config")
-
-
-def cuda_without_a_device():
-    import sglang.srt.platforms as platforms
-    from sglang.srt.platforms.cuda import CudaSRTPlatform, DeviceCapability
-    from sglang.srt.platforms.interface import SRTPlatform
-    from sglang.srt.runtime_context import override_platform
-
-    class H100(CudaSRTPlatform):
-        def get_device_capability(self, device_id=0):
-            return DeviceCapability(9, 0)
-
-        def get_device_name(self, device_id=0):
-            return "NVIDIA H100 80GB HBM3"
-
-        def get_device_total_memory(self, device_id=0):
-            return 80 << 30
-
-        def get_available_memory(self, device_id=0):
-            return (78 << 30, 80 << 30)
-
-        def get_device_uuid(self, device_id=0):
-            return "GPU-00000000"
-
-    platform = H100()
-    platforms._current_platform = platform
-    override_platform(
-        is_cuda=True, is_hip=False, is_npu=False, is_xpu=False, is_musa=False, is_mps=False,
-        is_sm90=True, is_sm100=False, is_sm100_or_sm110=False, is_sm110=False,
-        is_sm120=False, is_blackwell=False, is_hopper_with_cuda_12_3=True, device_sm=90,
-        device_capability=(9, 0)).install()
-    for module in list(sys.modules.values()):
-        bound = getattr(module, "__dict__", {}).get("current_platform")
-        if isinstance(bound, SRTPlatform) and bound is not platform:
-            module.current_platform = platform
-
-
-def cuda_module_flags() -> None:
-    for name, module in list(sys.modules.items()):
-        if name.startswith("sglang") and module is not None and \
-                getattr(module, "__dict__", {}).get("_is_cuda") is False:
-            module._is_cuda = True
-
-
-def raised_at(exc: BaseException) -> str:
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if "/sglang/" in frame.filename or "/transformers/" in frame.filename:
-            return f"{frame.filename.split('/site-packages/')[-1]}:{frame.lineno}"
-    return ""
-
-
-_DISTRIBUTED = []
-
-
-def init_draft_on_meta(server_args, draft_config) -> dict:
-    import torch
-    from sglang.srt.configs.load_config import LoadConfig
-    from sglang.srt.distributed.parallel_state import (init_distributed_environment,
-                                                       initialize_model_parallel)
-    from sglang.srt.layers.moe.utils import draft_model_build_scope
-    from sglang.srt.model_loader.loader import _initialize_model
-    from sglang.srt.model_loader.utils import set_default_torch_dtype
-
-    if not _DISTRIBUTED:
-        path = tempfile.mktemp(prefix="dl-oracle-sgl-dist-")
-        init_distributed_environment(backend="gloo", world_size=1, rank=0, local_rank=0,
-                                     distributed_init_method=f"file://{path}")
-        initialize_model_parallel()
-        _DISTRIBUTED.append(path)
-    cuda_module_flags()
-    try:
-        from sglang.srt.layers.dp_attention import initialize_dp_attention
-        initialize_dp_attention(server_args=server_args)
-    except Exception:  # noqa: BLE001  (only some models need it)
-        pass
-    with draft_model_build_scope(), set_default_torch_dtype(draft_config.dtype), \
-            torch.device("meta"):
-        model = _initialize_model(draft_config, LoadConfig(), quant_config=None)
-    out = {"draft_class": type(model).__name__}
-    head = getattr(model, "lm_head", None)
-    inner = getattr(model, "model", model)
-    if head is not None and getattr(head, "weight", None) is not None:
-        out["lm_head_shape"] = list(head.weight.shape)
-        out["lm_head_is_embed_tokens"] = head is getattr(inner, "embed_tokens", None)
-    logits = getattr(model, "logits_processor", None)
-    if logits is not None and getattr(logits, "config", None) is not None:
-        out["logits_vocab_size"] = getattr(logits.config, "vocab_size", None)
-    return out
 
 
 def server_args(launch: dict):
@@ -203,7 +119,7 @@ def run(launch: dict) -> dict:
 def main() -> int:
     launches = [x for x in json.loads(open(sys.argv[1]).read()) if x["runtime"] == "sglang"]
     signal.signal(signal.SIGALRM, _alarm)
-    cuda_without_a_device()
+    emulate_h100()
     import sglang
 
     with open(sys.argv[2], "w") as out:

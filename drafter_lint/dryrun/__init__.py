@@ -1,0 +1,1 @@
+"""Scripts the gate runs in the runtime's own interpreter (never imported by drafter-lint)."""

@@ -1,0 +1,195 @@
+"""vLLM's own start-up resolution for one launch line, run by vLLM's interpreter.
+
+A standalone script (it imports vLLM, never drafter_lint): the gate runs it as
+    INTERPRETER vllm_startup.py '{"argv": [...], "init": true, "out": FILE}'
+with the launch line's environment, and reads the JSON it writes to FILE: the verdict
+("accepted", "refused" with the exception, its message and the raising vllm file:line, or
+"unavailable" when vLLM's start-up modules do not import), the release and the seconds.
+
+What runs is vLLM's own code: its `serve` argument parser, `EngineArgs.from_cli_args`,
+`create_engine_config()` (target and draft model configs, the speculative config, the
+model-runner choice) and, with "init", the draft model's `__init__` on the meta device.
+No weights are read and no device memory is used. With DRAFTER_LINT_EMULATE_GPU=h100 the
+platform is vLLM's CUDA platform with a 9.0 device and no driver (for CPU-only hosts:
+CI, the oracle lane), which needs the driver-less libcuda stub tests/oracle/setup.sh builds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+import traceback
+
+os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def emulate_h100() -> None:
+    """vLLM's current platform as a CUDA H100 with no driver behind it."""
+    import ctypes
+
+    stub = os.environ.get("DRAFTER_LINT_LIBCUDA_STUB") or os.path.join(
+        sys.prefix, "lib", "oracle-libcuda", "libcuda.so.1")
+    ctypes.CDLL(stub, mode=os.RTLD_NOW | ctypes.RTLD_GLOBAL)
+    import vllm.platforms as platforms
+    from vllm.platforms import cuda
+    from vllm.platforms.interface import DeviceCapability, Platform
+
+    class H100(cuda.NonNvmlCudaPlatform):
+        @classmethod
+        def get_device_capability(cls, device_id: int = 0):
+            return DeviceCapability(major=9, minor=0)
+
+        @classmethod
+        def get_device_name(cls, device_id: int = 0) -> str:
+            return "NVIDIA H100 80GB HBM3"
+
+        @classmethod
+        def get_device_total_memory(cls, device_id: int = 0) -> int:
+            return 80 << 30
+
+        @classmethod
+        def is_fully_connected(cls, physical_device_ids) -> bool:
+            return True
+
+        @classmethod
+        def device_count(cls) -> int:
+            return 1
+
+        @classmethod
+        def log_warnings(cls):
+            pass
+
+    platform = H100()
+    platforms._current_platform = platform
+    # triton_utils keeps the real triton only when it sees a driver, or an empty
+    # CUDA_VISIBLE_DEVICES; without it some target model modules do not import
+    saved = os.environ.pop("CUDA_VISIBLE_DEVICES", None)
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    import vllm.triton_utils  # noqa: F401
+    del os.environ["CUDA_VISIBLE_DEVICES"]
+    if saved is not None:
+        os.environ["CUDA_VISIBLE_DEVICES"] = saved
+    for module in list(sys.modules.values()):
+        bound = getattr(module, "__dict__", {}).get("current_platform")
+        if isinstance(bound, Platform) and bound is not platform:
+            module.current_platform = platform
+    import vllm.config.vllm as vllm_config
+    vllm_config.HAS_TRITON = True       # a CUDA host has triton; the CPU build says no
+
+
+def message(exc: BaseException) -> str:
+    text = str(exc)
+    found = re.search(r"(?:Value|Assertion|Key|Type|Runtime) error, (.*?) \[type=", text, re.S)
+    return " ".join((found.group(1) if found else text).split())[:500]
+
+
+def raised_at(exc: BaseException) -> str:
+    """`package/path.py:line` of the innermost vllm or transformers frame of the root cause."""
+    while (exc.__cause__ or exc.__context__) is not None and \
+            (exc.__cause__ or exc.__context__).__traceback__ is not None:
+        exc = exc.__cause__ or exc.__context__
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        for package in ("/vllm/", "/transformers/"):
+            if package in frame.filename:
+                at = frame.filename.rindex(package) + 1
+                return f"{frame.filename[at:]}:{frame.lineno}"
+    return ""
+
+
+_DISTRIBUTED = []
+
+
+def init_draft_on_meta(cfg) -> str:
+    """The draft model's __init__ as the model loader runs it, on the meta device."""
+    import torch
+    from vllm.config import set_current_vllm_config
+    from vllm.distributed import ensure_model_parallel_initialized, init_distributed_environment
+    from vllm.distributed.parallel_state import destroy_model_parallel
+    from vllm.model_executor.model_loader.utils import initialize_model
+    from vllm.utils.torch_utils import set_default_torch_dtype
+
+    draft = cfg.speculative_config.draft_model_config
+    with set_current_vllm_config(cfg):
+        if not _DISTRIBUTED:
+            path = tempfile.mktemp(prefix="drafter-lint-dist-")
+            init_distributed_environment(world_size=1, rank=0, local_rank=0,
+                                         distributed_init_method=f"file://{path}",
+                                         backend="gloo")
+            _DISTRIBUTED.append(path)
+        destroy_model_parallel()
+        ensure_model_parallel_initialized(1, 1)
+        with set_default_torch_dtype(draft.dtype), torch.device("meta"):
+            model = initialize_model(vllm_config=cfg, model_config=draft, prefix="draft_model")
+    return type(model).__name__
+
+
+def _make_arg_parser():
+    """vLLM's server argument parser (entrypoints/common/cli_args.py in 0.33; older
+    releases kept it in entrypoints/openai/cli_args.py)."""
+    try:
+        from vllm.entrypoints.common.cli_args import make_arg_parser
+    except ImportError:
+        from vllm.entrypoints.openai.cli_args import make_arg_parser
+    return make_arg_parser
+
+
+def engine_args_from(argv: list[str]):
+    """EngineArgs parsed from the launch's server arguments by vLLM's own parser:
+    `["serve", MODEL, ...]` (the CLI, whose parser takes the model as `model_tag`) or the
+    api_server's `[--model MODEL, ...]`."""
+    from vllm.engine.arg_utils import AsyncEngineArgs
+    from vllm.utils.argparse_utils import FlexibleArgumentParser
+
+    rest = argv[1:] if argv and argv[0] == "serve" else argv
+    args = _make_arg_parser()(FlexibleArgumentParser(prog="vllm serve")).parse_args(rest)
+    if getattr(args, "model_tag", None) is not None:
+        args.model = args.model_tag       # as ServeSubcommand.cmd does
+    return AsyncEngineArgs.from_cli_args(args)
+
+
+def main() -> int:
+    request = json.loads(sys.argv[1])
+    started = time.monotonic()
+    out = {"runtime": "vllm"}
+    try:
+        if os.environ.get("DRAFTER_LINT_EMULATE_GPU") == "h100":
+            emulate_h100()
+        import vllm
+        from vllm.engine.arg_utils import AsyncEngineArgs  # noqa: F401
+        out["version"] = vllm.__version__
+    except Exception as exc:  # noqa: BLE001  (a runtime that does not import: no verdict)
+        out.update(verdict="unavailable", message=f"{type(exc).__name__}: {message(exc)}")
+        return _write(request, out)
+    stage = "arguments"
+    try:
+        engine_args = engine_args_from(request["argv"])
+        stage = "config"
+        cfg = engine_args.create_engine_config()
+        spec = cfg.speculative_config
+        if request.get("init") and spec is not None and spec.draft_model_config is not None:
+            stage = "init"
+            out["draft_class"] = init_draft_on_meta(cfg)
+        out["verdict"] = "accepted"
+    except SystemExit as exc:        # argparse refusing the arguments
+        out.update(verdict="refused", stage=stage, error_type="SystemExit",
+                   message=f"vLLM's argument parser exited ({exc.code})", where="")
+    except Exception as exc:  # noqa: BLE001  (every refusal is a verdict)
+        out.update(verdict="refused", stage=stage, error_type=type(exc).__name__,
+                   message=message(exc), where=raised_at(exc))
+    out["seconds"] = round(time.monotonic() - started, 1)
+    return _write(request, out)
+
+
+def _write(request: dict, out: dict) -> int:
+    with open(request["out"], "w") as handle:      # stdout carries the runtime's own logs
+        json.dump(out, handle, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

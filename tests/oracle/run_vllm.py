@@ -1,0 +1,118 @@
+"""Run vLLM's own start-up for each launch, on a CPU-only machine; one JSON line each.
+
+Run with the vLLM venv that tests/oracle/setup.sh makes (not with drafter-lint's):
+    VENV/bin/python tests/oracle/run_vllm.py LAUNCHES.json OUT.jsonl
+
+Stages, each the runtime's own code:
+  config  EngineArgs(...).create_engine_config(): the target ModelConfig, SpeculativeConfig
+          (the draft's config through vLLM's registry, method detection, the EAGLE and
+          speculators rewrites, k checks, the draft max_model_len) and VllmConfig
+          (model-runner choice, V1 refusals).
+  init    the draft model's __init__ on the meta device under that config (no weights).
+The platform is vLLM's CUDA platform with capability 9.0 (an H100), so the model runner is
+the one a CUDA host gets; a driver-less libcuda stub (setup.sh) lets the extensions import.
+Not reached: weight loading, the proposer's load_model checks, KV-cache grouping, kernels.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import tempfile
+
+os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
+os.environ.setdefault("DRAFTER_LINT_EMULATE_GPU", "h100")   # no GPU here
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("VLLM_CACHE_ROOT", os.path.join(tempfile.gettempdir(), "dl-oracle-vllm"))
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                                os.pardir, "drafter_lint", "dryrun"))
+# the gate's dry run: the same platform emulation, error reading and meta-device __init__
+from vllm_startup import emulate_h100, init_draft_on_meta, message, raised_at  # noqa: E402
+
+SECONDS_PER_LAUNCH = 120
+RESOLVED_KEYS = ("eagle_aux_hidden_state_layer_ids", "target_layer_ids", "layer_types",
+                 "sliding_window", "max_position_embeddings", "num_hidden_layers",
+                 "draft_vocab_size", "vocab_size", "block_size", "n_predict",
+                 "dflash_config")
+
+
+def engine_args(launch: dict):
+    from vllm.engine.arg_utils import EngineArgs
+
+    common = dict(skip_tokenizer_init=True, trust_remote_code=False, enforce_eager=True)
+    if launch["mode"] == "mtp":
+        return EngineArgs(model=launch["target"], speculative_config={
+            "method": "mtp", "num_speculative_tokens": launch["k"]}, **common)
+    spec = {"model": launch["drafter"], "num_speculative_tokens": launch["k"]}
+    if launch.get("method"):
+        spec["method"] = launch["method"]
+    return EngineArgs(model=launch["target"], speculative_config=spec, **common)
+
+
+class Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Timeout(f"no verdict within {SECONDS_PER_LAUNCH} s")
+
+
+def run(launch: dict) -> dict:
+    import vllm.envs as envs
+
+    env = launch.get("env") or {}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update({k: str(v) for k, v in env.items()})
+    for key in env:
+        envs.__dict__.pop(key, None)          # vllm.envs caches what it has read
+    out = {"id": launch["id"], "stages": {}}
+    stage = "config"
+    signal.alarm(SECONDS_PER_LAUNCH)
+    try:
+        cfg = engine_args(launch).create_engine_config()
+        out["stages"]["config"] = "accepted"
+        out["resolved"] = resolved(cfg)
+        if cfg.speculative_config is not None and \
+                cfg.speculative_config.draft_model_config is not None:
+            stage = "init"
+            out["resolved"]["draft_class"] = init_draft_on_meta(cfg)
+            out["stages"]["init"] = "accepted"
+        out["verdict"] = "accepted"
+    except Exception as exc:  # noqa: BLE001  (every refusal is a verdict)
+        out["stages"][stage] = "raised"
+        out.update(verdict="refused", stage=stage, error_type=type(exc).__name__,
+                   message=message(exc), where=raised_at(exc))
+    finally:
+        signal.alarm(0)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        for key in env:
+            envs.__dict__.pop(key, None)
+    return out
+
+
+def main() -> int:
+    launches = [x for x in json.loads(open(sys.argv[1]).read()) if x["runtime"] == "vllm"]
+    signal.signal(signal.SIGALRM, _alarm)
+    emulate_h100()
+    import vllm
+
+    with open(sys.argv[2], "w") as out:
+        out.write(json.dumps({"runtime": "vllm", "version": vllm.__version__}) + "\n")
+        for launch in launches:
+            out.write(json.dumps(run(launch), default=str) + "\n")
+            out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
