@@ -98,7 +98,8 @@ def _context(config: dict) -> int:
         kind = scaling.get("rope_type") or scaling.get("type")
         factor = scaling.get("factor")
         if kind != "llama3" and "original_max_position_embeddings" not in scaling and \
-                isinstance(factor, (int, float)) and not isinstance(factor, bool):
+                isinstance(factor, (int, float)) and not isinstance(factor, bool) and \
+                0 < factor < 1e6:                  # a hostile factor is no length
             length = int(length * factor)
     return length
 
