@@ -52,7 +52,7 @@ def _launch_release(launch, python: str | None) -> str:
     version = gating.installed_version(python, launch) if python else None
     name = runtimes.LABEL[launch.runtime]
     if version is None:
-        _note(f"cannot tell which {name} release `{launch.argv[0]}` runs (no {launch.runtime} "
+        _note(f"cannot tell which {name} release `{launch.command[0]}` runs (no {launch.runtime} "
               f"installed for {python or 'an interpreter found on PATH'}); linting for the "
               f"newest recorded, {runtimes.newest(launch.runtime)}")
         return launch.runtime
@@ -285,13 +285,16 @@ def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsaf
               help="Lowest severity that refuses the launch [default: error, or the "
                    "settings file's].")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes.")
+@click.option("--require-speculative", is_flag=True,
+              help="Refuse a launch line that uses no speculative decoding.")
 @click.option("--no-dry-run", "no_dry_run", is_flag=True,
               help="Do not run the installed runtime's own start-up resolution first.")
 @click.option("--dry-run-timeout", type=click.FloatRange(min=1), default=180.0,
               show_default=True, metavar="SECONDS",
               help="How long the runtime's start-up resolution may take; past it, not judged.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def gate(target_arg, offline, fail_on, ignore, no_dry_run, dry_run_timeout, command):
+def gate(target_arg, offline, fail_on, ignore, require_speculative, no_dry_run,
+         dry_run_timeout, command):
     """Lint the drafter of a launch line, then run it: `drafter-lint gate -- vllm serve ...`.
 
     Reads `vllm serve TARGET --speculative-config JSON` or
@@ -309,6 +312,18 @@ def gate(target_arg, offline, fail_on, ignore, no_dry_run, dry_run_timeout, comm
         argv = argv[1:]
     try:
         launch = gating.parse(argv)
+        served = gating.speculation(launch, offline)
+        if served == "speculators":
+            launch.draft, launch.speculators_direct = launch.target, True
+            _note(f"{launch.target} is a speculators checkpoint: vLLM serves the verifier it "
+                  f"names with it as the draft; linting both")
+        elif served == "none" and not launch.draft and not launch.method:
+            if require_speculative:
+                raise gating.GateError("the launch line uses no speculative decoding "
+                                       "(--require-speculative)")
+            _note(f"the launch line uses no speculative decoding: nothing to lint; "
+                  f"starting {' '.join(launch.argv[:2])}")
+            _exec(launch)
         if launch.draftless:
             _note(f"method {launch.method or 'ngram'} has no draft checkpoint to lint; "
                   f"starting {' '.join(launch.argv[:2])}")
@@ -353,11 +368,12 @@ def gate(target_arg, offline, fail_on, ignore, no_dry_run, dry_run_timeout, comm
 
 
 def _exec(launch) -> None:
-    """Replace this process with the launch command, its VAR=value prefix in the env."""
+    """Replace this process with the launch line, unchanged (launchers included), its
+    VAR=value prefix in the environment."""
     sys.stdout.flush()
     sys.stderr.flush()
     try:
-        os.execvpe(launch.argv[0], launch.argv, {**os.environ, **launch.env})
+        os.execvpe(launch.argv[0], launch.argv, {**os.environ, **launch.exec_env})
     except OSError as exc:
         raise Abort(f"cannot start {launch.argv[0]}: {exc.strerror or exc}") from None
 

@@ -17,20 +17,25 @@ class GateError(ValueError):
 @dataclass
 class Launch:
     runtime: str                       # "vllm" | "sglang"
-    argv: list[str]                    # the command to exec (without an env prefix)
-    env: dict[str, str] = field(default_factory=dict)   # VAR=value given before it
+    argv: list[str]                    # the line to exec (without its VAR=value prefix)
+    env: dict[str, str] = field(default_factory=dict)   # what the server's env adds
+    exec_env: dict[str, str] = field(default_factory=dict)   # the prefix, for the exec
     target: str | None = None
     draft: str | None = None
     method: str | None = None
     tokens: int | None = None          # vLLM num_speculative_tokens / SGLang draft tokens
     draftless: bool = False            # ngram/suffix: no draft checkpoint to lint
     server_args: list[str] = field(default_factory=list)   # what the server's parser reads
+    command: list[str] = field(default_factory=list)   # the server line behind launchers
+    env_cleared: bool = False          # `env -i`: the server sees only `env`
+    speculators_direct: bool = False   # `vllm serve SPECULATOR`: it names its verifier
     release: str | None = None         # "vllm==0.33.0": the release installed behind it
     dry_run: dict | None = None        # the runtime's own start-up verdict (gate)
 
     def facts(self) -> dict:
         """The launch facts rules read (`facts.launch`)."""
         out = {"runtime": self.runtime, "method": self.method, "env": self.env,
+               "env_cleared": self.env_cleared, "speculators_direct": self.speculators_direct,
                "draft": self.draft, "release": self.release, "dry_run": self.dry_run}
         if self.runtime == "vllm" and self.tokens:
             out["num_speculative_tokens"] = self.tokens
@@ -47,9 +52,9 @@ SGLANG_OPTIONS = {  # option -> field; argparse also accepts unambiguous prefixe
 
 
 def _split_env(argv: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The shell's `VAR=value ...` prefix and the rest of the line (`env ...` is a
+    launcher: it stays in the line, see `_unwrap`)."""
     env, rest = {}, list(argv)
-    if rest and os.path.basename(rest[0]) == "env":
-        rest = rest[1:]
     while rest and "=" in rest[0] and not rest[0].startswith("-") and \
             rest[0].split("=", 1)[0].isidentifier():
         key, value = rest.pop(0).split("=", 1)
@@ -125,6 +130,37 @@ def _int(value, what: str) -> int:
         raise GateError(f"{what} is {value!r}, not an integer") from None
 
 
+def _vllm_tokens(value) -> int:
+    """`num_speculative_tokens` as vLLM's SpeculativeConfig validates it (pydantic, lax):
+    `true` is 1, `2.0` and `"3"` are integers; a fraction, a non-finite number (`1e400`
+    reads as infinity) or a count below 1 is refused at start-up ("Input should be
+    greater than 0", measured on vllm==0.33.0 with the oracle lane)."""
+    import math
+
+    number = value
+    if isinstance(value, str):
+        try:
+            number = int(value.strip())
+        except ValueError:
+            raise GateError(f"num_speculative_tokens is {value!r}, not an integer; vLLM "
+                            f"refuses it") from None
+    if isinstance(number, float):
+        if not math.isfinite(number):
+            raise GateError(f"num_speculative_tokens is {value!r}, not a finite number; "
+                            f"vLLM refuses it") from None
+        if not number.is_integer():
+            raise GateError(f"num_speculative_tokens is {value!r}, which has a fractional "
+                            f"part; vLLM refuses it")
+        number = int(number)
+    if not isinstance(number, int):
+        raise GateError(f"num_speculative_tokens is {value!r}, not an integer; vLLM "
+                        f"refuses it")
+    if number < 1:
+        raise GateError(f"num_speculative_tokens is {value!r}; vLLM requires at least 1 "
+                        f"and refuses it at start-up")
+    return int(number)
+
+
 def _speculative_config(value: str) -> dict:
     """vLLM 0.33 parses --speculative-config with json.loads only (arg_utils.py:173-179,
     1864-1866): a file path is refused by the server, so by the gate too."""
@@ -143,22 +179,114 @@ def _speculative_config(value: str) -> dict:
 DRAFTLESS = frozenset({"ngram", "ngram_gpu", "suffix", "extract_hidden_states"})
 
 
+# Launchers that run the command after their own options: how many words each option
+# takes (None: a flag). The gate reads the server line behind them and execs the whole
+# line unchanged.
+WRAPPERS = {
+    "nohup": {}, "exec": {}, "setsid": {"-w": None, "--wait": None},
+    "numactl": {"-N": 1, "-m": 1, "-C": 1, "-i": 1, "-p": 1, "-l": None, "-a": None,
+                "--localalloc": None, "--all": None},
+    "taskset": {"-a": None, "--all-tasks": None, "-c": None, "--cpu-list": None},
+    "nice": {"-n": 1}, "timeout": {"-s": 1, "-k": 1, "--signal": 1, "--kill-after": 1,
+                                   "--preserve-status": None, "--foreground": None, "-v": None},
+    "stdbuf": {"-i": 1, "-o": 1, "-e": 1},
+}
+# `uv run` options that take a value (uv 0.x `uv run --help`)
+UV_RUN_VALUES = frozenset({"--with", "--with-editable", "--with-requirements", "--python",
+                           "-p", "--project", "--directory", "--env-file", "--index",
+                           "--default-index", "--extra", "--group", "--package"})
+# the word after these launchers' options that is theirs, not the command's
+POSITIONAL = {"taskset": 1, "timeout": 1}
+
+
+def _unwrap(words: list[str], env: dict[str, str]) -> tuple[list[str], bool]:
+    """The server command behind launchers (`nohup`, `exec`, `uv run`, `numactl ...`,
+    `taskset ...`, `env [-i] VAR=...`, `timeout`, `nice`, `stdbuf`, `setsid`), with the
+    environment changes they make applied to `env`; (command, environment cleared)."""
+    cleared = False
+    rest = list(words)
+    while rest:
+        name = os.path.basename(rest[0])
+        if name == "env":
+            rest = rest[1:]
+            while rest and (rest[0].startswith("-") or "=" in rest[0]):
+                word = rest.pop(0)
+                if word in ("-i", "--ignore-environment", "-"):
+                    cleared = True
+                    env.clear()
+                elif word in ("-u", "--unset") and rest:
+                    env.pop(rest.pop(0), None)
+                elif word.startswith("--unset="):
+                    env.pop(word.split("=", 1)[1], None)
+                elif word == "--":
+                    break
+                elif "=" in word and not word.startswith("-"):
+                    key, value = word.split("=", 1)
+                    env[key] = value
+            continue
+        if name == "uv" and len(rest) > 1 and rest[1] == "run":
+            rest = rest[2:]
+            while rest and rest[0].startswith("-"):
+                word = rest.pop(0)
+                if word == "--":
+                    break
+                if word in UV_RUN_VALUES and rest:
+                    rest.pop(0)
+            continue
+        if name in WRAPPERS:
+            options, rest = WRAPPERS[name], rest[1:]
+            while rest and rest[0].startswith("-") and rest[0] != "--":
+                takes = options.get(rest.pop(0))        # `--opt=value` is one word
+                if takes:
+                    del rest[:takes]
+            if rest and rest[0] == "--":
+                rest = rest[1:]
+            rest = rest[POSITIONAL.get(name, 0):]
+            continue
+        break
+    return rest, cleared
+
+
+def _python_module(words: list[str]) -> tuple[str | None, int]:
+    """`python [-u -O -X opt ...] -m MODULE`: (MODULE, the index after it)."""
+    if not os.path.basename(words[0]).startswith("python"):
+        return None, 0
+    i = 1
+    while i < len(words) and words[i].startswith("-") and words[i] != "-m":
+        i += 2 if words[i] in ("-X", "-W") else 1
+    if i + 1 < len(words) and words[i] == "-m":
+        return words[i + 1], i + 2
+    return None, 0
+
+
 def parse(argv: list[str]) -> Launch:
-    env, argv_rest = _split_env(argv)
-    if not argv_rest:
+    env, line = _split_env(argv)
+    if not line:
         raise GateError("no launch command after --")
+    seen = dict(env)
+    command, cleared = _unwrap(line, seen)
+    if not command:
+        raise GateError(f"no server command after {' '.join(line[:3])}")
+    launch = _parse_command(command, line, seen)
+    launch.env_cleared, launch.command, launch.exec_env = cleared, command, env
+    return launch
+
+
+def _parse_command(argv_rest: list[str], line: list[str], env: dict[str, str]) -> Launch:
+    """The server line `argv_rest` (after any launcher); `line` is what is exec'd."""
     program = os.path.basename(argv_rest[0])
-    module = argv_rest[2] if len(argv_rest) > 2 and argv_rest[1] == "-m" else None
+    module, after = _python_module(argv_rest)
     if program == "vllm" and len(argv_rest) > 1 and argv_rest[1] == "serve":
-        return _parse_vllm(argv_rest, env, argv_rest[2:], positional_model=True)
-    if module == "vllm.entrypoints.cli.main" and len(argv_rest) > 3 and argv_rest[3] == "serve":
-        return _parse_vllm(argv_rest, env, argv_rest[4:], positional_model=True)
+        return _parse_vllm(line, env, argv_rest[2:], positional_model=True)
+    if module == "vllm.entrypoints.cli.main" and len(argv_rest) > after and \
+            argv_rest[after] == "serve":
+        return _parse_vllm(line, env, argv_rest[after + 1:], positional_model=True)
     if module and module.startswith("vllm.entrypoints"):
-        return _parse_vllm(argv_rest, env, argv_rest[3:], positional_model=False)
+        return _parse_vllm(line, env, argv_rest[after:], positional_model=False)
     if module == "sglang.launch_server" or program in ("sglang.launch_server",):
-        return _parse_sglang(argv_rest, env, argv_rest[3:] if module else argv_rest[1:])
+        return _parse_sglang(line, env, argv_rest[after:] if module else argv_rest[1:])
     if program == "sglang" and len(argv_rest) > 1 and argv_rest[1] == "serve":
-        return _parse_sglang(argv_rest, env, argv_rest[2:])
+        return _parse_sglang(line, env, argv_rest[2:])
     raise GateError(f"not a vLLM or SGLang launch command: {' '.join(argv_rest[:3])} "
                     f"(expected `vllm serve ...` or `python -m sglang.launch_server ...`)")
 
@@ -235,7 +363,7 @@ def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
     launch.method = method
     launch.draft = config.get("model")
     if config.get("num_speculative_tokens") is not None:
-        launch.tokens = _int(config["num_speculative_tokens"], "num_speculative_tokens")
+        launch.tokens = _vllm_tokens(config["num_speculative_tokens"])
     if launch.method == "mtp" and launch.draft is None:
         launch.draft = launch.target          # MTP heads live in the target checkpoint
     if launch.method in DRAFTLESS or launch.draft == "ngram":
@@ -299,6 +427,12 @@ def resolve_models(launch: Launch, target_arg, offline: bool):
         raise GateError("the launch line names no draft model (vLLM: --speculative-config "
                         "model; SGLang: --speculative-draft-model-path)")
     draft = resolve(launch.draft, offline, "draft model", headers=True)
+    if launch.speculators_direct and not target_arg:
+        verifier = _verifier(draft)
+        if verifier is None:
+            raise GateError(f"{launch.draft} names no verifier (speculators_config.verifier."
+                            f"name_or_path), which `vllm serve SPECULATOR` serves")
+        launch.target = verifier
     try:
         target = resolve_target(str(target_arg or resolve(launch.target, offline,
                                                           "target model")), offline)
@@ -308,6 +442,31 @@ def resolve_models(launch: Launch, target_arg, offline: bool):
         return find_root(draft), target
     except CheckpointNotFound as exc:
         raise GateError(f"draft model: {exc}") from None
+
+
+def _verifier(folder: Path) -> str | None:
+    """`speculators_config.verifier.name_or_path` of the speculators checkpoint `folder`."""
+    try:
+        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+        name = config["speculators_config"]["verifier"]["name_or_path"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return name if isinstance(name, str) and name else None
+
+
+def speculation(launch: Launch, offline: bool) -> str:
+    """What a vLLM line without a speculative config serves: "speculators" when its model
+    is a speculators checkpoint (vLLM then serves the verifier it names with it as the
+    draft, vllm==0.33.0 transformers_utils/config.py:837-873), else "none"."""
+    if launch.runtime != "vllm" or launch.draft or launch.method or not launch.target:
+        return "configured"
+    try:
+        folder = resolve(launch.target, offline, "model", headers=True)
+        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+    except (GateError, OSError, ValueError):
+        return "none"
+    return "speculators" if isinstance(config, dict) and \
+        isinstance(config.get("speculators_config"), dict) else "none"
 
 
 def resolve(model: str, offline: bool, what: str, headers: bool = False) -> Path:
@@ -344,7 +503,8 @@ DRYRUN = Path(__file__).resolve().parent / "dryrun"
 
 
 def _env(launch: Launch) -> dict[str, str]:
-    return {**os.environ, **launch.env}
+    """The environment the server process sees."""
+    return dict(launch.env) if launch.env_cleared else {**os.environ, **launch.env}
 
 
 def interpreter(launch: Launch) -> str | None:
@@ -352,8 +512,11 @@ def interpreter(launch: Launch) -> str | None:
     the `#!` line of the `vllm` / `sglang` console script found on the launch's PATH."""
     import shutil
 
-    program = launch.argv[0]
-    found = shutil.which(program, path=_env(launch).get("PATH"))
+    command = launch.command or launch.argv
+    program = command[0]
+    local = Path(".venv") / "bin" / program      # `uv run` uses the project's venv
+    found = str(local.resolve()) if "uv" in launch.argv[:1] and local.is_file() else \
+        shutil.which(program, path=_env(launch).get("PATH"))
     if found is None:
         return None
     if os.path.basename(program).startswith("python"):

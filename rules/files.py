@@ -180,19 +180,21 @@ def _non_finite(value, ptr: str = ""):
 def non_finite_number(facts: Facts):
     """A number in config.json is `NaN` or `Infinity` where a runtime computes with it.
 
-    Python's json reads and writes these non-standard literals, so they pass through
-    transformers silently: `rms_norm_eps: NaN` makes every normalized activation NaN,
+    Python's json reads and writes these non-standard literals, and reads a number past a
+    double's range (`1e400`, `-1e400`) as infinity too, so they pass through transformers
+    silently: `rms_norm_eps: NaN` makes every normalized activation NaN,
     `rope_theta: Infinity` every rotation angle 0. Where the key is a size, id, epsilon,
     RoPE base or factor, window, scale and the like it is an error; elsewhere an info
     (strict JSON readers such as `jq` refuse the file, but published configs use
     `Infinity` for unbounded limits, e.g. Nemotron-H's `time_step_limit`).
 
-    Fails: `"rms_norm_eps": NaN`, `"rope_scaling": {"factor": Infinity}`.
+    Fails: `"rms_norm_eps": NaN`, `"rope_scaling": {"factor": Infinity}`, `"rope_theta":
+    1e400`.
     Informs: `"time_step_limit": [0.0, Infinity]`. Passes: finite numbers.
     """
     doc = facts.checkpoint.config_doc
-    if doc is None or not ("NaN" in doc.text or "Infinity" in doc.text):
-        return                                  # the literals are absent: nothing to walk
+    if doc is None:
+        return
     for ptr, value in _non_finite(facts.checkpoint.config or {}):
         keys = [k for k in ptr.split("/") if k and not k.isdigit()]
         key = keys[-1].lower() if keys else ""

@@ -231,7 +231,8 @@ def swa_runtime(facts: Facts):
     release = _release(facts)
     if release is None or not runtimes.lookup("runner.v1-refuses-mixed-swa", release):
         return                                   # only vLLM has the two runners
-    env = {**os.environ, **(facts.launch.get("env") or {})}
+    env = {**({} if facts.launch.get("env_cleared") else os.environ),
+           **(facts.launch.get("env") or {})}
     chosen = env.get("VLLM_USE_V2_MODEL_RUNNER", "").strip()
     v1 = chosen in V1_VALUES or (not chosen and not runtimes.value("runner.v2-default",
                                                                    release, False))

@@ -200,13 +200,21 @@ def verifier_local_path(facts: Facts):
     repository", vllm==0.33.0 transformers_utils/config.py:860-873); earlier releases
     used it as given, and a path from the training machine (`/model/from_s3`) resolves
     nowhere else. With the target named explicitly (`--model TARGET --speculative-config
-    '{"model": CKPT}'`) the field is not used: a warning, not an error, for `check`.
+    '{"model": CKPT}'`) the field is not used: a warning for `check`, an error on a
+    `vllm serve CKPT` line in front of such a release (`gate`).
 
     Fails: `"/model/from_s3"`. Passes: `"Qwen/Qwen3-8B"`.
     """
     value = raw(facts, "/speculators_config/verifier/name_or_path", None)
     if isinstance(value, str) and (os.path.isabs(value) or value.startswith((".", "~"))):
         strict = runtimes.matching(facts.releases, "speculators.verifier-must-be-a-repo")
+        if strict and facts.launch.get("speculators_direct"):
+            yield Finding("/speculators_config/verifier/name_or_path", f"verifier."
+                          f"name_or_path is the local path {value!r}: "
+                          f"{runtimes.agree(strict, 'refuses')} to serve the checkpoint "
+                          f"alone with it; name the target with --model and pass the "
+                          f"checkpoint in --speculative-config", severity=Severity.ERROR)
+            return
         how = (f"; {runtimes.agree(strict, 'refuses')} to serve the checkpoint alone with "
                f"such a verifier, so name the target with --model and pass the checkpoint "
                f"in --speculative-config") if strict else \

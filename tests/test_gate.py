@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -178,7 +179,6 @@ def test_gate_execs_the_exact_command(tiny, stand_ins):
     (["vllm", "serve", "target", "--speculative-config", spec(model="nowhere")],
      "does not exist"),
     (["vllm", "serve", "target", "--speculative-config", "{not json"], "is not JSON"),
-    (["vllm", "serve", "target"], "names no draft model"),
     (["python", "train.py"], "not a vLLM or SGLang launch command"),
 ])
 def test_gate_refuses_unusable_launch_lines(tiny, stand_ins, command, reason):
@@ -488,3 +488,113 @@ def test_gate_dry_run_plumbing(tiny, stand_ins, refuse):
     skipped = gate(env, tiny, *prefix, V2, "vllm", "serve", "target", "--speculative-config",
                    spec(), options=("--no-dry-run",))
     assert skipped.returncode == 0 and "dry run" not in skipped.stderr
+
+
+@pytest.mark.parametrize("written,read", [
+    ("true", 1), ("2.0", 2), ('"3"', 3), ("15", 15),            # vLLM accepts these
+    ("0", None), ("-1", None), ("1e400", None), ("2.5", None), ('"x"', None), ("null", 0)])
+def test_vllm_token_counts_are_read_as_the_server_does(written, read):
+    """Measured on vllm==0.33.0 (the oracle lane's dry run): pydantic reads `true` as 1
+    and `2.0` / `"3"` as integers, and refuses 0, negatives, infinity (`1e400`) and
+    fractions at start-up. Mutations caught: 0 or a negative count passing the gate,
+    `1e400` as an internal error (int(inf)), `true` refused though vLLM serves it."""
+    from drafter_lint.gate import GateError, parse
+
+    line = ["vllm", "serve", "target", "--speculative-config",
+            f'{{"method": "dflash", "model": "drafter", "num_speculative_tokens": {written}}}']
+    if read is None:
+        with pytest.raises(GateError, match="num_speculative_tokens"):
+            parse(line)
+    else:
+        assert (parse(line).tokens or 0) == read
+
+
+def test_an_overflowing_token_count_is_a_one_line_refusal(tiny, stand_ins):
+    env, out = stand_ins
+    run = gate(env, tiny, "vllm", "serve", "target", "--speculative-config",
+               '{"method": "dflash", "model": "drafter", "num_speculative_tokens": 1e400}')
+    assert run.returncode == 1 and not out.exists()
+    assert run.stderr.strip().count("\n") == 0 and "not a finite number" in run.stderr, \
+        run.stderr
+
+
+SERVE = ["vllm", "serve", "target", "--speculative-config",
+         '{"method": "dflash", "model": "drafter", "num_speculative_tokens": 15}']
+SGLANG = ["-m", "sglang.launch_server", "--model-path", "target", "--speculative-algorithm",
+          "DFLASH", "--speculative-draft-model-path", "drafter"]
+
+
+@pytest.mark.parametrize("line,env", [
+    (["nohup", *SERVE], {}),
+    (["exec", *SERVE], {}),
+    (["uv", "run", "--with", "vllm==0.33.0", "--no-sync", *SERVE], {}),
+    (["uv", "run", "--", *SERVE], {}),
+    (["numactl", "--cpunodebind=0", "--membind=0", *SERVE], {}),
+    (["numactl", "-N", "0", "-m", "0", *SERVE], {}),
+    (["taskset", "-c", "0-31", *SERVE], {}),
+    (["taskset", "0xff", *SERVE], {}),
+    (["env", "-i", "PATH=/usr/bin", "VLLM_USE_V2_MODEL_RUNNER=1", *SERVE],
+     {"PATH": "/usr/bin", "VLLM_USE_V2_MODEL_RUNNER": "1"}),
+    (["CUDA_VISIBLE_DEVICES=0,1", "nohup", "python3", "-u", "-m", "vllm.entrypoints.cli.main",
+      *SERVE[1:]], {"CUDA_VISIBLE_DEVICES": "0,1"}),
+    (["CUDA_VISIBLE_DEVICES=0", "python3", *SGLANG], {"CUDA_VISIBLE_DEVICES": "0"}),
+    (["timeout", "--signal=KILL", "3600", "nice", "-n", "5", "python3", "-X", "dev", *SGLANG],
+     {}),
+])
+def test_launchers_before_the_server_are_read_through(line, env):
+    """Launch scripts put nohup, uv run, numactl, taskset, env -i, exec, timeout and a
+    VAR=value prefix before the server. Mutation caught: a launcher read as the server
+    ("not a vLLM or SGLang launch command"), its options read as the model, or the exec'd
+    line changed."""
+    from drafter_lint.gate import parse
+
+    launch = parse(line)
+    assert (launch.target, launch.draft) == ("target", "drafter")
+    assert launch.method in ("dflash", "DFLASH")
+    assert launch.env == env
+    prefix = list(itertools.takewhile(lambda word: "=" in word, line))
+    assert launch.argv == line[len(prefix):]          # exec'd unchanged, prefix in env
+    assert launch.env_cleared == ("-i" in line)
+
+
+def test_the_gate_execs_the_whole_launcher_line(tiny, stand_ins):
+    env, out = stand_ins
+    run = gate(env, tiny, "nohup", "env", "VLLM_USE_V2_MODEL_RUNNER=1", *SERVE)
+    assert run.returncode == 0, run.stderr
+    started = json.loads(out.read_text())
+    assert started["argv"][1:] == SERVE[1:] and started["v2"] == "1"
+
+
+def test_a_line_without_speculative_decoding_starts_with_a_note(tiny, stand_ins):
+    """`vllm serve MODEL` has no drafter to lint: the gate starts it and says so, unless
+    --require-speculative asks for refusal. Mutation caught: a plain launch refused as
+    "names no draft model" (a gate that blocks good launches gets removed)."""
+    env, out = stand_ins
+    run = gate(env, tiny, "vllm", "serve", "target")
+    assert run.returncode == 0 and out.exists(), run.stderr
+    assert "uses no speculative decoding" in run.stderr
+    out.unlink()
+    run = gate(env, tiny, "vllm", "serve", "target", options=("--require-speculative",))
+    assert run.returncode == 1 and not out.exists() and "no speculative" in run.stderr
+
+
+@pytest.mark.parametrize("release,refused", [("0.32.0", False), ("0.33.0", True)])
+def test_vllm_serve_speculator_lints_the_speculator_and_its_verifier(
+        tmp_path, stand_ins, release, refused):
+    """`vllm serve SPECULATOR` (the speculators short form): vLLM serves the verifier the
+    checkpoint names, here a local folder, which vLLM 0.33.0 refuses in this form and
+    0.32.0 used. Mutation caught: the line refused as naming no draft model, the verifier
+    not linted as the target, or 0.33.0's local-verifier refusal not applied."""
+    env, out = stand_ins
+    install_stand_in_vllm(Path(env["PYTHONPATH"]), release, start_up=False)
+    drafter, target = materialize(load_manifest("speculators-eagle3-qwen3-235b"), tmp_path)
+    config = json.loads((drafter / "config.json").read_text())
+    config["speculators_config"]["verifier"]["name_or_path"] = str(target)
+    (drafter / "config.json").write_text(json.dumps(config))
+    run = gate(env, tmp_path, "vllm", "serve", str(drafter), options=("--ignore", "EA,SPC1"))
+    assert "is a speculators checkpoint" in run.stderr, run.stderr
+    assert "names no draft model" not in run.stderr
+    assert run.returncode == 0, run.stderr      # SPC107 ignored: the rest of the pair is good
+    spc107 = gate(env, tmp_path, "vllm", "serve", str(drafter), options=("--ignore", "EA"))
+    assert ("refuses to serve the checkpoint alone" in spc107.stderr) == refused, \
+        spc107.stderr

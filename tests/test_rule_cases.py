@@ -117,6 +117,9 @@ CASES = [
     Case("DL008", "fail", "string-bool", ops=[("replace", "/attention_bias", "false")],
          pointer="/attention_bias"),
     Case("DL008", "pass", "published-types"),
+    Case("DL011", "fail", "overflowing-exponent-reads-as-infinity",
+         raw=(TINY / "drafter" / "config.json").read_text().replace(
+             '"rope_theta": 10000000', '"rope_theta": 1e400'), pointer="/rope_theta"),
     Case("DL011", "fail", "nan-eps", raw='{"rms_norm_eps": NaN, "dflash_config": {}}',
          pointer="/rms_norm_eps", weights=False),
     Case("DL011", "fail", "unbounded-limit-is-info",

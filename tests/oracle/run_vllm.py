@@ -42,6 +42,25 @@ RESOLVED_KEYS = ("eagle_aux_hidden_state_layer_ids", "target_layer_ids", "layer_
                  "dflash_config")
 
 
+def resolved(cfg) -> dict:
+    spec = cfg.speculative_config
+    out = {"use_v2_model_runner": bool(getattr(cfg, "use_v2_model_runner", False)),
+           "target_max_model_len": cfg.model_config.max_model_len}
+    if spec is None:
+        return out
+    out.update(method=spec.method, num_speculative_tokens=spec.num_speculative_tokens)
+    draft = spec.draft_model_config
+    if draft is None:
+        return out
+    out.update(draft_architectures=list(draft.architectures or []),
+               draft_max_model_len=draft.max_model_len)
+    for key in RESOLVED_KEYS:
+        value = getattr(draft.hf_config, key, None)
+        if value is not None:
+            out[key] = value if not hasattr(value, "items") else dict(value)
+    return out
+
+
 def engine_args(launch: dict):
     from vllm.engine.arg_utils import EngineArgs
 
