@@ -415,7 +415,9 @@ def explain(code):
         raise Abort(f"unknown rule {code!r}{hint}")
     click.echo(f"{rule.code} {rule.name}\n")
     applies = f" ({rule.fix_applicability})" if rule.fix_applicability else ""
-    click.echo(f"Severity: {rule.severity.value}    Family: {rule.family}    "
+    also = [s for s in rule.severities if s != rule.severity.value]
+    severity = rule.severity.value + (f" (also {', '.join(also)})" if also else "")
+    click.echo(f"Severity: {severity}    Family: {rule.family}    "
                f"Fix: {rule.fix_availability}{applies}    "
                f"Needs: {', '.join(rule.needs) or '-'}\n")
     click.echo(rule.doc)
@@ -425,7 +427,7 @@ def explain(code):
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 def list_rules(fmt):
-    """List every rule with its code, default severity, family and summary."""
+    """List every rule: code, severities (the default first), family and summary."""
     rules = _rules()
     if fmt == "json":
         import json
@@ -436,8 +438,10 @@ def list_rules(fmt):
         click.echo(json.dumps({"rules": [r.to_json() for _, r in sorted(rules.items())],
                                "families": by_family}, indent=2))
         return
-    for code, rule in sorted(rules.items()):
-        click.echo(f"{code:<6}  {rule.severity.value:<7}  {rule.family:<6}  "
+    for code, rule in sorted(rules.items()):       # default severity first, then the rest
+        levels = "/".join([rule.severity.value] + [s for s in rule.severities
+                                                   if s != rule.severity.value])
+        click.echo(f"{code:<6}  {levels:<21}  {rule.family:<6}  "
                    f"{rule.name:<42}  {rule.summary}")
 
 

@@ -166,4 +166,10 @@ def suppress(result: Result, checkpoint: Checkpoint, rules: dict[str, Rule], set
                 finding.rule, finding.name = rule.code, rule.name
                 finding.severity = finding.severity or rule.severity
                 finding.message = one_line(finding.message)
+                # a baseline silences what it recorded, unused-ignore warnings included
+                # (their file is the settings file, outside the checkpoint folder)
+                if baseline_path is not None and code != "DL010" and baseline_key(
+                        code, checkpoint.root, finding.file, finding.pointer,
+                        baseline_path.parent) in keys:
+                    continue
                 result.findings.append(finding)

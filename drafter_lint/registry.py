@@ -35,6 +35,24 @@ class Rule:
     phase: str = "check"   # "suppression": runs after ignores and the baseline are applied
 
     @property
+    def severities(self) -> tuple[str, ...]:
+        """Every severity the rule can report at, most severe first: its default and each
+        `Severity.X` its function names (read from its source)."""
+        import ast
+        import textwrap
+
+        found = {self.severity.value}
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(self.check)))
+        except (OSError, TypeError, SyntaxError):
+            tree = None
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                    node.value.id == "Severity" and node.attr in ("ERROR", "WARNING", "INFO"):
+                found.add(node.attr.lower())
+        return tuple(s for s in ("error", "warning", "info") if s in found)
+
+    @property
     def fix_availability(self) -> str:
         """Whether findings carry a fix: "always", "sometimes" or "never"."""
         return {"none": "never", "sometimes": "sometimes"}.get(self.fix, "always")
@@ -46,7 +64,7 @@ class Rule:
 
     def to_json(self) -> dict:
         return {"code": self.code, "name": self.name, "severity": self.severity.value,
-                "family": self.family, "needs": list(self.needs), "fix": self.fix,
+                "severities": list(self.severities), "family": self.family, "needs": list(self.needs), "fix": self.fix,
                 "fix_availability": self.fix_availability,
                 "fix_applicability": self.fix_applicability, "summary": self.summary}
 

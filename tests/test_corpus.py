@@ -88,3 +88,14 @@ def test_findings_match_the_snapshot(outcomes):
     if os.environ.get("UPDATE_SNAPSHOTS"):
         SNAPSHOT.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n")
     assert json.loads(SNAPSHOT.read_text()) == current
+
+
+def test_every_finding_is_at_a_severity_its_rule_lists(outcomes):
+    """Mutation caught: a rule that fires at a severity `drafter-lint rules` and `explain`
+    do not show (DF114 was listed as info and fired as error)."""
+    from drafter_lint.rules import RULES
+
+    wrong = [(o.case.id, rule, severity) for o in outcomes.values()
+             for rule, severity, _, _ in o.findings
+             if rule in RULES and severity not in RULES[rule].severities]
+    assert wrong == []

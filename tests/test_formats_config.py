@@ -240,3 +240,22 @@ def test_settings_act_alike_in_check_fix_and_gate(cli, tiny, tmp_path, setting, 
     (tiny / ".drafter-lint.toml").unlink()
     refused = gate()
     assert refused.returncode == 1 and "DF114" in refused.stderr
+
+
+def test_a_fresh_baseline_silences_everything_it_recorded(cli, tiny, tmp_path, monkeypatch):
+    """Write a baseline, then check against it, from the checkpoint's parent and from
+    elsewhere: nothing is left, an unused-ignore warning (DL009, whose file is the
+    settings file outside the checkpoint) included. Mutation caught: DL009 recorded but
+    never matched, so "write a baseline, then check against it" exited 1."""
+    (tiny / ".drafter-lint.toml").write_text(
+        '[[per-path-ignores]]\npath = "drafter-guessed/*"\nrules = ["EA301"]\n')
+    baseline = tmp_path / "baseline.json"
+    written = cli("check", tiny / "drafter-guessed", "--target", tiny / "target",
+                  "--write-baseline", baseline)
+    assert written.code == 0
+    assert any(e["rule"] == "DL009" for e in json.loads(baseline.read_text())["entries"])
+    for where in (tmp_path, tiny, tiny / "drafter-guessed"):
+        monkeypatch.chdir(where)
+        run = cli("check", tiny / "drafter-guessed", "--target", tiny / "target",
+                  "--baseline", baseline, "--fail-on", "info", "--format", "json")
+        assert run.code == 0 and findings(run) == [], (where, findings(run))

@@ -522,6 +522,9 @@ def test_rule_case(case: Case, tmp_path):
     result = lint(checkpoint, target, RULES, reference=reference, runtime=case.runtime,
                   launch=case.launch)
     mine = [f for f in result.findings if f.rule == case.rule]
+    # `rules` / `explain` list every severity a rule fires at (DF114 is info and error)
+    assert all(f.severity.value in RULES[f.rule].severities for f in result.findings), \
+        [(f.rule, f.severity.value, RULES[f.rule].severities) for f in result.findings]
     skipped = [s.rule for s in result.skipped]
     assert case.rule not in skipped, f"{case.rule} was skipped"
     if case.outcome == "pass":
