@@ -23,8 +23,15 @@ with open(os.environ["STANDIN_OUT"], "w") as handle:
 """
 
 
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory):
+    """One drafter-lint cache for the gate runs: each would otherwise start transformers
+    cold to load the same tiny configs (about 1.5 s a run); no test here is about it."""
+    return tmp_path_factory.mktemp("gate-cache")
+
+
 @pytest.fixture
-def stand_ins(tmp_path):
+def stand_ins(tmp_path, shared_cache):
     """A harmless `vllm` executable and `sglang.launch_server` module that record argv."""
     bin_dir, lib = tmp_path / "bin", tmp_path / "lib"
     bin_dir.mkdir()
@@ -35,7 +42,7 @@ def stand_ins(tmp_path):
     (lib / "sglang" / "launch_server.py").write_text(STAND_IN.format(python=sys.executable))
     out = tmp_path / "started.json"
     env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", PYTHONPATH=str(lib),
-               STANDIN_OUT=str(out))
+               STANDIN_OUT=str(out), DRAFTER_LINT_CACHE_DIR=str(shared_cache))
     env.pop("VLLM_USE_V2_MODEL_RUNNER", None)
     return env, out
 
