@@ -48,6 +48,7 @@ class Checkpoint:
     tokenizer: TokenizerFacts | None = None
     problems: list[ReadProblem] = field(default_factory=list)
     unread_shards: list[str] = field(default_factory=list)  # not needed by the family
+    unreadable_shards: list[str] = field(default_factory=list)  # needed, header not read
 
     @property
     def documents(self) -> dict[str, jsondoc.JsonDocument]:
@@ -164,18 +165,24 @@ def _read_weights(ckpt: Checkpoint, select=None) -> None:
     weights: dict[str, TensorInfo] = {}
     for shard in shards:
         if not _contained(ckpt.root, shard):
+            indexed = ckpt.index_doc is not None
             ckpt.problems.append(ReadProblem(
-                "DL004", INDEX, jsondoc.pointer("weight_map"),
-                f"shard {shard!r} resolves outside the checkpoint folder; not opened"))
+                "DL004", INDEX if indexed else shard,
+                jsondoc.pointer("weight_map") if indexed else "",
+                f"{'shard ' if indexed else ''}{shard!r} resolves outside the checkpoint "
+                f"folder; not opened"))
+            ckpt.unreadable_shards.append(shard)
             continue
         if not (ckpt.root / shard).exists():
             ckpt.problems.append(ReadProblem("DL004", shard, "", f"{shard} is listed in "
                                              f"{INDEX} but does not exist"))
+            ckpt.unreadable_shards.append(shard)
             continue
         try:
             header = read_header(ckpt.root / shard, shard, sizes.get(shard))
         except HeaderError as exc:
             ckpt.problems.append(ReadProblem("DL004", shard, "", f"{shard}: {exc}"))
+            ckpt.unreadable_shards.append(shard)
             continue
         ckpt.headers[shard] = header
         for name, tensor in header.tensors.items():

@@ -27,6 +27,11 @@ def _missing_need(rule: Rule, facts: Facts) -> str | None:
             return NEEDS[need]
         if need == "weights" and facts.weights is None:
             return NEEDS[need]
+        if need == "weights" and facts.checkpoint.unreadable_shards:
+            # judged on a part of the weights, every rule would report the rest missing
+            shards = facts.checkpoint.unreadable_shards
+            return (f"{shards[0]}{f' and {len(shards) - 1} more' if len(shards) > 1 else ''}"
+                    f" cannot be read (DL004)")
         if need == "target" and facts.target is None:
             return NEEDS[need]
         if need == "launch" and not facts.launch:

@@ -341,3 +341,24 @@ def test_ctrl_c_exits_130(monkeypatch, capsys):
     monkeypatch.setattr(module, "_rules", interrupted)
     assert module.main(["explain", "DF101"]) == 130       # main(argv) -> int
     assert "interrupted" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["truncated-header", "link-to-a-device"])
+def test_an_unreadable_weights_file_is_one_finding(cli, tiny, kind):
+    """Mutation caught: the weights rules judging the tensors of an unread header as
+    missing (five DF130 and three DF131 beside the one DL004), or a single-file
+    checkpoint's device link reported against an index that does not exist."""
+    import json as _json
+
+    weights = tiny / "drafter" / "model.safetensors"
+    weights.unlink()
+    if kind == "truncated-header":
+        weights.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{}")
+    else:
+        weights.symlink_to("/dev/zero")
+    run = cli("check", tiny / "drafter", "--format", "json")
+    result = _json.loads(run.out)["results"][0]
+    errors = [f for f in result["findings"] if f["severity"] == "error"]
+    assert [(f["rule"], f["file"]) for f in errors] == [("DL004", "model.safetensors")]
+    skipped = {s["rule"]: s["reason"] for s in result["skipped"]}
+    assert "DF130" in skipped and "cannot be read (DL004)" in skipped["DF130"]
