@@ -61,10 +61,19 @@ class CheckpointNotFound(OSError):
     pass
 
 
+def _looks_like_repo(path) -> bool:
+    text = str(path)
+    return text.count("/") == 1 and not text.startswith((".", "/", "~")) and \
+        not text.isascii()
+
+
 def find_root(path: Path) -> Path:
     """The checkpoint folder for `path`: the nearest folder at or above it with config.json."""
     if not path.exists():
-        raise CheckpointNotFound(f"{path}: no such file or folder")
+        raise CheckpointNotFound(f"{path}: no such file or folder"
+                                 + (" (and not a hub repo id: those are ASCII letters, "
+                                    "digits, '-', '_' and '.')" if _looks_like_repo(path)
+                                    else ""))
     start = path if path.is_dir() else path.parent
     for folder in [start, *start.parents]:
         if (folder / CONFIG).exists():

@@ -449,7 +449,28 @@ def main(argv: list[str] | None = None) -> int:
     """Run drafter-lint with `argv` (default: the process arguments); the exit code.
 
     Commands end with sys.exit(code); that, click's own exits, usage errors, Ctrl-C and
-    internal errors all come back as an int here (the console script passes it on)."""
+    internal errors all come back as an int here (the console script passes it on). A
+    standard output that cannot be written (a full disk) is an error of its own."""
+    code = _run(argv)
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        return _unwritable_stdout(exc)
+    return code
+
+
+def _unwritable_stdout(exc: OSError) -> int:
+    click.echo(f"drafter-lint: error: cannot write the output to standard output: "
+               f"{exc.strerror or exc}", err=True)
+    try:                  # nothing more for the interpreter to flush at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 2
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         cli.main(args=argv, standalone_mode=False)
         return 0
@@ -471,11 +492,22 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
-    except Exception as exc:  # an internal error is exit 2 with one line, not a traceback
-        from drafter_lint.findings import one_line
+    except OSError as exc:
+        import errno
 
-        click.echo(f"drafter-lint: internal error: {type(exc).__name__}: {one_line(str(exc))} "
-                   f"(set DRAFTER_LINT_TRACEBACK=1 for details)", err=True)
-        if os.environ.get("DRAFTER_LINT_TRACEBACK"):
-            raise
-        return 2
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG):
+            return _unwritable_stdout(exc)
+        return _internal(exc)
+    except Exception as exc:  # an internal error is exit 2 with one line, not a traceback
+        return _internal(exc)
+
+
+def _internal(exc: Exception) -> int:
+    """An internal error: exit 2 with one line, not a traceback (unless asked for)."""
+    from drafter_lint.findings import one_line
+
+    click.echo(f"drafter-lint: internal error: {type(exc).__name__}: {one_line(str(exc))} "
+               f"(set DRAFTER_LINT_TRACEBACK=1 for details)", err=True)
+    if os.environ.get("DRAFTER_LINT_TRACEBACK"):
+        raise exc
+    return 2

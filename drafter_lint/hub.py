@@ -13,7 +13,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO_ARG = re.compile(r"^(?P<repo>[A-Za-z0-9][\w.\-]*/[\w.\-]+)(?:@(?P<rev>[^\s@]+))?$")
+# huggingface_hub's repo id characters (ASCII letters, digits, '-', '_', '.'): anything
+# else is a local path that does not exist, never a hub request
+REPO_ARG = re.compile(r"^(?P<repo>[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9_.\-]+)"
+                      r"(?:@(?P<rev>[^\s@]+))?$", re.ASCII)
 SHA = re.compile(r"^[0-9a-f]{40}$")
 MAX_TOKENIZER_BYTES = 32 * 1024 * 1024
 

@@ -362,3 +362,23 @@ def test_an_unreadable_weights_file_is_one_finding(cli, tiny, kind):
     assert [(f["rule"], f["file"]) for f in errors] == [("DL004", "model.safetensors")]
     skipped = {s["rule"]: s["reason"] for s in result["skipped"]}
     assert "DF130" in skipped and "cannot be read (DL004)" in skipped["DF130"]
+
+
+@pytest.mark.parametrize("command", [["check", "org/näme"], ["check", "örg/name@main"],
+                                     ["check", "{drafter}", "--format", "json", ">full"],
+                                     ["rules", "--format", "json", ">full"]])
+def test_former_internal_errors_are_specific_lines(tiny, command):
+    """Mutation caught: a non-ASCII repo-like argument sent to huggingface_hub
+    (HFValidationError) or a full standard output ending as "internal error"."""
+    import subprocess
+    import sys
+
+    full = command[-1] == ">full"
+    args = [a.replace("{drafter}", str(tiny / "drafter")) for a in command if a != ">full"]
+    with open("/dev/full", "w") if full else open(os.devnull, "w") as out:
+        run = subprocess.run([sys.executable, "-m", "drafter_lint", *args], stdout=out,
+                             stderr=subprocess.PIPE, text=True, timeout=60,
+                             env={**os.environ, "HF_ENDPOINT": "http://127.0.0.1:9"})
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert "internal error" not in run.stderr and "Traceback" not in run.stderr
+    assert ("cannot write the output" if full else "not a hub repo id") in run.stderr
