@@ -67,6 +67,12 @@ def _looks_like_repo(path) -> bool:
         not text.isascii()
 
 
+def has_checkpoint_above(path: Path) -> bool:
+    """Whether `path` or a folder above it holds config.json."""
+    start = path if path.is_dir() else path.parent
+    return any((folder / CONFIG).exists() for folder in [start, *start.parents])
+
+
 def find_root(path: Path) -> Path:
     """The checkpoint folder for `path`: the nearest folder at or above it with config.json."""
     if not path.exists():

@@ -185,12 +185,22 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
                                  no_cache, family, runtime, speculative_tokens, note=_note)
     results, failed, for_baseline = [], False, []
     seen = precommit.already_linted()
-    roots = [r for r in pipeline.roots(paths, offline) if str(r.resolve()) not in seen]
+    problems: list[str] = []          # paths that cannot be used; the others go on
+    roots = [r for r in pipeline.roots(paths, offline, problems if len(paths) > 1
+                                       else None) if str(r.resolve()) not in seen]
+    if len(paths) == 1 and len(roots) > 1:
+        _note(f"{paths[0]}: {len(roots)} checkpoints below it")
     progress = Progress(len(roots), "drafter-lint")
     for root in roots:
         progress.step(str(root))
-        result, found = pipeline.lint_folder(root, lint_args, family, baseline_arg,
-                                             bool(write_baseline_arg))
+        try:
+            result, found = pipeline.lint_folder(root, lint_args, family, baseline_arg,
+                                                 bool(write_baseline_arg))
+        except pipeline.UsageError as exc:
+            if len(roots) == 1:
+                raise
+            problems.append(str(exc))
+            continue
         results.append(result)
         for_baseline.append((result, root))
         level = Severity(fail_on or found.fail_on)
@@ -205,7 +215,11 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
         _note(f"wrote {count} baseline entries to {write_baseline_arg}")
         sys.exit(0)
     _render(results, fmt, colour, output_file)
-    sys.exit(1 if failed else 0)
+    from drafter_lint.findings import one_line
+
+    for problem in problems:
+        click.echo(f"drafter-lint: error: {one_line(problem)}", err=True)
+    sys.exit(2 if problems else 1 if failed else 0)
 
 
 @cli.command()

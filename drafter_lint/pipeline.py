@@ -96,18 +96,21 @@ def with_settings(root, lint_args: dict, baseline_arg=None, write_baseline=False
 _REMOTE: dict[str, str] = {}     # materialized hub folder -> "org/name@<commit>"
 
 
-def roots(paths, offline: bool = False) -> list:
+def roots(paths, offline: bool = False, problems: list | None = None) -> list:
     """Checkpoint folders for PATH arguments; `org/name[@rev]` that names no local path is
-    a hub repo, read without downloading its weights (drafter_lint/remote.py)."""
+    a hub repo, read without downloading its weights (drafter_lint/remote.py). A folder
+    with no config.json at or above it stands for the checkpoints below it (`check
+    models/`). With `problems`, a path that cannot be used is recorded there (one line)
+    and the others go on; without, it ends the run."""
     from pathlib import Path
 
-    from drafter_lint.checkpoint import CheckpointNotFound, find_root
+    from drafter_lint.checkpoint import CheckpointNotFound, find_root, has_checkpoint_above
     from drafter_lint.hub import HubError, parse_repo_arg
 
-    roots: list[Path] = []
+    found: list[Path] = []
     seen: set[Path] = set()
-    try:
-        for raw in paths:
+    for raw in paths:
+        try:
             if not Path(raw).exists() and parse_repo_arg(str(raw)):
                 from drafter_lint import remote
 
@@ -117,13 +120,50 @@ def roots(paths, offline: bool = False) -> list:
                     raise UsageError(str(exc)) from None
                 _REMOTE[str(folder.resolve())] = display
                 raw = folder
-            root = find_root(Path(raw))
-            if root.resolve() not in seen:
-                seen.add(root.resolve())
-                roots.append(root)
-    except CheckpointNotFound as exc:
-        raise UsageError(str(exc)) from None
-    return roots
+            path = Path(raw)
+            below = discover(path) if path.is_dir() and not has_checkpoint_above(path) \
+                else []
+            for root in below or [find_root(path)]:
+                if root.resolve() not in seen:
+                    seen.add(root.resolve())
+                    found.append(root)
+        except (CheckpointNotFound, UsageError) as exc:
+            if problems is None:
+                raise UsageError(str(exc)) from None
+            problems.append(str(exc))
+    return found
+
+
+# folders never searched for checkpoints: VCS and tool state, hub cache internals
+SKIP_DIRS = frozenset({"__pycache__", "node_modules", "blobs", "refs", ".git", ".hg",
+                       ".venv", "venv"})
+MODEL_KEYS = ("model_type", "architectures", "speculators_config", "dflash_config",
+              "medusa_num_heads")
+
+
+def discover(folder) -> list:
+    """The checkpoint folders below `folder`: each holds a config.json that looks like a
+    model's (one of MODEL_KEYS, or not parseable, which the check then reports), sorted;
+    hidden folders and SKIP_DIRS are not entered, nor are checkpoints' own subfolders."""
+    import json
+    from pathlib import Path
+
+    out = []
+    for top, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
+        if "config.json" not in files:
+            continue
+        config = Path(top) / "config.json"
+        try:
+            with open(config, "rb") as handle:
+                data = json.loads(handle.read(4 << 20))
+            model = not isinstance(data, dict) or any(k in data for k in MODEL_KEYS)
+        except (OSError, ValueError):
+            model = True
+        if model:
+            out.append(Path(top))
+            dirs[:] = []
+    return out
 
 
 def read(root, family: str | None = None):

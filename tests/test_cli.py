@@ -382,3 +382,35 @@ def test_former_internal_errors_are_specific_lines(tiny, command):
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
     assert "internal error" not in run.stderr and "Traceback" not in run.stderr
     assert ("cannot write the output" if full else "not a hub repo id") in run.stderr
+
+
+def test_check_a_folder_of_checkpoints(cli, tiny, tmp_path):
+    """Like `ruff check .`: a folder with no config.json at or above it stands for the
+    checkpoints below it; `.git`, hidden folders and config.json files that are no model's
+    are skipped, and each checkpoint is linted once. Mutation caught: DL001 on the parent
+    folder (the old behaviour), or a tool's config.json linted as a drafter."""
+    import json as _json
+    import shutil
+
+    models = tmp_path / "models"
+    shutil.copytree(tiny / "drafter", models / "a")
+    shutil.copytree(tiny / "drafter-guessed", models / "org" / "b")
+    (models / "notes").mkdir()
+    (models / "notes" / "config.json").write_text('{"editor": "vim"}')
+    shutil.copytree(tiny / "drafter", models / ".git" / "hidden")
+    run = cli("check", models, "--format", "json")
+    paths = sorted(r["path"] for r in _json.loads(run.out)["results"])
+    assert [os.path.relpath(p, models) for p in paths] == ["a", os.path.join("org", "b")]
+    assert run.code == 1 and "2 checkpoints below it" in run.err
+
+
+def test_one_bad_path_does_not_stop_the_others(cli, tiny):
+    """Mutation caught: the first unusable path ending the run before the others are
+    linted, or its exit code hidden behind theirs."""
+    import json as _json
+
+    run = cli("check", tiny / "drafter", tiny / "nowhere", tiny / "drafter-guessed",
+              "--format", "json")
+    results = _json.loads(run.out)["results"]
+    assert len(results) == 2 and run.code == 2
+    assert run.err.count("\n") == 1 and "nowhere: no such file or folder" in run.err
