@@ -407,7 +407,10 @@ def inspect(path, target_arg, offline, family):
     from drafter_lint import pipeline
 
     args = pipeline.prepare(target_arg, None, None, offline, (), (), True, note=_note)
-    checkpoint = pipeline.read(pipeline.roots([path], offline)[0], family)
+    root = pipeline.roots([path], offline)[0]
+    checkpoint = pipeline.read(root, family)
+    if args["target"] is None:
+        args["target"] = pipeline.card_target(root, note=_note)
     detected = family or families.detect(checkpoint.config, checkpoint.weights)
     from drafter_lint.findings import escape_lines
 

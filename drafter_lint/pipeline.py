@@ -94,6 +94,7 @@ def with_settings(root, lint_args: dict, baseline_arg=None, write_baseline=False
 
 
 _REMOTE: dict[str, str] = {}     # materialized hub folder -> "org/name@<commit>"
+_OFFLINE: list[bool] = [False]   # --offline of the run that read them
 
 
 def roots(paths, offline: bool = False, problems: list | None = None) -> list:
@@ -109,6 +110,7 @@ def roots(paths, offline: bool = False, problems: list | None = None) -> list:
 
     found: list[Path] = []
     seen: set[Path] = set()
+    _CARD_TARGETS.clear()                  # a new run reads (and names) its targets anew
     for raw in paths:
         try:
             if not Path(raw).exists() and parse_repo_arg(str(raw)):
@@ -119,6 +121,7 @@ def roots(paths, offline: bool = False, problems: list | None = None) -> list:
                 except HubError as exc:
                     raise UsageError(str(exc)) from None
                 _REMOTE[str(folder.resolve())] = display
+                _OFFLINE[0] = offline
                 raw = folder
             path = Path(raw)
             below = discover(path) if path.is_dir() and not has_checkpoint_above(path) \
@@ -191,6 +194,49 @@ def lint_folder(root, lint_args: dict, family: str | None = None, baseline_arg=N
 
     args, found = with_settings(root, lint_args, baseline_arg, write_baseline)
     checkpoint = read(root, family)
+    if args["target"] is None:
+        args["target"] = card_target(root)
     result = lint_with_settings(checkpoint, **args)
     locate(result, checkpoint.documents)
     return result, found
+
+
+_CARD_TARGETS: dict[str, object] = {}     # base_model repo -> Target, once per run
+
+
+def card_target(root, note: Callable[[str], None] | None = None):
+    """For a hub repo linted before download (`check org/name`), with no --target: the
+    target its model card names as `base_model`, read like --target; else None."""
+    from pathlib import Path
+
+    display = _REMOTE.get(str(Path(root).resolve()))
+    card = Path(root) / "README.md"
+    if display is None or not card.is_file():
+        return None
+    from drafter_lint.hub import base_models, read_card
+    from drafter_lint.target import TargetError, resolve_target
+
+    bases = base_models(read_card(card))
+    if not bases:
+        return None
+    if bases[0] not in _CARD_TARGETS:
+        try:
+            try:        # a cached copy first: the drafter's revision is what was asked for
+                _CARD_TARGETS[bases[0]] = resolve_target(bases[0], True)
+            except TargetError:
+                _CARD_TARGETS[bases[0]] = resolve_target(bases[0], _OFFLINE[0])
+        except TargetError as exc:
+            _CARD_TARGETS[bases[0]] = None
+            (note or _stderr_note)(f"{display}: its card's base_model {bases[0]} cannot be "
+                                   f"read as the target ({exc}); target checks skipped")
+            return None
+        (note or _stderr_note)(f"target {bases[0]}: the base_model of {display}'s model card")
+    return _CARD_TARGETS[bases[0]]
+
+
+def _stderr_note(message: str) -> None:
+    import sys
+
+    from drafter_lint.findings import one_line
+
+    sys.stderr.write(f"drafter-lint: {one_line(message)}\n")

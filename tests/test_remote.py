@@ -144,3 +144,20 @@ def test_inspect_a_hub_repo(cli, remote_hub):
     run = cli("inspect", REPO, "--target", TARGET)
     assert run.code == 0 and f"{REPO}@{remote_hub.commit(REPO)}" in run.out
     assert remote_hub.sent.get("model.safetensors", 0) <= MIB
+
+
+@pytest.mark.parametrize("command", ["check", "inspect"])
+def test_the_card_names_the_target(cli, remote_hub, command):
+    """`check org/name` / `inspect org/name` with no --target: the target is the card's
+    `base_model`, read once, and stderr says so. Mutation caught: every target check
+    skipped although the card names the base model."""
+    extra = ("--format", "json") if command == "check" else ()
+    run = cli(command, REPO, *extra)
+    assert run.code == 0, run.out + run.err
+    assert f"target {TARGET}: the base_model of {REPO}@" in run.err
+    if command == "check":
+        result = run.json()["results"][0]
+        assert result["target"].startswith(TARGET)
+        assert not [s for s in result["skipped"] if "no target given" in s["reason"]]
+    else:
+        assert "(not given" not in run.out and TARGET in run.out, run.out
