@@ -29,6 +29,8 @@ class Launch:
     command: list[str] = field(default_factory=list)   # the server line behind launchers
     env_cleared: bool = False          # `env -i`: the server sees only `env`
     speculators_direct: bool = False   # `vllm serve SPECULATOR`: it names its verifier
+    target_revision: str | None = None  # the hub revisions the server loads (else main)
+    draft_revision: str | None = None
     release: str | None = None         # "vllm==0.33.0": the release installed behind it
     dry_run: dict | None = None        # the runtime's own start-up verdict (gate)
 
@@ -47,7 +49,8 @@ class Launch:
 SGLANG_OPTIONS = {  # option -> field; argparse also accepts unambiguous prefixes
     "--model-path": "target", "--model": "target",
     "--speculative-algorithm": "method", "--speculative-draft-model-path": "draft",
-    "--speculative-num-draft-tokens": "tokens",
+    "--speculative-num-draft-tokens": "tokens", "--revision": "target_revision",
+    "--speculative-draft-model-revision": "draft_revision",
 }
 
 
@@ -346,6 +349,8 @@ def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
                 launch.target = value
         elif option == "--model":
             launch.target = value
+        elif option == "--revision":
+            launch.target_revision = value
         elif option in ("--speculative-config", "-sc"):
             config.update(_speculative_config(value or ""))
         elif option.startswith("--speculative-config."):
@@ -362,6 +367,10 @@ def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
         method = "mtp"                    # every *_mtp alias is mtp (speculative.py:1246)
     launch.method = method
     launch.draft = config.get("model")
+    if isinstance(config.get("revision"), str):
+        launch.draft_revision = config["revision"]
+    elif launch.method == "mtp":
+        launch.draft_revision = launch.target_revision   # the target checkpoint itself
     if config.get("num_speculative_tokens") is not None:
         launch.tokens = _vllm_tokens(config["num_speculative_tokens"])
     if launch.method == "mtp" and launch.draft is None:
@@ -426,7 +435,8 @@ def resolve_models(launch: Launch, target_arg, offline: bool):
     if not launch.draft:
         raise GateError("the launch line names no draft model (vLLM: --speculative-config "
                         "model; SGLang: --speculative-draft-model-path)")
-    draft = resolve(launch.draft, offline, "draft model", headers=True)
+    draft = resolve(launch.draft, offline, "draft model", headers=True,
+                    revision=launch.draft_revision)
     if launch.speculators_direct and not target_arg:
         verifier = _verifier(draft)
         if verifier is None:
@@ -434,8 +444,9 @@ def resolve_models(launch: Launch, target_arg, offline: bool):
                             f"name_or_path), which `vllm serve SPECULATOR` serves")
         launch.target = verifier
     try:
-        target = resolve_target(str(target_arg or resolve(launch.target, offline,
-                                                          "target model")), offline)
+        target = resolve_target(str(target_arg or resolve(
+            launch.target, offline, "target model", revision=launch.target_revision)),
+            offline)
     except TargetError as exc:
         raise GateError(str(exc)) from None
     try:
@@ -469,10 +480,12 @@ def speculation(launch: Launch, offline: bool) -> str:
         isinstance(config.get("speculators_config"), dict) else "none"
 
 
-def resolve(model: str, offline: bool, what: str, headers: bool = False) -> Path:
-    """A local folder for `model`: a path, or a hub id from the cache; else, from the hub,
-    its config (a target) or its small files and weight headers (a drafter, `headers`:
-    drafter_lint/remote.py), never its weights."""
+def resolve(model: str, offline: bool, what: str, headers: bool = False,
+            revision: str | None = None) -> Path:
+    """A local folder for `model`: a path, or a hub id (at the `revision` the launch line
+    names, else main) from the cache; else, from the hub, its config (a target) or its
+    small files and weight headers (a drafter, `headers`: drafter_lint/remote.py), never
+    its weights. A revision the hub does not have is refused."""
     path = Path(model).expanduser()
     if path.exists():
         return path
@@ -480,10 +493,12 @@ def resolve(model: str, offline: bool, what: str, headers: bool = False) -> Path
 
     if parse_repo_arg(model) is None or model.startswith((".", "/", "~")):
         raise GateError(f"{what} {model!r} does not exist")
+    pinned = f"{model}@{revision}" if revision else model
     try:
         from huggingface_hub import snapshot_download
 
-        return Path(snapshot_download(model, local_files_only=True,
+        return Path(snapshot_download(model, revision=revision or "main",
+                                      local_files_only=True,
                                       cache_dir=_settings()["cache_dir"]))
     except Exception:  # noqa: BLE001 -- not cached: read it from the hub
         pass
@@ -491,8 +506,8 @@ def resolve(model: str, offline: bool, what: str, headers: bool = False) -> Path
         if headers:
             from drafter_lint.remote import materialize
 
-            return materialize(model, offline)[0]
-        return fetch(model, offline=offline).folder
+            return materialize(pinned, offline)[0]
+        return fetch(pinned, offline=offline).folder
     except HubError as exc:
         raise GateError(f"{what}: {exc}") from None
 

@@ -605,3 +605,42 @@ def test_vllm_serve_speculator_lints_the_speculator_and_its_verifier(
     spc107 = gate(env, tmp_path, "vllm", "serve", str(drafter), options=("--ignore", "EA"))
     assert ("refuses to serve the checkpoint alone" in spc107.stderr) == refused, \
         spc107.stderr
+
+
+@pytest.mark.parametrize("line,expected", [
+    (["vllm", "serve", "Qwen/Qwen3.6-27B", "--revision", "v2", "--speculative-config",
+      '{"method": "dflash", "model": "z-lab/Qwen3.6-27B-DFlash", "revision": "v2", '
+      '"num_speculative_tokens": 15}'], "v2"),
+    ([sys.executable, "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3.6-27B",
+      "--revision", "v2", "--speculative-algorithm", "DFLASH",
+      "--speculative-draft-model-path", "z-lab/Qwen3.6-27B-DFlash",
+      "--speculative-draft-model-revision", "v2"], "v2"),
+    (["vllm", "serve", "Qwen/Qwen3.6-27B", "--speculative-config",
+      '{"method": "dflash", "model": "z-lab/Qwen3.6-27B-DFlash", "revision": "nope", '
+      '"num_speculative_tokens": 15}'], "refused"),
+])
+def test_the_gate_lints_the_revision_the_server_loads(tmp_path, stand_ins, monkeypatch,
+                                                      line, expected):
+    """vLLM's `--revision` and the speculative config's `revision`, SGLang's `--revision`
+    and `--speculative-draft-model-revision`: the gate reads those revisions (here `v2`,
+    whose drafter has the guessed mask) or refuses one the hub does not have. Mutation
+    caught: the revision ignored and `main` linted silently."""
+    from fakehub import FakeHub
+
+    root = tmp_path / "hub"
+    shutil.copytree(FIXTURES / "hub", root)
+    for repo in ("Qwen/Qwen3.6-27B", "z-lab/Qwen3.6-27B-DFlash"):
+        shutil.copytree(root / repo / "main", root / repo / "v2")
+    drafter_v2 = root / "z-lab/Qwen3.6-27B-DFlash" / "v2" / "config.json"
+    config = json.loads(drafter_v2.read_text())
+    config["dflash_config"]["target_layer_ids"] = [2, 17, 32, 47, 62]     # shifted by +1
+    drafter_v2.write_text(json.dumps(config, indent=2))
+    env, out = stand_ins
+    with FakeHub(root) as hub:
+        env = {**env, "HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf")}
+        run = gate(env, tmp_path, *line, options=("--no-dry-run", "--ignore", "DF104"))
+    assert run.returncode == 1 and not out.exists(), run.stderr
+    if expected == "refused":
+        assert "nope" in run.stderr and "nothing started" in run.stderr, run.stderr
+    else:
+        assert "DF114" in run.stderr, run.stderr       # v2's taps, not main's
