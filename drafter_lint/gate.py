@@ -416,7 +416,7 @@ def _parse_sglang(argv, env, args) -> Launch:
     if isinstance(launch.method, str):
         launch.method = launch.method.upper()     # speculative_hook.py:137-143
     if launch.method in ("NEXTN", "EAGLE") and launch.draft is None:
-        launch.draft = launch.target
+        launch.draft, launch.draft_revision = launch.target, launch.target_revision
     if launch.method in ("NGRAM",):
         launch.draftless = True
     return launch
