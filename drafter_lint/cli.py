@@ -15,7 +15,7 @@ from drafter_lint import __version__
 from drafter_lint.report import REPORTERS   # light: no engine, no rules, no transformers
 
 SEVERITIES = ("error", "warning", "info")
-FAMILY_CHOICES = ("dflash", "dflash2", "eagle3", "eagle", "mtp", "medusa", "speculators",
+FAMILY_CHOICES = ("dflash", "dflash2", "dspark", "eagle3", "eagle", "mtp", "medusa", "speculators",
                   "speculators/eagle3", "speculators/dflash", "speculators/eagle")
 
 
@@ -231,9 +231,14 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
               help="Write the fixed checkpoint to DIR (config.json, links to the rest).")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes marked unsafe.")
 @click.option("--no-backup", is_flag=True, help="Do not keep a backup of config.json.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="json: the findings left, as `check --format json`"
+                                      " prints them, on stdout; the fix log on stderr.")
+@click.option("--color", "colour", type=click.Choice(["auto", "always", "never"]),
+              default="auto", show_default=True, help="Colour text output (NO_COLOR honoured).")
 def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, ignore,
         fail_on, family, runtime, speculative_tokens, show_diff, dry_run, output,
-        unsafe_fixes, no_backup):
+        unsafe_fixes, no_backup, fmt, colour):
     """Apply the findings' fixes to config.json, atomically, and verify the write.
 
     PATHS are checkpoint folders or files in them (each folder is fixed once). Exit 0
@@ -247,16 +252,23 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
     roots = pipeline.roots(paths, offline)
     if output and len(roots) > 1:
         raise Abort("--output takes one checkpoint")
-    codes = []
+    codes, left = [], []
     for root in roots:
         args, found = pipeline.with_settings(root, lint_args)
-        codes.append(_fix_one(root, args, family, fail_on or found.fail_on, show_diff,
-                              dry_run, output, unsafe_fixes, no_backup))
+        code, result = _fix_one(root, args, family, fail_on or found.fail_on, show_diff,
+                                dry_run, output, unsafe_fixes, no_backup, fmt, colour)
+        codes.append(code)
+        if result is not None:
+            left.append(result)
+    if fmt == "json":
+        _render(left, "json", "never")
     sys.exit(max(codes))
 
 
 def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsafe_fixes,
-             no_backup) -> int:
+             no_backup, fmt="text", colour="auto"):
+    """(exit code, the result of what is left at or above fail_on, or None). With --diff
+    or --format json only the patch / the JSON report goes to stdout, the log to stderr."""
     from drafter_lint import repair
     from drafter_lint.findings import Severity, one_line
     from drafter_lint.report import failing, locate
@@ -270,24 +282,31 @@ def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsaf
                              backup=not no_backup)
     except repair.RepairRefused as exc:
         raise Abort(str(exc)) from None
+    log_to_stderr = show_diff or fmt == "json"
     for line in outcome.lines:
-        click.echo(one_line(line))
+        click.echo(one_line(line), err=log_to_stderr)
     reference = lint_args.get("reference")
     if reference is not None and reference.revision and not reference.pinned:
         click.echo(f"reference values from {reference.display} ({reference.revision!r} "
-                   f"resolved to that commit); pin it with {reference.display}")
+                   f"resolved to that commit); pin it with {reference.display}",
+                   err=log_to_stderr)
     if show_diff and outcome.diff:
         click.echo(outcome.diff, nl=False)
     if outcome.result is None:
-        return 1
+        return 1, None
     locate(outcome.result, outcome.documents)
     left = [f for f in outcome.result.findings
             if f.severity.rank >= Severity(fail_on).rank]
-    if left:
-        outcome.result.findings = left
-        outcome.result.skipped = []
-        _render([outcome.result], "text", "auto")
-    return 1 if failing([outcome.result], Severity(fail_on)) else 0
+    code = 1 if failing([outcome.result], Severity(fail_on)) else 0
+    outcome.result.findings, outcome.result.skipped = left, []
+    if left and fmt != "json":
+        if show_diff:
+            from drafter_lint.report import render
+
+            click.echo(render("text", [outcome.result]), nl=False, err=True)
+        else:
+            _render([outcome.result], "text", colour)
+    return code, outcome.result
 
 
 @cli.command(context_settings={"ignore_unknown_options": True,

@@ -433,3 +433,36 @@ def test_fix_output_on_a_real_full_tmpfs_leaves_nothing(cli, tiny, tmp_path):
                   "--output", disk / "fixed")
         assert run.code == 2 and run.err.count("\n") == 1, run.err
         assert sorted(p.name for p in disk.iterdir()) == ["filler"]
+
+
+def test_fix_diff_prints_only_the_patch_on_stdout(cli, tiny):
+    """Mutation caught: the "would fix" log mixed into the patch (`fix --diff | git apply`
+    then fails)."""
+    run = cli("fix", tiny / "drafter-guessed", "--reference", tiny / "drafter", "--diff")
+    assert run.out.startswith("--- a/config.json\n+++ b/config.json\n"), run.out
+    assert all(line[:1] in "+- @" for line in run.out.splitlines()), run.out
+    assert "would fix" in run.err
+
+
+def test_fix_json_reports_what_is_left(cli, tiny):
+    """`fix --format json`: the findings left after fixing, as `check --format json`
+    prints them, with the fix log on stderr. Mutation caught: text on stdout, or the
+    fixed findings still reported."""
+    from importlib import resources
+
+    import jsonschema
+
+    schema = json.loads(resources.files("drafter_lint.schemas")
+                        .joinpath("report.schema.json").read_text())
+    run = cli("fix", tiny / "drafter-guessed", "--target", tiny / "target", "--unsafe-fixes",
+              "--format", "json")
+    report = json.loads(run.out)
+    jsonschema.validate(report, schema)
+    left = {f["rule"] for f in report["results"][0]["findings"]}
+    assert "DF122" in left and "DF114" not in left and run.code == 1   # the window stays
+    assert "fix DF114" in run.err
+
+
+def test_family_dspark_is_accepted(cli, tiny):
+    run = cli("check", tiny / "drafter", "--family", "dspark", "--format", "json")
+    assert run.code in (0, 1) and json.loads(run.out)["results"][0]["family"] == "dspark"
