@@ -23,9 +23,15 @@ from drafter_lint.pipeline import UsageError as Abort  # noqa: E402 -- one-line 
 
 
 def _use_colour(choice: str) -> bool:
+    """--color always/never, else the ecosystem's conventions: NO_COLOR (any value) wins,
+    then FORCE_COLOR (set and not "0"), then TERM=dumb, then whether stdout is a tty."""
     if choice != "auto":
         return choice == "always"
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "") not in ("", "0"):
+        return True
+    return os.environ.get("TERM") != "dumb" and sys.stdout.isatty()
 
 
 def _runtime_option(ctx, param, value):

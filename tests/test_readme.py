@@ -6,6 +6,8 @@ import re
 import shlex
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -31,3 +33,43 @@ def test_ci_runs_the_readme_test_command():
     assert test_command.endswith("pytest")
     ci_lines = (ROOT / ".ci" / "run").read_text().splitlines()
     assert test_command in ci_lines          # verbatim, as its own line
+
+
+def test_the_readme_pre_commit_snippet_is_the_published_hook():
+    """The README's `repo: local` snippet works as pasted: it is the hook of
+    .pre-commit-hooks.yaml (entry, files, serial). Mutation caught: the hook changed and
+    the README left behind, or a placeholder repo URL that cannot be pasted."""
+    import re
+
+    import yaml
+
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```yaml\n(# \.pre-commit-config\.yaml.*?)```", readme, re.S).group(1)
+    config = yaml.safe_load(block)
+    local = config["repos"][0]
+    assert local["repo"] == "local"
+    published = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml")
+                                                    .read_text())}
+    for hook in local["hooks"]:
+        theirs = published[hook["id"]]
+        assert (hook["entry"], hook["files"], hook.get("require_serial")) == \
+            (theirs["entry"], theirs["files"], theirs.get("require_serial"))
+
+
+@pytest.mark.parametrize("env,tty,colour", [
+    ({"FORCE_COLOR": "1"}, False, True), ({"FORCE_COLOR": "0"}, False, False),
+    ({"TERM": "dumb"}, True, False), ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, True, False),
+    ({}, True, True), ({}, False, False)])
+def test_colour_follows_the_ecosystem(monkeypatch, env, tty, colour):
+    """NO_COLOR wins, then FORCE_COLOR, then TERM=dumb, then the tty. Mutation caught:
+    colour codes in a TERM=dumb log, or none under FORCE_COLOR in CI."""
+    import sys
+
+    from drafter_lint import cli
+
+    for key in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: tty)
+    assert cli._use_colour("auto") is colour
