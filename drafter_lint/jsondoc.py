@@ -16,6 +16,7 @@ import json
 import json.decoder
 import json.scanner
 import math
+import re
 from dataclasses import dataclass, field
 
 MAX_DEPTH = 200
@@ -55,19 +56,40 @@ class JsonDocument:
 
     def position(self, pointer: str) -> tuple[int, int]:
         """Position of `pointer`, or of its nearest existing parent (missing keys). Files
-        over POSITIONS_LIMIT (real configs are a few KB) report line 1: a full positional
-        parse of a hostile multi-MB array would cost seconds."""
+        over POSITIONS_LIMIT (shard indexes; real configs are a few KB) are not parsed
+        for positions, which would cost seconds in Python: each key is found by a text
+        search instead, in order along the pointer (C speed)."""
         if self.positions is None:
-            if len(self.text) > POSITIONS_LIMIT:
-                self.positions = {}
-            else:
-                self.positions = parse(self.text).positions
+            self.positions = {} if len(self.text) > POSITIONS_LIMIT else \
+                parse(self.text).positions
+        if not self.positions and len(self.text) > POSITIONS_LIMIT:
+            return _scan_position(self.text, pointer)
         while True:
             if pointer in self.positions:
                 return self.positions[pointer]
             if not pointer:
                 return (1, 1)
             pointer = pointer.rsplit("/", 1)[0]
+
+
+def _scan_position(text: str, pointer: str) -> tuple[int, int]:
+    """Where the keys of `pointer` appear, each searched after the previous one's (an
+    array index keeps the position reached so far); (1, 1) when a key is not found."""
+    at, found = 0, None
+    for token in (t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]):
+        if token.isdigit():
+            continue
+        spellings = {json.dumps(token), json.dumps(token, ensure_ascii=False)}
+        hits = [m for m in (re.compile(re.escape(k) + r"\s*:").search(text, at)
+                            for k in spellings) if m]
+        if not hits:
+            break
+        found = min(hits, key=lambda m: m.start())
+        at = found.start() + 1
+    if found is None:
+        return (1, 1)
+    start = found.start()
+    return text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
 
 
 def escape(token: str) -> str:

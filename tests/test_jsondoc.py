@@ -74,3 +74,22 @@ def test_style_is_recorded():
     assert jsondoc.parse('{\n    "a": 1\n}\n').indent == 4
     assert jsondoc.parse('{\n\t"a": 1\n}').trailing_newline is False
     assert jsondoc.parse('{"a": 1}').indent is None
+
+
+def test_positions_past_the_limit_are_found_by_search():
+    """A shard index over POSITIONS_LIMIT keeps real positions (found by text search),
+    equal to what the positional parser gives. Mutation caught: every finding of a large
+    file at 1:1 with no word why."""
+    import json as _json
+
+    from drafter_lint import jsondoc
+
+    weight_map = {f"model.layers.{i}.mlp.w{j}.weight": f"model-{i % 7:05d}.safetensors"
+                  for i in range(2500) for j in range(10)}
+    weight_map["lm_head.weight"] = "model-00006.safetensors"
+    text = _json.dumps({"metadata": {"total_size": 3}, "weight_map": weight_map}, indent=2)
+    assert len(text) > jsondoc.POSITIONS_LIMIT
+    fast, exact = jsondoc.parse_fast(text), jsondoc.parse(text)
+    for pointer in ("/metadata/total_size", "/weight_map/lm_head.weight",
+                    "/weight_map/model.layers.1234.mlp.w3.weight", "/weight_map"):
+        assert fast.position(pointer) == exact.position(pointer) != (1, 1), pointer
