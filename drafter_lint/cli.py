@@ -22,16 +22,17 @@ FAMILY_CHOICES = ("dflash", "dflash2", "dspark", "eagle3", "eagle", "mtp", "medu
 from drafter_lint.pipeline import UsageError as Abort  # noqa: E402 -- one-line exit 2
 
 
-def _use_colour(choice: str) -> bool:
+def _use_colour(choice: str, stream=None) -> bool:
     """--color always/never, else the ecosystem's conventions: NO_COLOR (any value) wins,
-    then FORCE_COLOR (set and not "0"), then TERM=dumb, then whether stdout is a tty."""
+    then FORCE_COLOR (set and not "0"), then TERM=dumb, then whether the stream (stdout)
+    is a tty."""
     if choice != "auto":
         return choice == "always"
     if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR", "") not in ("", "0"):
         return True
-    return os.environ.get("TERM") != "dumb" and sys.stdout.isatty()
+    return os.environ.get("TERM") != "dumb" and (stream or sys.stdout).isatty()
 
 
 def _runtime_option(ctx, param, value):
@@ -324,6 +325,15 @@ def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsaf
               help="Lowest severity that refuses the launch [default: error, or the "
                    "settings file's].")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes.")
+@click.option("--select", multiple=True, metavar="CODES",
+              help="Only these rule codes or prefixes (comma-separated, repeatable).")
+@click.option("--runtime", default=None, metavar="NAME[==VERSION]", callback=_runtime_option,
+              help="Lint for this release instead of the one installed behind the line.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="How findings are shown on stderr (stdout is the "
+                                      "server's).")
+@click.option("--color", "colour", type=click.Choice(["auto", "always", "never"]),
+              default="auto", show_default=True, help="Colour text output (NO_COLOR honoured).")
 @click.option("--require-speculative", is_flag=True,
               help="Refuse a launch line that uses no speculative decoding.")
 @click.option("--no-dry-run", "no_dry_run", is_flag=True,
@@ -332,8 +342,8 @@ def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsaf
               show_default=True, metavar="SECONDS",
               help="How long the runtime's start-up resolution may take; past it, not judged.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def gate(target_arg, offline, fail_on, ignore, require_speculative, no_dry_run,
-         dry_run_timeout, command):
+def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
+         require_speculative, no_dry_run, dry_run_timeout, command):
     """Lint the drafter of a launch line, then run it: `drafter-lint gate -- vllm serve ...`.
 
     Reads `vllm serve TARGET --speculative-config JSON` or
@@ -373,9 +383,14 @@ def gate(target_arg, offline, fail_on, ignore, require_speculative, no_dry_run,
                    err=True)
         sys.exit(1)
     python = gating.interpreter(launch)
-    launch.release = _launch_release(launch, python)
+    if runtime and runtime.split("==")[0].strip().lower() == launch.runtime:
+        launch.release = runtime if "==" in runtime else launch.runtime
+        _note(f"linting for {runtime}, as --runtime asks")
+    else:
+        launch.release = _launch_release(launch, python)
     lint_args = {
-        "target": target, "rules": _rules(), "select": (), "ignore": pipeline.codes(ignore),
+        "target": target, "rules": _rules(), "select": pipeline.codes(select),
+        "ignore": pipeline.codes(ignore),
         "reference": None, "use_cache": True, "family": None,
         "runtime": launch.release, "launch": launch.facts()}
     result, found = pipeline.lint_folder(root, lint_args)
@@ -389,21 +404,26 @@ def gate(target_arg, offline, fail_on, ignore, require_speculative, no_dry_run,
             result, found = pipeline.lint_folder(root, {**lint_args, "launch": launch.facts()})
             blocking = [f for f in result.findings if f.severity.rank >= level.rank]
     if blocking:
-        from drafter_lint.report import render
-
         result.findings, result.skipped = blocking, []
-        click.echo(render("text", [result]), nl=False, err=True)
+        _gate_report(result, fmt, colour)
         click.echo(f"drafter-lint gate: refused: {len(blocking)} finding(s) at or above "
                    f"{fail_on}; nothing started", err=True)
         sys.exit(1)
     if result.findings:
-        from drafter_lint.report import render
-
         result.skipped = []
-        click.echo(render("text", [result]), nl=False, err=True)
+        _gate_report(result, fmt, colour)
     _note(f"gate passed ({len(result.findings)} finding(s) below {fail_on}, shown above); "
           f"starting {' '.join(launch.argv[:2])}")
     _exec(launch)
+
+
+def _gate_report(result, fmt: str, colour: str) -> None:
+    """The gate's findings on stderr (stdout belongs to the server it starts)."""
+    from drafter_lint.report import render
+
+    use = fmt == "text" and _use_colour(colour, sys.stderr)
+    text = render(fmt, [result], colour=use)
+    click.echo(text, nl=not text.endswith("\n"), err=True, color=use)
 
 
 def _exec(launch) -> None:

@@ -644,3 +644,24 @@ def test_the_gate_lints_the_revision_the_server_loads(tmp_path, stand_ins, monke
         assert "nope" in run.stderr and "nothing started" in run.stderr, run.stderr
     else:
         assert "DF114" in run.stderr, run.stderr       # v2's taps, not main's
+
+
+def test_gate_takes_the_common_options(tiny, stand_ins):
+    """--format json (on stderr: stdout is the server's), --select and --runtime, as check
+    has them. Mutation caught: the options refused by click, or --runtime ignored in
+    favour of the installed release."""
+    env, out = stand_ins
+    line = [V2, "vllm", "serve", "target", "--speculative-config", spec(model="drafter-guessed")]
+    run = gate(env, tiny, *line, options=("--format", "json", "--no-dry-run"))
+    assert run.returncode == 1 and not out.exists()
+    report = json.loads(run.stderr[run.stderr.index("{"):run.stderr.rindex("}") + 1])
+    assert "DF114" in {f["rule"] for f in report["results"][0]["findings"]}
+    only = gate(env, tiny, *line, options=("--select", "DF105", "--no-dry-run"))
+    assert only.returncode == 0 and out.exists() and "DF114" not in only.stderr
+    out.unlink()
+    medusa = [V2, "vllm", "serve", "target", "--speculative-config",
+              spec(method="medusa", tokens=3)]
+    old = gate(env, tiny, *medusa, options=("--runtime", "vllm==0.32.0", "--select", "LCH101",
+                                            "--no-dry-run"))
+    assert "linting for vllm==0.32.0, as --runtime asks" in old.stderr
+    assert "vLLM 0.32.0 serves it with" in old.stderr, old.stderr      # not 0.33.0's facts
