@@ -106,8 +106,13 @@ def _explain(exc: Exception, repo_id: str, revision: str, filename: str, offline
     if isinstance(exc, errors.HfHubHTTPError):
         status = getattr(getattr(exc, "response", None), "status_code", "?")
         return f"{where}: the hub answered HTTP {status} for {filename}; try again later"
-    if isinstance(exc, (TimeoutError, ConnectionError, OSError)) or "Timeout" in type(exc).__name__ \
-            or "Connect" in type(exc).__name__:
+    if "Timeout" in type(exc).__name__ or isinstance(exc, TimeoutError):
+        waited = _settings()["etag_timeout"]
+        return (f"{where}: {os.environ.get('HF_ENDPOINT') or 'the hub'} did not answer for "
+                f"{filename} within {waited:g} s and it is not cached; cannot reach it this "
+                f"time (raise HF_HUB_ETAG_TIMEOUT, and HF_HUB_DOWNLOAD_TIMEOUT for file "
+                f"downloads, or use --offline with a filled cache)")
+    if isinstance(exc, (ConnectionError, OSError)) or "Connect" in type(exc).__name__:
         return (f"{where}: cannot reach {os.environ.get('HF_ENDPOINT') or 'the hub'} "
                 f"({type(exc).__name__}) and {filename} is not cached (check the network, "
                 f"or use --offline with a filled cache, or a local --reference)")

@@ -118,7 +118,7 @@ FAILURES = [
     ("no-such-revision", f"{REPO}@v9", None, {}, "no such revision"),
     ("gated", REPO, "gated", {}, "is gated"),
     ("server-error", REPO, "error", {}, "HTTP 500"),
-    ("stalled", REPO, "stall", {"HF_HUB_ETAG_TIMEOUT": "1"}, "cannot reach"),
+    ("stalled", REPO, "stall", {"HF_HUB_ETAG_TIMEOUT": "1"}, "raise HF_HUB_ETAG_TIMEOUT"),
     ("no-network", REPO, None, {"HF_ENDPOINT": "http://127.0.0.1:9"}, "cannot reach"),
     ("offline-without-cache", REPO, None, {"HF_HUB_OFFLINE": "1"}, "offline mode is on"),
 ]
