@@ -61,8 +61,8 @@ def prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cac
             target = resolve_target(target_arg, offline)
         except TargetError as exc:
             raise UsageError(str(exc)) from None
-        for note in target.notes:
-            note(note)
+        for message in target.notes:
+            note(message)
     launch = {"num_speculative_tokens": speculative_tokens} if speculative_tokens else {}
     return {"target": target, "rules": known, "select": select, "ignore": ignore,
             "reference": reference, "use_cache": not no_cache, "family": family,

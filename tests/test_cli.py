@@ -414,3 +414,14 @@ def test_one_bad_path_does_not_stop_the_others(cli, tiny):
     results = _json.loads(run.out)["results"]
     assert len(results) == 2 and run.code == 2
     assert run.err.count("\n") == 1 and "nowhere: no such file or folder" in run.err
+
+
+@pytest.mark.parametrize("command", ["check", "fix", "inspect"])
+def test_an_unreadable_target_tokenizer_is_a_note_not_a_crash(cli, tiny, command):
+    """Mutation caught: the loop variable that shadowed the note callback
+    (`for note in target.notes: note(note)`): a target with a broken tokenizer.json ended
+    check, fix and inspect with an internal error."""
+    (tiny / "target" / "tokenizer.json").write_text("{broken")
+    run = cli(command, tiny / "drafter", "--target", tiny / "target")
+    assert run.code in (0, 1) and "internal error" not in run.err, run.err
+    assert "tokenizer" in run.err
