@@ -242,3 +242,27 @@ def test_no_rule_body_names_a_release():
                         node.value not in keys:
                     found = [m.group(0) for m in release.finditer(node.value)]
                     assert not found, (path.name, function.name, node.value)
+
+
+def test_every_range_end_has_evidence_from_the_wheels():
+    """Each `since`/`until` of a fact row is a boundary that tests/oracle/release_evidence.py
+    found in the released code: `path:line` in the release where the code holds, and the
+    neighbouring release where it does not. A row may also start at the oldest recorded
+    release, whose wheel its value was read from. Mutation caught: a range moved (or a
+    new ranged row added) without re-running the probe tool."""
+    import json
+
+    evidence = json.loads((ROOT / "tests" / "data" / "release-evidence.json").read_text())
+    boundaries: dict[tuple, set] = {}
+    for probe in evidence["probes"]:
+        assert re.fullmatch(rf"{probe['runtime']}==\S+ \S+\.py:\d+", probe["holds"]["at"])
+        edge = probe["holds"]["release"] if probe["end"] == "since" \
+            else probe["absent"]["release"]
+        boundaries.setdefault((probe["key"], probe["runtime"]), set()).add(edge)
+    ranged = [f for f in runtimes.FACTS if f.since or f.until]
+    assert ranged
+    for fact in ranged:
+        found = boundaries.get((fact.key, fact.runtime), set())
+        for edge in (fact.since, fact.until):
+            if edge and edge != runtimes.KNOWN[fact.runtime][0]:
+                assert edge in found, (fact.key, fact.runtime, edge, found)
