@@ -234,7 +234,16 @@ def _first_bytes(chunks, limit: int) -> bytes:
 def download(repo_id: str, revision: str, filename: str, offline: bool = False,
              required: bool = True) -> Path | None:
     """The cached path of one file (downloading it unless offline); None if optional and
-    absent. When the hub cannot be reached, a copy already in the cache is used."""
+    absent. When the hub cannot be reached, a copy already in the cache is used. A slow
+    answer shows one spinner line on a terminal."""
+    from drafter_lint.progress import waiting
+
+    with waiting(f"{repo_id} {filename}"):
+        return _download(repo_id, revision, filename, offline, required)
+
+
+def _download(repo_id: str, revision: str, filename: str, offline: bool,
+              required: bool) -> Path | None:
     from huggingface_hub import errors, hf_hub_download, try_to_load_from_cache
 
     _quiet()

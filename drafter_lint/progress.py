@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 
 from drafter_lint.findings import one_line
 
@@ -28,3 +30,40 @@ class Progress:
         if self.enabled:
             self.stream.write("\r" + " " * 120 + "\r")
             self.stream.flush()
+
+
+SPINNER = "|/-\\"
+
+
+@contextlib.contextmanager
+def waiting(label: str, after: float = 1.0, stream=None):
+    """On a terminal, one spinner line while something slow runs for more than `after`
+    seconds (hub requests): `drafter-lint: waiting for the hub: org/name config.json |`."""
+    stream = stream or sys.stderr
+    if not getattr(stream, "isatty", lambda: False)():
+        yield
+        return
+    stop, shown = threading.Event(), []
+    text = f"drafter-lint: waiting for the hub: {one_line(label)}"[:110]
+
+    def spin():
+        if stop.wait(after):
+            return
+        for turn in range(1 << 30):
+            if stop.is_set():
+                break
+            stream.write(f"\r{text} {SPINNER[turn % len(SPINNER)]}")
+            stream.flush()
+            shown.append(True)
+            stop.wait(0.25)
+
+    thread = threading.Thread(target=spin, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(1.0)
+        if shown:
+            stream.write("\r" + " " * (len(text) + 2) + "\r")
+            stream.flush()

@@ -188,3 +188,40 @@ def test_fake_hub_answers_model_info(hub):
     info = HfApi(endpoint=hub.url).model_info(REPO)
     assert info.sha == hub.commit(REPO)
     assert {s.rfilename for s in info.siblings} == {"config.json", "README.md"}
+
+
+def test_a_slow_hub_shows_one_waiting_line_on_a_terminal(hub, guessed, tmp_path):
+    """On a terminal, a hub that takes seconds to answer shows a spinner line naming the
+    repo and file, and the failure after it names the variable that raises the timeout.
+    Mutation caught: a silent wait (users kill the run), or the spinner written to a
+    file or pipe (it must not be: the next test's stderr is a pipe)."""
+    import pty
+    import subprocess
+    import sys
+
+    hub.behaviour[REPO] = "stall"
+    hub.stall_seconds = 4.0                 # past the client's 2 s: a timeout
+    exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+    env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_HUB_ETAG_TIMEOUT": "2"}
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([exe, "check", guessed, "--from-hub", REPO], stderr=slave,
+                            stdout=subprocess.DEVNULL, env=env)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    proc.wait(timeout=60)
+    os.close(master)
+    text = seen.decode("utf-8", "replace")
+    assert proc.returncode == 2
+    assert f"waiting for the hub: {REPO} config.json" in text, text
+    assert "HF_HUB_ETAG_TIMEOUT" in text
+    piped = subprocess.run([exe, "check", guessed, "--from-hub", REPO], env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert "waiting for the hub" not in piped.stderr and piped.stderr.count("\n") == 1
