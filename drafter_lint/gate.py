@@ -264,6 +264,8 @@ def _python_module(words: list[str]) -> tuple[str | None, int]:
 
 def parse(argv: list[str]) -> Launch:
     env, line = _split_env(argv)
+    while line and line[0] == "exec":
+        line = line[1:]           # the shell's builtin: the gate replaces itself anyway
     if not line:
         raise GateError("no launch command after --")
     seen = dict(env)
