@@ -180,3 +180,43 @@ def test_gate_dry_run_with_the_real_vllm(tmp_path, prefix, edit, expected):
         assert run.returncode == 1 and "LCH106" in run.stderr and expected in run.stderr, \
             run.stderr
         assert not (tmp_path / "started.json").exists()
+
+
+@ORACLE_LANE
+@pytest.mark.parametrize("architecture,verdict", [("LlamaForCausalLMEagle3", "accepted"),
+                                                  ("Eagle3LlamaForCausalLM", "refused")])
+def test_the_sglang_dry_run_with_the_real_sglang(tmp_path, architecture, verdict):
+    """The gate's SGLang dry run (drafter_lint/dryrun/sglang_startup.py) in the oracle
+    lane's SGLang 0.5.23: the published head is accepted, vLLM's class name refused with
+    SGLang's own message; through `gate`, the refusal blocks the line. (An accepted line
+    would start the real server, so that half runs the dry run alone.)"""
+    import json
+    import shutil
+
+    from sparse import FIXTURES
+
+    python = Path(ORACLE) / "sglang-0.5.23" / "bin" / "python"
+    case = FIXTURES / "published" / "sglang-test-qwen3-8b-eagle3"
+    (tmp_path / "draft").mkdir()
+    (tmp_path / "target").mkdir()
+    config = json.loads((case / "config.json").read_text())
+    config["architectures"] = [architecture]
+    (tmp_path / "draft" / "config.json").write_text(json.dumps(config))
+    shutil.copyfile(case / "target.config.json", tmp_path / "target" / "config.json")
+    server = ["--model-path", "target", "--speculative-algorithm", "EAGLE3",
+              "--speculative-draft-model-path", "draft", "--speculative-num-steps", "3",
+              "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"]
+    env = dict(os.environ, DRAFTER_LINT_EMULATE_GPU="h100")
+    out = tmp_path / "verdict.json"
+    script = HERE.parent / "drafter_lint" / "dryrun" / "sglang_startup.py"
+    subprocess.run([str(python), str(script), json.dumps({"argv": server, "init": True,
+                                                          "out": str(out)})],
+                   cwd=tmp_path, env=env, capture_output=True, timeout=600)
+    assert json.loads(out.read_text())["verdict"] == verdict
+    if verdict == "refused":
+        exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+        run = subprocess.run([exe, "gate", "--", str(python), "-m", "sglang.launch_server",
+                              *server], cwd=tmp_path, env=env, capture_output=True,
+                             text=True, timeout=600)
+        assert run.returncode == 1 and "LCH106" in run.stderr
+        assert "Cannot find model module" in run.stderr, run.stderr

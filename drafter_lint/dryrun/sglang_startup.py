@@ -162,7 +162,10 @@ def main() -> int:
         return _write(request, out)
     stage = "arguments"
     try:
-        server_args = prepare_server_args(list(request["argv"]))
+        argv = list(request["argv"])
+        if os.environ.get("DRAFTER_LINT_EMULATE_GPU") == "h100" and "--device" not in argv:
+            argv += ["--device", "cuda"]    # no device to detect here: the one emulated
+        server_args = prepare_server_args(argv)
         stage = "config"
         stage = resolve(server_args, out, bool(request.get("init")))
         out["verdict"] = "accepted"
