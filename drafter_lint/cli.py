@@ -82,9 +82,9 @@ def _dry_run_note(launch) -> str:
 
 
 def _note(message: str) -> None:
-    from drafter_lint.findings import one_line
+    from drafter_lint.pipeline import stderr_note
 
-    click.echo(f"drafter-lint: {one_line(message)}", err=True)
+    stderr_note(message)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -227,16 +227,17 @@ def card_target(root, note: Callable[[str], None] | None = None):
                 _CARD_TARGETS[bases[0]] = resolve_target(bases[0], _OFFLINE[0])
         except TargetError as exc:
             _CARD_TARGETS[bases[0]] = None
-            (note or _stderr_note)(f"{display}: its card's base_model {bases[0]} cannot be "
+            (note or stderr_note)(f"{display}: its card's base_model {bases[0]} cannot be "
                                    f"read as the target ({exc}); target checks skipped")
             return None
-        (note or _stderr_note)(f"target {bases[0]}: the base_model of {display}'s model card")
+        (note or stderr_note)(f"target {bases[0]}: the base_model of {display}'s model card")
     return _CARD_TARGETS[bases[0]]
 
 
-def _stderr_note(message: str) -> None:
-    import sys
+def stderr_note(message: str) -> None:
+    """`drafter-lint: MESSAGE` on stderr, one line (the CLI's notes)."""
+    import click
 
     from drafter_lint.findings import one_line
 
-    sys.stderr.write(f"drafter-lint: {one_line(message)}\n")
+    click.echo(f"drafter-lint: {one_line(message)}", err=True)

@@ -14,3 +14,9 @@ def target_hidden_size_differs(facts: Facts) -> Finding | None:
         return None
     return Finding("/target_hidden_size", f"target_hidden_size is {written} but the target "
                    f"({facts.target.display}) has hidden_size {target}")
+
+
+def architecture_names(facts: Facts) -> set[str]:
+    """The class names `architectures` lists (none when it is not a list of strings)."""
+    written = facts.get("/architectures", None)
+    return {a for a in written if isinstance(a, str)} if isinstance(written, list) else set()

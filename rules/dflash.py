@@ -990,9 +990,11 @@ def architecture_unexpected(facts: Facts):
         facts.releases, "config.unknown-model-types", lambda types: model_type in types)
     if model_type != "qwen3" and not unknown:
         what = "missing" if model_type is MISSING else _dump(model_type)
+        serving = [r for r in facts.releases if r.runtime != "reference"]
+        loaders = runtimes.agree(serving, "loads") if serving else "the runtimes load"
         yield Finding("/model_type", f"model_type is {what}; the z-lab reference builds "
-                      f"the drafter from Qwen3Config, while the runtimes load its fields "
-                      f"with this type's config class and its defaults")
+                      f"the drafter from Qwen3Config, while {loaders} its fields with "
+                      f"this type's config class and its defaults")
 
 
 

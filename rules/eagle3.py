@@ -16,7 +16,7 @@ from drafter_lint.findings import Finding, Severity, add, replace
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
-from drafter_lint.rules.common import target_hidden_size_differs
+from drafter_lint.rules.common import architecture_names, target_hidden_size_differs
 from drafter_lint.rules.rope import capping_releases, releases_that, rope_types
 
 
@@ -481,8 +481,7 @@ def multi_layer_refused(facts: Facts):
     Passes: a 4-layer `LlamaForCausalLMEagle3` head for a Kimi-K2.5 target; 1 layer.
     """
     n = facts.int("/num_hidden_layers")
-    written = facts.get("/architectures", None)
-    names = {a for a in written if isinstance(a, str)} if isinstance(written, list) else set()
+    names = architecture_names(facts)
     if n is None or n == 1 or not names:
         return
     refusing = runtimes.matching(facts.releases, "eagle3.one-layer-architectures",
@@ -632,8 +631,10 @@ def architecture_unknown(facts: Facts):
     value = facts.get("/architectures", None)
     if isinstance(value, list) and value and all(isinstance(a, str) for a in value):
         return
+    choosers = runtimes.agree(facts.releases, "chooses") if facts.releases \
+        else "the runtimes choose"
     yield Finding("/architectures", f"architectures is {json.dumps(value)}: no class name; "
-                  f"the runtimes choose the EAGLE-3 model class by it")
+                  f"{choosers} the EAGLE-3 model class by it")
 
 
 @rule("EA321", "eagle3-lm-head-missing", "error", "eagle3", needs=("config", "weights"))
@@ -681,8 +682,7 @@ def tied_reduced_vocab(facts: Facts):
     if facts.get("/tie_word_embeddings", None) is not True or not draft or not vocab or \
             draft >= vocab:
         return
-    written = facts.get("/architectures", None)
-    names = {a for a in written if isinstance(a, str)} if isinstance(written, list) else set()
+    names = architecture_names(facts)
     tying = runtimes.matching(facts.releases, "eagle3.tied-head-is-embedding",
                               lambda classes: bool(names & classes))
     served = (f": {runtimes.agree(tying, 'uses')} embed_tokens as the output layer and "
@@ -787,8 +787,7 @@ def draft_vocab_size_missing(facts: Facts):
     """
     if facts.has("/draft_vocab_size"):
         return
-    written = facts.get("/architectures", None)
-    names = {a for a in written if isinstance(a, str)} if isinstance(written, list) else set()
+    names = architecture_names(facts)
     refusing = runtimes.matching(facts.releases, "eagle3.requires-draft-vocab-size",
                                  lambda classes: bool(names & classes))
     if refusing:

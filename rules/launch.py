@@ -10,6 +10,7 @@ from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.rules import runtimes
+from drafter_lint.rules.common import architecture_names
 from drafter_lint.rules.speculators import speculators_type
 
 
@@ -145,8 +146,7 @@ def omni_dspark_tokens(facts: Facts):
     Fails: block 16 served with 8 tokens. Passes: 16; a `Qwen3DSparkModel` with 8.
     """
     count = facts.launch.get("num_speculative_tokens")
-    written = facts.get("/architectures", None)
-    names = {a for a in written if isinstance(a, str)} if isinstance(written, list) else set()
+    names = architecture_names(facts)
     if not isinstance(count, int) or not names:
         return
     exact = runtimes.matching(facts.releases, "dspark.exact-token-architectures",

@@ -24,6 +24,8 @@ import tempfile
 import time
 import traceback
 
+from verdict import refusal, write  # beside this script (run as one, not imported)
+
 
 def emulate_h100() -> None:
     import sglang.srt.platforms as platforms
@@ -159,7 +161,7 @@ def main() -> int:
         out["version"] = sglang.__version__
     except Exception as exc:  # noqa: BLE001  (a runtime that does not import: no verdict)
         out.update(verdict="unavailable", message=f"{type(exc).__name__}: {exc}"[:500])
-        return _write(request, out)
+        return write(request, out)
     stage = "arguments"
     try:
         argv = list(request["argv"])
@@ -169,20 +171,10 @@ def main() -> int:
         stage = "config"
         stage = resolve(server_args, out, bool(request.get("init")))
         out["verdict"] = "accepted"
-    except SystemExit as exc:
-        out.update(verdict="refused", stage=stage, error_type="SystemExit",
-                   message=f"SGLang's argument parser exited ({exc.code})", where="")
-    except Exception as exc:  # noqa: BLE001  (every refusal is a verdict)
-        out.update(verdict="refused", stage=stage, error_type=type(exc).__name__,
-                   message=" ".join(str(exc).split())[:500], where=raised_at(exc))
+    except (SystemExit, Exception) as exc:  # noqa: BLE001  (every refusal is a verdict)
+        out.update(refusal(stage, exc, " ".join(str(exc).split()), raised_at(exc)))
     out["seconds"] = round(time.monotonic() - started, 1)
-    return _write(request, out)
-
-
-def _write(request: dict, out: dict) -> int:
-    with open(request["out"], "w") as handle:      # stdout carries the runtime's own logs
-        json.dump(out, handle, default=str)
-    return 0
+    return write(request, out)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ import tempfile
 import time
 import traceback
 
+from verdict import refusal, write  # beside this script (run as one, not imported)
+
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -164,7 +166,7 @@ def main() -> int:
         out["version"] = vllm.__version__
     except Exception as exc:  # noqa: BLE001  (a runtime that does not import: no verdict)
         out.update(verdict="unavailable", message=f"{type(exc).__name__}: {message(exc)}")
-        return _write(request, out)
+        return write(request, out)
     stage = "arguments"
     try:
         engine_args = engine_args_from(request["argv"])
@@ -175,20 +177,10 @@ def main() -> int:
             stage = "init"
             out["draft_class"] = init_draft_on_meta(cfg)
         out["verdict"] = "accepted"
-    except SystemExit as exc:        # argparse refusing the arguments
-        out.update(verdict="refused", stage=stage, error_type="SystemExit",
-                   message=f"vLLM's argument parser exited ({exc.code})", where="")
-    except Exception as exc:  # noqa: BLE001  (every refusal is a verdict)
-        out.update(verdict="refused", stage=stage, error_type=type(exc).__name__,
-                   message=message(exc), where=raised_at(exc))
+    except (SystemExit, Exception) as exc:  # noqa: BLE001  (every refusal is a verdict)
+        out.update(refusal(stage, exc, message(exc), raised_at(exc)))
     out["seconds"] = round(time.monotonic() - started, 1)
-    return _write(request, out)
-
-
-def _write(request: dict, out: dict) -> int:
-    with open(request["out"], "w") as handle:      # stdout carries the runtime's own logs
-        json.dump(out, handle, default=str)
-    return 0
+    return write(request, out)
 
 
 if __name__ == "__main__":

@@ -19,9 +19,7 @@ code that calls torch.cuda at run time raises (run.py records that as an oracle 
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import sys
 
 os.environ.setdefault("DRAFTER_LINT_EMULATE_GPU", "h100")   # no GPU here
@@ -32,9 +30,10 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
                                 os.pardir, "drafter_lint", "dryrun"))
 # the gate's dry run: the same platform emulation, error reading and meta-device __init__
+from runner import launch_conditions, record  # noqa: E402
 from sglang_startup import emulate_h100, init_draft_on_meta, raised_at  # noqa: E402
+from verdict import refusal  # noqa: E402
 
-SECONDS_PER_LAUNCH = 120
 DRAFT_KEYS = ("architectures", "model_type", "max_position_embeddings", "num_hidden_layers",
               "vocab_size", "draft_vocab_size", "tie_word_embeddings", "sliding_window",
               "layer_types", "block_size", "dflash_config")
@@ -55,21 +54,14 @@ def server_args(launch: dict):
     return ServerArgs(**kw)
 
 
-class Timeout(Exception):
-    pass
-
-
-def _alarm(signum, frame):
-    raise Timeout(f"no verdict within {SECONDS_PER_LAUNCH} s")
-
-
 def run(launch: dict) -> dict:
-    env = launch.get("env") or {}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update({k: str(v) for k, v in env.items()})
     out = {"id": launch["id"], "stages": {}}
     stage = "args"
-    signal.alarm(SECONDS_PER_LAUNCH)
+    with launch_conditions(launch.get("env") or {}):
+        return _run(launch, out, stage)
+
+
+def _run(launch: dict, out: dict, stage: str) -> dict:
     try:
         args = server_args(launch)
         args.resolve_once()
@@ -104,30 +96,15 @@ def run(launch: dict) -> dict:
         out["verdict"] = "accepted"
     except Exception as exc:  # noqa: BLE001  (every refusal is a verdict)
         out["stages"][stage] = "raised"
-        out.update(verdict="refused", stage=stage, error_type=type(exc).__name__,
-                   message=" ".join(str(exc).split())[:500], where=raised_at(exc))
-    finally:
-        signal.alarm(0)
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+        out.update(refusal(stage, exc, " ".join(str(exc).split()), raised_at(exc)))
     return out
 
 
 def main() -> int:
-    launches = [x for x in json.loads(open(sys.argv[1]).read()) if x["runtime"] == "sglang"]
-    signal.signal(signal.SIGALRM, _alarm)
     emulate_h100()
     import sglang
 
-    with open(sys.argv[2], "w") as out:
-        out.write(json.dumps({"runtime": "sglang", "version": sglang.__version__}) + "\n")
-        for launch in launches:
-            out.write(json.dumps(run(launch), default=str) + "\n")
-            out.flush()
-    return 0
+    return record("sglang", sglang.__version__, run)
 
 
 if __name__ == "__main__":

@@ -16,9 +16,7 @@ Not reached: weight loading, the proposer's load_model checks, KV-cache grouping
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import sys
 import tempfile
 
@@ -33,9 +31,10 @@ os.environ.setdefault("VLLM_CACHE_ROOT", os.path.join(tempfile.gettempdir(), "dl
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
                                 os.pardir, "drafter_lint", "dryrun"))
 # the gate's dry run: the same platform emulation, error reading and meta-device __init__
+from runner import launch_conditions, record  # noqa: E402
+from verdict import refusal  # noqa: E402
 from vllm_startup import emulate_h100, init_draft_on_meta, message, raised_at  # noqa: E402
 
-SECONDS_PER_LAUNCH = 120
 RESOLVED_KEYS = ("eagle_aux_hidden_state_layer_ids", "target_layer_ids", "layer_types",
                  "sliding_window", "max_position_embeddings", "num_hidden_layers",
                  "draft_vocab_size", "vocab_size", "block_size", "n_predict",
@@ -74,63 +73,34 @@ def engine_args(launch: dict):
     return EngineArgs(model=launch["target"], speculative_config=spec, **common)
 
 
-class Timeout(Exception):
-    pass
-
-
-def _alarm(signum, frame):
-    raise Timeout(f"no verdict within {SECONDS_PER_LAUNCH} s")
-
-
 def run(launch: dict) -> dict:
     import vllm.envs as envs
 
-    env = launch.get("env") or {}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update({k: str(v) for k, v in env.items()})
-    for key in env:
-        envs.__dict__.pop(key, None)          # vllm.envs caches what it has read
     out = {"id": launch["id"], "stages": {}}
     stage = "config"
-    signal.alarm(SECONDS_PER_LAUNCH)
-    try:
-        cfg = engine_args(launch).create_engine_config()
-        out["stages"]["config"] = "accepted"
-        out["resolved"] = resolved(cfg)
-        if cfg.speculative_config is not None and \
-                cfg.speculative_config.draft_model_config is not None:
-            stage = "init"
-            out["resolved"]["draft_class"] = init_draft_on_meta(cfg)
-            out["stages"]["init"] = "accepted"
-        out["verdict"] = "accepted"
-    except Exception as exc:  # noqa: BLE001  (every refusal is a verdict)
-        out["stages"][stage] = "raised"
-        out.update(verdict="refused", stage=stage, error_type=type(exc).__name__,
-                   message=message(exc), where=raised_at(exc))
-    finally:
-        signal.alarm(0)
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        for key in env:
-            envs.__dict__.pop(key, None)
+    # vllm.envs caches what it has read
+    with launch_conditions(launch.get("env") or {}, lambda key: envs.__dict__.pop(key, None)):
+        try:
+            cfg = engine_args(launch).create_engine_config()
+            out["stages"]["config"] = "accepted"
+            out["resolved"] = resolved(cfg)
+            if cfg.speculative_config is not None and \
+                    cfg.speculative_config.draft_model_config is not None:
+                stage = "init"
+                out["resolved"]["draft_class"] = init_draft_on_meta(cfg)
+                out["stages"]["init"] = "accepted"
+            out["verdict"] = "accepted"
+        except Exception as exc:  # noqa: BLE001  (every refusal is a verdict)
+            out["stages"][stage] = "raised"
+            out.update(refusal(stage, exc, message(exc), raised_at(exc)))
     return out
 
 
 def main() -> int:
-    launches = [x for x in json.loads(open(sys.argv[1]).read()) if x["runtime"] == "vllm"]
-    signal.signal(signal.SIGALRM, _alarm)
     emulate_h100()
     import vllm
 
-    with open(sys.argv[2], "w") as out:
-        out.write(json.dumps({"runtime": "vllm", "version": vllm.__version__}) + "\n")
-        for launch in launches:
-            out.write(json.dumps(run(launch), default=str) + "\n")
-            out.flush()
-    return 0
+    return record("vllm", vllm.__version__, run)
 
 
 if __name__ == "__main__":
