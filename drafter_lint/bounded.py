@@ -11,7 +11,6 @@ import errno
 import os
 import stat
 
-
 SMALL_FILE = 4 << 20   # settings, baselines and cache entries are a few KB
 
 

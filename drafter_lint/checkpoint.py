@@ -14,9 +14,17 @@ from pathlib import Path
 
 from drafter_lint import jsondoc
 from drafter_lint.bounded import read_regular
+from drafter_lint.errors import CheckpointNotFound
+from drafter_lint.family import detect
 from drafter_lint.findings import describe
+from drafter_lint.remote import declared_sizes
 from drafter_lint.safetensors_header import Header, HeaderError, TensorInfo, read_header
-from drafter_lint.tokenizer import TOKENIZER_FILES, TokenizerError, TokenizerFacts, read_tokenizer
+from drafter_lint.tokenizer import (
+    TOKENIZER_FILES,
+    TokenizerError,
+    TokenizerFacts,
+    read_tokenizer,
+)
 
 CONFIG = "config.json"
 INDEX = "model.safetensors.index.json"
@@ -47,6 +55,7 @@ class Checkpoint:
     weights: dict[str, TensorInfo] | None = None
     tokenizer: TokenizerFacts | None = None
     problems: list[ReadProblem] = field(default_factory=list)
+    family: str | None = None      # detected when read (family.detect), or as asked
     unread_shards: list[str] = field(default_factory=list)  # not needed by the family
     unreadable_shards: list[str] = field(default_factory=list)  # needed, header not read
 
@@ -55,10 +64,6 @@ class Checkpoint:
         """Parsed JSON files by name, for resolving pointers to positions."""
         docs = {CONFIG: self.config_doc, INDEX: self.index_doc}
         return {name: doc for name, doc in docs.items() if doc is not None}
-
-
-class CheckpointNotFound(OSError):
-    pass
 
 
 def _looks_like_repo(path) -> bool:
@@ -87,9 +92,11 @@ def find_root(path: Path) -> Path:
     return start
 
 
-def read_checkpoint(root: Path, display: str | None = None, select=None) -> Checkpoint:
-    """Read `root`. `select(config, weight_map)` may name the only shards whose headers
-    are needed (None: all); it is asked only for sharded checkpoints."""
+def read_checkpoint(root: Path, display: str | None = None, select=None,
+                    family: str | None = None) -> Checkpoint:
+    """Read `root` and tell its family (`family`, else detected, once, here).
+    `select(family, config, weight_map)` (family.shards_needed) may name the only shards
+    whose headers are needed (None: all); it is asked only for sharded checkpoints."""
     if not root.is_dir():
         raise CheckpointNotFound(f"{root}: not a folder")
     ckpt = Checkpoint(root=root, display=display or str(root))
@@ -98,7 +105,9 @@ def read_checkpoint(root: Path, display: str | None = None, select=None) -> Chec
     except OSError as exc:
         raise CheckpointNotFound(f"{root}: cannot list folder: {exc.strerror}") from None
     _read_config(ckpt)
-    _read_weights(ckpt, select)
+    _read_weights(ckpt, select, family)
+    if ckpt.family is None:
+        ckpt.family = family or detect(ckpt.config, ckpt.weights)
     escaping = [n for n in TOKENIZER_FILES if n in ckpt.files and not _contained(root, n)]
     for name in escaping:
         ckpt.problems.append(ReadProblem("DL006", name, "", f"{name} is a link that leaves "
@@ -161,12 +170,14 @@ def _read_config(ckpt: Checkpoint) -> None:
                                          f"{_kind(doc.value)}, not an object"))
 
 
-def _read_weights(ckpt: Checkpoint, select=None) -> None:
+def _read_weights(ckpt: Checkpoint, select=None, family: str | None = None) -> None:
     if INDEX in ckpt.files:
         shards = _read_index(ckpt)
         if shards is None:
             return
-        needed = select(ckpt.config, ckpt.index_doc.value["weight_map"]) if select else None
+        weight_map = ckpt.index_doc.value["weight_map"]
+        ckpt.family = family or detect(ckpt.config, weight_map)
+        needed = select(ckpt.family, ckpt.config, weight_map) if select else None
         if needed is not None:
             ckpt.unread_shards = sorted(set(shards) - needed)
             shards = sorted(set(shards) & needed)
@@ -174,7 +185,6 @@ def _read_weights(ckpt: Checkpoint, select=None) -> None:
         shards = sorted(name for name in ckpt.files if name.endswith(".safetensors"))
     if not shards:
         return
-    from drafter_lint.remote import declared_sizes
 
     sizes = declared_sizes(ckpt.root)       # header-only files of a hub repo read by range
     weights: dict[str, TensorInfo] = {}

@@ -1,7 +1,4 @@
-"""Command line: check, fix, explain, rules. Exit 0 clean, 1 findings, 2 usage/IO/internal.
-
-Importing this module imports only click; the engine is imported inside the commands.
-"""
+"""Command line: check, fix, explain, rules. Exit 0 clean, 1 findings, 2 usage/IO/internal."""
 
 from __future__ import annotations
 
@@ -12,14 +9,29 @@ import sys
 import click
 
 from drafter_lint import __version__
-from drafter_lint.report import REPORTERS   # light: no engine, no rules, no transformers
+from drafter_lint.report import REPORTERS
 
 SEVERITIES = ("error", "warning", "info")
-FAMILY_CHOICES = ("dflash", "dflash2", "dspark", "eagle3", "eagle", "mtp", "medusa", "speculators",
-                  "speculators/eagle3", "speculators/dflash", "speculators/eagle")
 
 
-from drafter_lint.pipeline import UsageError as Abort  # noqa: E402 -- one-line exit 2
+import difflib
+import errno
+import json
+from pathlib import Path
+
+from drafter_lint import family as families
+from drafter_lint import gate as gating
+from drafter_lint import picture, pipeline, precommit, repair, runtimes
+from drafter_lint import settings as config
+from drafter_lint.errors import DrafterLintError
+from drafter_lint.errors import UsageError as Abort  # one-line exit 2
+from drafter_lint.facts import Facts
+from drafter_lint.findings import Severity, escape_lines, one_line
+from drafter_lint.options import Options
+from drafter_lint.pipeline import rules, stderr_note
+from drafter_lint.progress import Progress
+from drafter_lint.report import failing, locate, render
+from drafter_lint.runtimes import UnknownRuntime, parse
 
 
 def _use_colour(choice: str, stream=None) -> bool:
@@ -38,7 +50,6 @@ def _use_colour(choice: str, stream=None) -> bool:
 def _runtime_option(ctx, param, value):
     if value is None:
         return None
-    from drafter_lint.rules.runtimes import UnknownRuntime, parse
 
     try:
         release = parse(value)
@@ -53,8 +64,6 @@ def _launch_release(launch, python: str | None) -> str:
     """`vllm==X` for the release installed behind the launch line (the interpreter that
     runs it, its distribution metadata: the runtime is not imported), else the bare name
     (the newest recorded release), with a note saying which."""
-    from drafter_lint import gate as gating
-    from drafter_lint.rules import runtimes
 
     version = gating.installed_version(python, launch) if python else None
     name = runtimes.LABEL[launch.runtime]
@@ -82,8 +91,6 @@ def _dry_run_note(launch) -> str:
 
 
 def _note(message: str) -> None:
-    from drafter_lint.pipeline import stderr_note
-
     stderr_note(message)
 
 
@@ -114,7 +121,7 @@ def inputs(function):
         click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
                      help="Lowest severity that makes the exit code 1 [default: error, or "
                           "the config file's]."),
-        click.option("--family", type=click.Choice(FAMILY_CHOICES), default=None,
+        click.option("--family", type=click.Choice(families.CHOICES), default=None,
                      help="Drafter family, instead of detecting it."),
         click.option("--runtime", metavar="NAME[==VERSION]", default=None,
                      callback=_runtime_option,
@@ -131,8 +138,6 @@ def inputs(function):
 
 @functools.lru_cache(maxsize=None)
 def _rules():
-    from drafter_lint.pipeline import rules
-
     return rules()
 
 
@@ -144,7 +149,6 @@ def _render(results, fmt: str | None, colour: str, output: str | None = None) ->
     if fmt is None:
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     use = _use_colour(colour) and output is None and fmt == "text"
-    from drafter_lint.report import render
 
     text = render(fmt, results, colour=use, rules=_rules())
     if output:
@@ -181,14 +185,8 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     --fail-on, 1 when something does, 2 when a path, a setting, the target or the
     reference cannot be read.
     """
-    from pathlib import Path
 
-    from drafter_lint import pipeline, precommit
-    from drafter_lint import settings as config
-    from drafter_lint.findings import Severity
-    from drafter_lint.progress import Progress
-
-    lint_args = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
+    options = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
                                  no_cache, family, runtime, speculative_tokens, note=_note)
     results, failed, for_baseline = [], False, []
     seen = precommit.already_linted()
@@ -201,9 +199,9 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     for root in roots:
         progress.step(str(root))
         try:
-            result, found = pipeline.lint_folder(root, lint_args, family, baseline_arg,
+            result, found = pipeline.lint_folder(root, options, baseline_arg,
                                                  bool(write_baseline_arg))
-        except pipeline.UsageError as exc:
+        except DrafterLintError as exc:
             if len(roots) == 1:
                 raise
             problems.append(str(exc))
@@ -215,14 +213,10 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     progress.close()
     precommit.remember(roots)
     if write_baseline_arg:
-        try:
-            count = config.write_baseline(Path(write_baseline_arg), for_baseline)
-        except config.SettingsError as exc:
-            raise Abort(str(exc)) from None
+        count = config.write_baseline(Path(write_baseline_arg), for_baseline)
         _note(f"wrote {count} baseline entries to {write_baseline_arg}")
         sys.exit(0)
     _render(results, fmt, colour, output_file)
-    from drafter_lint.findings import one_line
 
     for problem in problems:
         click.echo(f"drafter-lint: error: {one_line(problem)}", err=True)
@@ -252,17 +246,16 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
     when nothing at or above --fail-on is left, 1 when something could not be fixed, 2
     when a write was refused or could not be verified (that file is then unchanged).
     """
-    from drafter_lint import pipeline
 
-    lint_args = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
+    options = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
                                  no_cache, family, runtime, speculative_tokens, note=_note)
     roots = pipeline.roots(paths, offline)
     if output and len(roots) > 1:
         raise Abort("--output takes one checkpoint")
     codes, left = [], []
     for root in roots:
-        args, found = pipeline.with_settings(root, lint_args)
-        code, result = _fix_one(root, args, family, fail_on or found.fail_on, show_diff,
+        folder_options, found = pipeline.with_settings(root, options)
+        code, result = _fix_one(root, folder_options, fail_on or found.fail_on, show_diff,
                                 dry_run, output, unsafe_fixes, no_backup, fmt, colour)
         codes.append(code)
         if result is not None:
@@ -272,27 +265,17 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
     sys.exit(max(codes))
 
 
-def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsafe_fixes,
+def _fix_one(root, options, fail_on, show_diff, dry_run, output, unsafe_fixes,
              no_backup, fmt="text", colour="auto"):
     """(exit code, the result of what is left at or above fail_on, or None). With --diff
     or --format json only the patch / the JSON report goes to stdout, the log to stderr."""
-    from drafter_lint import repair
-    from drafter_lint.findings import Severity, one_line
-    from drafter_lint.report import failing, locate
-
-    from drafter_lint import pipeline
-
-    checkpoint = pipeline.read(root, family)
-    try:
-        outcome = repair.run(checkpoint, lint_args, unsafe=unsafe_fixes,
-                             write=not (show_diff or dry_run), output=output,
-                             backup=not no_backup)
-    except repair.RepairRefused as exc:
-        raise Abort(str(exc)) from None
+    checkpoint = pipeline.read(root, options.family)
+    outcome = repair.run(checkpoint, options, unsafe=unsafe_fixes,
+                         write=not (show_diff or dry_run), output=output, backup=not no_backup)
     log_to_stderr = show_diff or fmt == "json"
     for line in outcome.lines:
         click.echo(one_line(line), err=log_to_stderr)
-    reference = lint_args.get("reference")
+    reference = options.reference
     if reference is not None and reference.revision and not reference.pinned:
         click.echo(f"reference values from {reference.display} ({reference.revision!r} "
                    f"resolved to that commit); pin it with {reference.display}",
@@ -308,8 +291,6 @@ def _fix_one(root, lint_args, family, fail_on, show_diff, dry_run, output, unsaf
     outcome.result.findings, outcome.result.skipped = left, []
     if left and fmt != "json":
         if show_diff:
-            from drafter_lint.report import render
-
             click.echo(render("text", [outcome.result]), nl=False, err=True)
         else:
             _render([outcome.result], "text", colour)
@@ -352,9 +333,6 @@ def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
     replaces itself with the command (exec). On findings at or above --fail-on it exits 1
     and starts nothing.
     """
-    from drafter_lint import gate as gating
-    from drafter_lint import pipeline
-    from drafter_lint.findings import Severity, one_line
 
     argv = list(command)
     if argv and argv[0] == "--":
@@ -388,12 +366,10 @@ def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
         _note(f"linting for {runtime}, as --runtime asks")
     else:
         launch.release = _launch_release(launch, python)
-    lint_args = {
-        "target": target, "rules": _rules(), "select": pipeline.codes(select),
-        "ignore": pipeline.codes(ignore),
-        "reference": None, "use_cache": True, "family": None,
-        "runtime": launch.release, "launch": launch.facts()}
-    result, found = pipeline.lint_folder(root, lint_args)
+    options = Options(rules=_rules(), select=pipeline.codes(select),
+                      ignore=pipeline.codes(ignore), target=target, runtime=launch.release,
+                      launch=launch.facts())
+    result, found = pipeline.lint_folder(root, options)
     fail_on = fail_on or found.fail_on
     level = Severity(fail_on)
     blocking = [f for f in result.findings if f.severity.rank >= level.rank]
@@ -401,7 +377,7 @@ def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
         launch.dry_run = gating.dry_run(python, launch, dry_run_timeout)
         _note(_dry_run_note(launch))
         if launch.dry_run.get("verdict") == "refused":
-            result, found = pipeline.lint_folder(root, {**lint_args, "launch": launch.facts()})
+            result, found = pipeline.lint_folder(root, options.but(launch=launch.facts()))
             blocking = [f for f in result.findings if f.severity.rank >= level.rank]
     if blocking:
         result.findings, result.skipped = blocking, []
@@ -419,7 +395,6 @@ def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
 
 def _gate_report(result, fmt: str, colour: str) -> None:
     """The gate's findings on stderr (stdout belongs to the server it starts)."""
-    from drafter_lint.report import render
 
     use = fmt == "text" and _use_colour(colour, sys.stderr)
     text = render(fmt, [result], colour=use)
@@ -442,24 +417,16 @@ def _exec(launch) -> None:
 @click.option("--target", "target_arg", metavar="PATH|REPO[@REV]",
               help="The target model the drafter serves.")
 @click.option("--offline", is_flag=True, help="Use the local hub cache only.")
-@click.option("--family", type=click.Choice(FAMILY_CHOICES), default=None)
+@click.option("--family", type=click.Choice(families.CHOICES), default=None)
 def inspect(path, target_arg, offline, family):
     """Draw how the drafter is wired to its target: layers, taps per runtime, block, mask."""
-    from drafter_lint import family as families
-    from drafter_lint.facts import Facts
-    from drafter_lint.picture import render
-
-    from drafter_lint import pipeline
-
-    args = pipeline.prepare(target_arg, None, None, offline, (), (), True, note=_note)
+    options = pipeline.prepare(target_arg, None, None, offline, (), (), True, note=_note)
     root = pipeline.roots([path], offline)[0]
     checkpoint = pipeline.read(root, family)
-    if args["target"] is None:
-        args["target"] = pipeline.card_target(root, note=_note)
-    detected = family or families.detect(checkpoint.config, checkpoint.weights)
-    from drafter_lint.findings import escape_lines
-
-    click.echo(escape_lines(render(Facts(checkpoint, args["target"], detected))), nl=False)
+    if options.target is None:
+        options = options.but(target=pipeline.card_target(root, note=_note))
+    facts = Facts(checkpoint, options, checkpoint.family)
+    click.echo(escape_lines(picture.render(facts)), nl=False)
 
 
 @cli.command()
@@ -469,8 +436,6 @@ def explain(code):
     rules = _rules()
     rule = rules.get(code.upper()) or next((r for r in rules.values() if r.name == code), None)
     if rule is None:
-        import difflib
-
         close = difflib.get_close_matches(code.upper(), list(rules), n=3) or \
             difflib.get_close_matches(code, [r.name for r in rules.values()], n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -492,8 +457,6 @@ def list_rules(fmt):
     """List every rule: code, severities (the default first), family and summary."""
     rules = _rules()
     if fmt == "json":
-        import json
-
         by_family: dict[str, list[str]] = {}
         for code, rule in sorted(rules.items()):
             by_family.setdefault(rule.family, []).append(code)
@@ -538,11 +501,9 @@ def _run(argv: list[str] | None) -> int:
         return 0
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-    except Abort as exc:
-        from drafter_lint.findings import one_line
-
+    except DrafterLintError as exc:
         click.echo(f"drafter-lint: error: {one_line(str(exc))}", err=True)
-        return 2
+        return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
@@ -555,8 +516,6 @@ def _run(argv: list[str] | None) -> int:
     except BrokenPipeError:
         return 1
     except OSError as exc:
-        import errno
-
         if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG):
             return _unwritable_stdout(exc)
         return _internal(exc)
@@ -566,7 +525,6 @@ def _run(argv: list[str] | None) -> int:
 
 def _internal(exc: Exception) -> int:
     """An internal error: exit 2 with one line, not a traceback (unless asked for)."""
-    from drafter_lint.findings import one_line
 
     click.echo(f"drafter-lint: internal error: {type(exc).__name__}: {one_line(str(exc))} "
                f"(set DRAFTER_LINT_TRACEBACK=1 for details)", err=True)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
 from drafter_lint.checkpoint import Checkpoint
 from drafter_lint.facts import Facts
-from drafter_lint.family import detect
-from drafter_lint.findings import Finding, Result, Skipped, one_line
-from drafter_lint.reference import Reference
+from drafter_lint.family import detect, schemas
+from drafter_lint.findings import Finding, Result, Severity, Skipped, one_line
+from drafter_lint.loading import loads_through_transformers, start
+from drafter_lint.options import Options
 from drafter_lint.registry import NEEDS, Rule
-from drafter_lint.target import Target
+from drafter_lint.settings import baseline_key
+from drafter_lint.structure import load_schema
 
 MAX_FINDINGS_PER_RULE = 50  # a broken 100k-tensor file must not print 100k lines
 STOP_COUNTING = 1000        # ... nor spend its time building them
@@ -37,8 +41,6 @@ def _missing_need(rule: Rule, facts: Facts) -> str | None:
         if need == "launch" and not facts.launch:
             return NEEDS[need]
         if need == "loaded" and facts.loaded is None:
-            from drafter_lint.loading import loads_through_transformers
-
             if not loads_through_transformers(facts.family, facts.checkpoint.config):
                 return (f"{facts.family} configs are read by the runtime's own config "
                         f"class, not a transformers one")
@@ -50,27 +52,30 @@ def _missing_need(rule: Rule, facts: Facts) -> str | None:
     return None
 
 
-def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
-         select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
-         reference: Reference | None = None, use_cache: bool = True,
-         family: str | None = None, runtime: str | None = None,
-         launch: dict | None = None) -> Result:
-    from drafter_lint.structure import load_schema
-
-    family = family or detect(checkpoint.config, _tensor_names(checkpoint))
-    facts = Facts(checkpoint, target, family, [], reference, runtime=runtime,
-                  launch=launch or {}, use_cache=use_cache)
-    facts.schemas = [s for s in (load_schema(f) for f in sorted(facts.families)) if s]
-    wanted = [r for c, r in rules.items() if selected(c, select, ignore)]
+def facts_for(checkpoint: Checkpoint, options: Options) -> Facts:
+    """What the rules of one checkpoint see; the family is the one detected when it was read
+    (or --family)."""
+    family = options.family or checkpoint.family or detect(checkpoint.config,
+                                                           _tensor_names(checkpoint))
+    facts = Facts(checkpoint, options, family)
+    facts.schemas = [s for s in (load_schema(name) for name in schemas(family)) if s]
+    wanted = [r for c, r in options.rules.items()
+              if selected(c, options.select, options.ignore)]
     if checkpoint.config_doc is not None and any("loaded" in r.needs for r in wanted):
-        from drafter_lint.loading import loads_through_transformers, start
-
         if loads_through_transformers(family, checkpoint.config):
-            facts.pending_load = start(checkpoint.config_doc.text, family, use_cache)
+            facts.pending_load = start(checkpoint.config_doc.text, family, options.use_cache)
+    return facts
+
+
+def lint(checkpoint: Checkpoint, options: Options, facts: Facts | None = None) -> Result:
+    """Run the check-phase rules of `options` on one checkpoint."""
+    facts = facts or facts_for(checkpoint, options)
+    family, target, reference = facts.family, options.target, options.reference
+    select, ignore = options.select, options.ignore
     result = Result(path=checkpoint.display, family=family,
                     target=target.display if target else None,
                     reference=reference.display if reference else None)
-    for code, rule in sorted(rules.items()):
+    for code, rule in sorted(options.rules.items()):
         if not selected(code, select, ignore):
             continue
         if rule.family != "any" and rule.family not in facts.families:
@@ -109,13 +114,13 @@ def lint(checkpoint: Checkpoint, target: Target | None, rules: dict[str, Rule],
     return result
 
 
-def lint_with_settings(checkpoint: Checkpoint, settings=None, baseline=None,
-                       baseline_path=None, **lint_args) -> Result:
+def lint_with_settings(checkpoint: Checkpoint, options: Options) -> Result:
     """`lint`, then the folder's settings (severities, per-path ignores) and baseline: the
     one pipeline `check`, `fix` (each planning round) and `gate` run."""
-    result = lint(checkpoint, **lint_args)
-    if settings is not None:
-        suppress(result, checkpoint, lint_args["rules"], settings, baseline, baseline_path)
+    facts = facts_for(checkpoint, options)
+    result = lint(checkpoint, options, facts)
+    if options.settings is not None:
+        suppress(result, facts)
     return result
 
 
@@ -124,19 +129,16 @@ def _tensor_names(checkpoint: Checkpoint):
         return checkpoint.index_doc.value["weight_map"]
     return checkpoint.weights
 
-def suppress(result: Result, checkpoint: Checkpoint, rules: dict[str, Rule], settings,
-             baseline: list[dict] | None = None, baseline_path=None) -> None:
+
+def suppress(result: Result, facts: Facts) -> None:
     """Apply configured severities, per-path ignores and the baseline to `result`, then
     report ignores that matched nothing and stale baseline entries (DL009, DL010)."""
-    import os
-
-    from drafter_lint.settings import baseline_key
+    checkpoint, options = facts.checkpoint, facts.options
+    settings, baseline, baseline_path = options.settings, options.baseline, options.baseline_path
 
     def level(code: str) -> str | None:
         matches = [k for k in settings.severity if code.startswith(k)]
         return settings.severity[max(matches, key=len)] if matches else None
-
-    from drafter_lint.findings import Severity
 
     keys = {(e["rule"], e["path"], e["pointer"]): e for e in baseline or []}
     used_keys = set()
@@ -162,10 +164,9 @@ def suppress(result: Result, checkpoint: Checkpoint, rules: dict[str, Rule], set
         prefix = prefix.replace(os.sep, "/") + "/"
         stale = [e for k, e in keys.items() if k not in used_keys
                  and (e["path"] + "/").startswith(prefix)]
-    facts = Facts(checkpoint, family=result.family,
-                  unused_ignores=[i for i in settings.ignores if not i.used],
-                  stale_baseline=stale, baseline_path=baseline_path)
-    for code, rule in sorted(rules.items()):
+    facts.unused_ignores = [i for i in settings.ignores if not i.used]
+    facts.stale_baseline = stale
+    for code, rule in sorted(options.rules.items()):
         if rule.phase == "suppression" and selected(code, settings.select, settings.ignore):
             for finding in rule.check(facts):
                 finding.rule, finding.name = rule.code, rule.name

@@ -5,8 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from drafter_lint import jsondoc
+from drafter_lint import jsondoc, runtimes
 from drafter_lint.checkpoint import Checkpoint
+from drafter_lint.family import rule_families
+from drafter_lint.findings import Finding
+from drafter_lint.loading import Pending
+from drafter_lint.options import Options
 from drafter_lint.reference import Reference
 from drafter_lint.safetensors_header import TensorInfo
 from drafter_lint.target import Target, layer_count
@@ -21,24 +25,44 @@ MISSING = object()
 @dataclass
 class Facts:
     checkpoint: Checkpoint
-    target: Target | None = None
+    options: Options = field(default_factory=Options)
     family: str = "unknown"
     schemas: list = field(default_factory=list)   # JSON Schemas of the family's config
-    reference: Reference | None = None
     pending_load: object = None               # loading.start() result, resolved on use
-    runtime: object = None                  # a runtimes.Release, or None: every serving one
-    launch: dict = field(default_factory=dict)  # launch settings, e.g. num_speculative_tokens
     # what the suppression phase found (DL009, DL010 read these)
     unused_ignores: list = field(default_factory=list)
     stale_baseline: list = field(default_factory=list)
-    baseline_path: object = None
     _computed: dict = field(default_factory=dict, repr=False)
-    use_cache: bool = True                      # --no-cache turns result caches off
+
+    @property
+    def target(self) -> Target | None:
+        return self.options.target
+
+    @property
+    def reference(self) -> Reference | None:
+        return self.options.reference
+
+    @property
+    def runtime(self):
+        """--runtime (a string or a runtimes.Release), or None: every serving runtime."""
+        return self.options.runtime
+
+    @property
+    def launch(self):
+        """The launch's settings, e.g. num_speculative_tokens (`gate`, or the option)."""
+        return self.options.launch
+
+    @property
+    def use_cache(self) -> bool:
+        return self.options.use_cache
+
+    @property
+    def baseline_path(self):
+        return self.options.baseline_path
 
     @property
     def loaded(self) -> "Loaded | None":
         """What transformers loads (waits for the loader process on first use)."""
-        from drafter_lint.loading import Pending
 
         if isinstance(self.pending_load, Pending):
             self.pending_load = self.pending_load.result()
@@ -55,7 +79,6 @@ class Facts:
         """The runtime releases findings are checked for: the one asked for (--runtime, or
         the launch line's), else the newest release of every serving runtime; only those
         that serve this drafter's family."""
-        from drafter_lint.rules import runtimes
 
         if self.runtime is not None:
             chosen = (self.runtime if isinstance(self.runtime, runtimes.Release)
@@ -69,7 +92,6 @@ class Facts:
         """The runtime asked for by name, or None when checking every serving runtime."""
         if self.runtime is None:
             return None
-        from drafter_lint.rules import runtimes
 
         if isinstance(self.runtime, runtimes.Release):
             return self.runtime.runtime
@@ -77,8 +99,6 @@ class Facts:
 
     @property
     def families(self) -> frozenset[str]:
-        from drafter_lint.family import rule_families
-
         return rule_families(self.family)
 
     @property
@@ -154,7 +174,6 @@ class Facts:
 
     def tensor_finding(self, tensor: str, message: str, **kw):
         """A finding about `tensor`, addressed in the weights file that holds it."""
-        from drafter_lint.findings import Finding
 
         return Finding(jsondoc.pointer(tensor), message, file=self.tensor_file(tensor), **kw)
 

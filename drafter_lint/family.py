@@ -8,7 +8,8 @@ families that run on it (a speculators checkpoint also runs the rules of the fam
 
 from __future__ import annotations
 
-FAMILIES = ("dflash", "dflash2", "dspark", "eagle3", "eagle", "mtp", "medusa", "speculators")
+from dataclasses import dataclass, field
+from typing import Callable
 
 # vllm==0.33.0 model_executor/models/registry.py:698-713, plus the speculators and
 # SpecForge/SGLang class names
@@ -52,59 +53,168 @@ def _heads(names) -> set[str]:
     return heads
 
 
+@dataclass(frozen=True)
+class Signals:
+    """What detection looks at: config.json, its `architectures`, the tensor names and
+    their first components (`_heads`)."""
+    config: dict
+    arch: frozenset
+    names: frozenset
+    heads: frozenset
+
+    @property
+    def dflash_config(self):
+        return self.config.get("dflash_config")
+
+
+def _is_dflash2(s: Signals) -> bool:
+    return ("DFlash2DraftModel" in s.arch or "candidate_selector" in s.heads
+            or (isinstance(s.dflash_config, dict) and "selector_rank" in s.dflash_config))
+
+
+def _is_dspark(s: Signals) -> bool:
+    # vLLM registers DSparkDraftModel, Qwen3DSparkModel and per-target *DSparkModel classes
+    return (any("DSpark" in a for a in s.arch) or s.config.get("model_type") == "dspark"
+            or "dspark_target_layer_ids" in s.config
+            or (isinstance(s.dflash_config, dict)
+                and s.dflash_config.get("projector_type") == "dspark"))
+
+
+def _is_dflash(s: Signals) -> bool:
+    return (s.dflash_config is not None or any("DFlash" in a for a in s.arch)
+            or {"fc.weight", "hidden_norm.weight"} <= s.names)
+
+
+def _is_medusa(s: Signals) -> bool:
+    return ("medusa_num_heads" in s.config or s.config.get("model_type") == "medusa"
+            or bool(s.heads & {"medusa_heads", "lm_heads"}))
+
+
+def _is_eagle3(s: Signals) -> bool:
+    return bool(s.arch & EAGLE3_ARCHITECTURES or "draft_vocab_size" in s.config
+                or "eagle_aux_hidden_state_layer_ids" in s.config or "eagle_config" in s.config
+                or "midlayer" in s.heads)
+
+
+def _is_eagle(s: Signals) -> bool:
+    if s.config.get("model_type") == "eagle" or (
+            "fc.weight" in s.names and s.config.get("num_hidden_layers") in (1, 2, 3)
+            and "model" not in s.heads):
+        return True
+    # SafeAILab EAGLE-1/2 and HASS heads ship a one-layer causal-LM config (with a `bias`
+    # flag for fc in the EAGLE repo); no served LLM has one layer, so this is the head.
+    return (s.config.get("num_hidden_layers") == 1
+            and any(a.endswith("ForCausalLM") for a in s.arch)
+            and ("bias" in s.config or not s.names))
+
+
+def _is_mtp(s: Signals) -> bool:
+    count = mtp_count(s.config)
+    return bool((count and count[1] > 0) or s.heads & {"mtp", "model.mtp", "model.mtp_layers"})
+
+
+def _is_speculators(s: Signals) -> bool:
+    return isinstance(s.config.get("speculators_model_type"), str) and \
+        "speculators_config" in s.config
+
+
+@dataclass(frozen=True)
+class Family:
+    """One drafter family: every list of families derives from FAMILY_TABLE."""
+    name: str
+    detect: Callable[[Signals], bool]
+    rules: tuple[str, ...]           # rule families that run on it (its own first)
+    schema: str | None               # schemas/<schema>.schema.json: its config's structure
+    loader: str | None               # model_type of the transformers config class that loads
+    #                                  a config naming none; None: the config's own model_type
+    transformers: bool               # whether runtimes read config.json through transformers
+    runtimes: tuple[str, ...]        # runtimes with `serves.<name>` rows (which releases: there)
+    own_model: bool                  # a model of its own (MTP layers and Medusa heads are
+    #                                  parts of the target: its attention settings are its)
+    methods: dict = field(default_factory=dict)   # runtime -> speculative method / algorithm
+
+
+V, S, R = "vllm", "sglang", "reference"
+# In detection order: the first whose signature matches names the checkpoint.
+FAMILY_TABLE: tuple[Family, ...] = (
+    Family("speculators", _is_speculators, ("speculators",), "speculators", None, False,
+           (V, S), True),
+    Family("dflash2", _is_dflash2, ("dflash2", "dflash"), "dflash", None, True, (V, S, R), True,
+           {V: "dflash", S: "DFLASH"}),
+    Family("dspark", _is_dspark, ("dspark", "dflash"), "dflash", None, True, (V, S), True,
+           {V: "dspark", S: "DSPARK"}),
+    # z-lab's reference builds a DFlash draft with Qwen3Config (dflash/model.py)
+    Family("dflash", _is_dflash, ("dflash",), "dflash", "qwen3", True, (V, S, R), True,
+           {V: "dflash", S: "DFLASH", R: "dflash"}),
+    Family("medusa", _is_medusa, ("medusa",), "medusa", None, False, (V, S), False),
+    Family("eagle3", _is_eagle3, ("eagle3",), "eagle3", None, True, (V, S), True,
+           {V: "eagle3", S: "EAGLE3"}),
+    Family("eagle", _is_eagle, ("eagle",), "eagle", None, True, (V, S), True,
+           {V: "eagle", S: "EAGLE"}),
+    Family("mtp", _is_mtp, ("mtp",), "mtp", None, True, (V, S), False, {V: "mtp", S: "NEXTN"}),
+)
+BY_NAME = {f.name: f for f in FAMILY_TABLE}
+FAMILIES = tuple(BY_NAME)
+# the families a speculators checkpoint can wrap (its detected name is speculators/<inner>)
+WRAPPED = tuple(sorted({inner for inner in SPECULATORS_WRAPS.values() if inner},
+                       key=FAMILIES.index))
+CHOICES = FAMILIES + tuple(f"speculators/{inner}" for inner in WRAPPED)   # --family
+
+
+def _family_row(family: str) -> Family | None:
+    return BY_NAME.get(family.split("/", 1)[0])
+
+
 def detect(config: dict | None, tensor_names) -> str:
     """The family of a checkpoint, or "unknown"."""
     config = config if isinstance(config, dict) else {}
     names = tensor_names.keys() if isinstance(tensor_names, dict) else set(tensor_names or ())
-    heads = _heads(names)
-    arch = set(_architectures(config))
-    wrapped = config.get("speculators_model_type")
-    if isinstance(wrapped, str) and "speculators_config" in config:
-        inner = SPECULATORS_WRAPS.get(wrapped)
+    signals = Signals(config, frozenset(_architectures(config)), frozenset(names),
+                      frozenset(_heads(names)))
+    found = next((f for f in FAMILY_TABLE if f.detect(signals)), None)
+    if found is None:
+        return "unknown"
+    if found.name == "speculators":
+        inner = SPECULATORS_WRAPS.get(config["speculators_model_type"])
         return f"speculators/{inner}" if inner else "speculators"
-    dflash_config = config.get("dflash_config")
-    if ("DFlash2DraftModel" in arch
-            or (isinstance(dflash_config, dict) and "selector_rank" in dflash_config)
-            or "candidate_selector" in heads):
-        return "dflash2"
-    # vLLM registers DSparkDraftModel, Qwen3DSparkModel and per-target *DSparkModel classes
-    if any("DSpark" in a for a in arch) or config.get("model_type") == "dspark" or \
-            "dspark_target_layer_ids" in config or (
-            isinstance(dflash_config, dict) and dflash_config.get("projector_type") == "dspark"):
-        return "dspark"
-    if dflash_config is not None or any("DFlash" in a for a in arch) or \
-            {"fc.weight", "hidden_norm.weight"} <= names:
-        return "dflash"
-    if "medusa_num_heads" in config or config.get("model_type") == "medusa" or \
-            heads & {"medusa_heads", "lm_heads"}:
-        return "medusa"
-    if arch & EAGLE3_ARCHITECTURES or "draft_vocab_size" in config or \
-            "eagle_aux_hidden_state_layer_ids" in config or "eagle_config" in config or \
-            "midlayer" in heads:
-        return "eagle3"
-    if config.get("model_type") == "eagle" or (
-            "fc.weight" in names and config.get("num_hidden_layers") in (1, 2, 3)
-            and "model" not in heads):
-        return "eagle"
-    # SafeAILab EAGLE-1/2 and HASS heads ship a one-layer causal-LM config (with a `bias`
-    # flag for fc in the EAGLE repo); no served LLM has one layer, so this is the head.
-    if config.get("num_hidden_layers") == 1 and any(a.endswith("ForCausalLM") for a in arch) \
-            and ("bias" in config or not names):
-        return "eagle"
-    count = mtp_count(config)
-    if (count and count[1] > 0) or heads & {"mtp", "model.mtp", "model.mtp_layers"}:
-        return "mtp"
-    return "unknown"
+    return found.name
 
 
 def rule_families(family: str) -> frozenset[str]:
-    """Rule families that apply to a detected family."""
-    if family.startswith("speculators"):
-        inner = family.split("/", 1)[1] if "/" in family else None
-        return frozenset({"speculators", inner} - {None})
-    if family in ("dflash2", "dspark"):
-        return frozenset({"dflash", family})
-    return frozenset({family})
+    """Rule families that apply to a detected family (a speculators checkpoint also runs
+    the rules of the family its `transformer_layer_config` wraps)."""
+    row = _family_row(family)
+    if row is None:
+        return frozenset({family})
+    inner = family.split("/", 1)[1] if "/" in family else None
+    return frozenset(row.rules) | ({inner} if inner else set())
+
+
+def schemas(family: str) -> tuple[str, ...]:
+    """The schema names that describe a detected family's config.json."""
+    return tuple(sorted({BY_NAME[f].schema for f in rule_families(family)
+                         if f in BY_NAME and BY_NAME[f].schema}))
+
+
+def method(family: str, runtime: str) -> str | None:
+    """The speculative method (vLLM) or algorithm (SGLang) a family is served with."""
+    row = _family_row(family)
+    return row.methods.get(runtime) if row else None
+
+
+def through_transformers(family: str) -> bool:
+    row = _family_row(family)
+    return row.transformers if row else True
+
+
+def loader_model_type(family: str) -> str | None:
+    row = _family_row(family)
+    return row.loader if row else None
+
+
+def own_model(family: str) -> bool:
+    row = _family_row(family)
+    return row.own_model if row else True
 
 
 def shards_needed(family: str, config: dict | None, weight_map: dict[str, str]) -> set[str] | None:

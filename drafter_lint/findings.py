@@ -48,26 +48,51 @@ class Severity(str, enum.Enum):
         return {"info": 0, "warning": 1, "error": 2}[self.value]
 
 
+class Applicability(enum.IntEnum):
+    """How a fix may be applied, ordered as ruff orders them: a display-only fix is shown,
+    never applied; an unsafe one is applied with --unsafe-fixes; a safe one by `fix`."""
+
+    DISPLAY_ONLY = 0     # a candidate to check by hand (a guess from a table or a depth)
+    UNSAFE = 1           # right for most drafters of the family, not provably for this one
+    SAFE = 2             # leaves what the runtime computes as the drafter was trained
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", "-")
+
+    @classmethod
+    def of(cls, value) -> "Applicability":
+        """`Applicability` from itself or its label ("safe", "unsafe", "display-only")."""
+        return value if isinstance(value, cls) else cls[str(value).upper().replace("-", "_")]
+
+
+SAFE, UNSAFE, DISPLAY_ONLY = Applicability.SAFE, Applicability.UNSAFE, Applicability.DISPLAY_ONLY
+
+
 @dataclass(frozen=True)
 class Fix:
-    """RFC 6902 operations on config.json; `safe` ones apply by default."""
+    """RFC 6902 operations on config.json; safe ones apply by default."""
 
-    applicability: str  # "safe" | "unsafe"
+    applicability: Applicability
     edits: tuple[dict, ...]
 
+    def __post_init__(self):
+        object.__setattr__(self, "applicability", Applicability.of(self.applicability))
+
     def to_json(self) -> dict:
-        return {"applicability": self.applicability, "edits": [dict(e) for e in self.edits]}
+        return {"applicability": self.applicability.label,
+                "edits": [dict(e) for e in self.edits]}
 
 
-def replace(path: str, value: object, applicability: str = "unsafe") -> Fix:
+def replace(path: str, value: object, applicability=UNSAFE) -> Fix:
     return Fix(applicability, ({"op": "replace", "path": path, "value": value},))
 
 
-def add(path: str, value: object, applicability: str = "unsafe") -> Fix:
+def add(path: str, value: object, applicability=UNSAFE) -> Fix:
     return Fix(applicability, ({"op": "add", "path": path, "value": value},))
 
 
-def remove(path: str, applicability: str = "unsafe") -> Fix:
+def remove(path: str, applicability=UNSAFE) -> Fix:
     return Fix(applicability, ({"op": "remove", "path": path},))
 
 

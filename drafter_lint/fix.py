@@ -11,13 +11,12 @@ from dataclasses import dataclass, field
 from drafter_lint import jsondoc
 from drafter_lint.checkpoint import CONFIG, Checkpoint
 from drafter_lint.engine import lint_with_settings
-from drafter_lint.findings import Finding, Result
+from drafter_lint.errors import PatchError
+from drafter_lint.findings import DISPLAY_ONLY, SAFE, UNSAFE, Finding, Result
+from drafter_lint.options import Options
+from drafter_lint.restyle import rewrite
 
 MAX_ROUNDS = 5
-
-
-class PatchError(ValueError):
-    pass
 
 
 @dataclass
@@ -71,7 +70,6 @@ def serialize(value: object, like: jsondoc.JsonDocument) -> str:
     """`value` as JSON in the file's own style: the original text with only the changed
     values re-serialized (drafter_lint/restyle.py), else a whole serialization with its
     indent, key order, line endings and final newline."""
-    from drafter_lint.restyle import rewrite
 
     def whole(new: object) -> str:
         ascii_only = like.text.isascii()
@@ -86,7 +84,8 @@ def with_config(checkpoint: Checkpoint, text: str) -> Checkpoint:
     """A copy of `checkpoint` whose config.json holds `text` (nothing is written)."""
     doc = jsondoc.parse(text)
     problems = [p for p in checkpoint.problems if p.file != CONFIG]
-    return dataclasses.replace(checkpoint, config_doc=doc, config=doc.value, problems=problems)
+    return dataclasses.replace(checkpoint, config_doc=doc, config=doc.value, problems=problems,
+                               family=None)   # detected anew from the new text
 
 
 def _overlaps(a: str, b: str) -> bool:
@@ -95,22 +94,22 @@ def _overlaps(a: str, b: str) -> bool:
 
 def _order(finding: Finding) -> tuple:
     # the reference is the authority; safe fixes before unsafe ones
-    return (not finding.rule.startswith("REF"), finding.fix.applicability != "safe",
+    return (not finding.rule.startswith("REF"), -finding.fix.applicability,
             finding.rule, finding.pointer)
 
 
-def plan(checkpoint: Checkpoint, lint_args: dict, unsafe: bool) -> Plan:
+def plan(checkpoint: Checkpoint, options: Options, unsafe: bool) -> Plan:
     """Apply every applicable fix, re-lint, repeat until stable (at most MAX_ROUNDS)."""
     doc = checkpoint.config_doc
     value = copy.deepcopy(doc.value)
     result = Plan(doc.text, doc.text, value)
     current = checkpoint
     for _ in range(MAX_ROUNDS):
-        found = lint_with_settings(current, **lint_args)
+        found = lint_with_settings(current, options)
         touched: list[str] = []
         progress = False
         for finding in sorted((f for f in found.findings if f.fix), key=_order):
-            if finding.fix.applicability == "unsafe" and not unsafe:
+            if finding.fix.applicability < (UNSAFE if unsafe else SAFE):
                 continue
             paths = [e["path"] for e in finding.fix.edits]
             if any(_overlaps(p, t) for p in paths for t in touched):
@@ -131,14 +130,17 @@ def plan(checkpoint: Checkpoint, lint_args: dict, unsafe: bool) -> Plan:
             break
         current = with_config(checkpoint, serialize(value, doc))
     else:
-        result.result = lint_with_settings(current, **lint_args)
+        result.result = lint_with_settings(current, options)
     result.value = value
     result.text = serialize(value, doc) if result.applied else doc.text
     for finding in result.result.findings:
         if finding.fix:
-            reason = ("unsafe fix: pass --unsafe-fixes to apply it"
-                      if finding.fix.applicability == "unsafe" and not unsafe
-                      else "conflicts with another fix")
+            if finding.fix.applicability == DISPLAY_ONLY:
+                reason = "a candidate to check by hand: never applied"
+            elif finding.fix.applicability == UNSAFE and not unsafe:
+                reason = "unsafe fix: pass --unsafe-fixes to apply it"
+            else:
+                reason = "conflicts with another fix"
             result.not_applied.append((finding, reason))
     return result
 

@@ -5,13 +5,24 @@ command (or exit 1 without starting anything)."""
 from __future__ import annotations
 
 import json
+import math
 import os
+import shutil
+import subprocess
+import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
 
-class GateError(ValueError):
-    """The launch line or its models cannot be used; one line, exit 1."""
+from drafter_lint.bounded import read_regular
+from drafter_lint.checkpoint import CheckpointNotFound, find_root
+from drafter_lint.errors import GateError
+from drafter_lint.findings import describe
+from drafter_lint.hub import HubError, _settings, fetch, parse_repo_arg
+from drafter_lint.remote import materialize
+from drafter_lint.target import TargetError, resolve_target
 
 
 @dataclass
@@ -138,7 +149,6 @@ def _vllm_tokens(value) -> int:
     `true` is 1, `2.0` and `"3"` are integers; a fraction, a non-finite number (`1e400`
     reads as infinity) or a count below 1 is refused at start-up ("Input should be
     greater than 0", measured on vllm==0.33.0 with the oracle lane)."""
-    import math
 
     number = value
     if isinstance(value, str):
@@ -319,15 +329,10 @@ def _with_config_file(args: list[str], booleans: frozenset) -> list[str]:
             i += 1
     expanded: list[str] = []
     for name in files:
-        import yaml
 
         try:
-            from drafter_lint.bounded import read_regular
-
             data = yaml.safe_load(read_regular(name, 1 << 20).decode("utf-8"))
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            from drafter_lint.findings import describe
-
             raise GateError(f"--config {name}: {describe(exc)}") from None
         if not isinstance(data, dict):
             raise GateError(f"--config {name}: expected a mapping of options")
@@ -428,8 +433,6 @@ def resolve_models(launch: Launch, target_arg, offline: bool):
     """(drafter checkpoint folder, Target) named by the launch line (or --target), failing
     closed: a line whose target or drafter cannot be resolved is refused, never linted
     with less."""
-    from drafter_lint.checkpoint import CheckpointNotFound, find_root
-    from drafter_lint.target import TargetError, resolve_target
 
     if not (target_arg or launch.target):
         raise GateError("the launch line names no target model (vLLM: the model after "
@@ -491,7 +494,6 @@ def resolve(model: str, offline: bool, what: str, headers: bool = False,
     path = Path(model).expanduser()
     if path.exists():
         return path
-    from drafter_lint.hub import HubError, _settings, fetch, parse_repo_arg
 
     if parse_repo_arg(model) is None or model.startswith((".", "/", "~")):
         raise GateError(f"{what} {model!r} does not exist")
@@ -506,8 +508,6 @@ def resolve(model: str, offline: bool, what: str, headers: bool = False,
         pass
     try:
         if headers:
-            from drafter_lint.remote import materialize
-
             return materialize(pinned, offline)[0]
         return fetch(pinned, offline=offline).folder
     except HubError as exc:
@@ -527,7 +527,6 @@ def _env(launch: Launch) -> dict[str, str]:
 def interpreter(launch: Launch) -> str | None:
     """The Python that will run the server: `python -m ...` itself, or the interpreter on
     the `#!` line of the `vllm` / `sglang` console script found on the launch's PATH."""
-    import shutil
 
     command = launch.command or launch.argv
     program = command[0]
@@ -554,7 +553,6 @@ def interpreter(launch: Launch) -> str | None:
 def installed_version(python: str, launch: Launch, timeout: float = 30.0) -> str | None:
     """The version of the runtime's distribution as `python` sees it (its metadata only:
     the runtime is not imported), with the launch line's environment."""
-    import subprocess
 
     query = "import importlib.metadata as m, sys; sys.stdout.write(m.version(sys.argv[1]))"
     try:
@@ -570,9 +568,6 @@ def dry_run(python: str, launch: Launch, timeout: float) -> dict:
     """The runtime's own start-up resolution of the launch's arguments, in `python`
     (drafter_lint/dryrun/<runtime>_startup.py): {"verdict": "accepted" | "refused" |
     "unavailable", "message", "where", "seconds", ...}. No weights, no device memory."""
-    import subprocess
-    import tempfile
-    import time
 
     script = DRYRUN / f"{launch.runtime}_startup.py"
     started = time.monotonic()

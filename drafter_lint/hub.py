@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from drafter_lint.errors import HubError
+from drafter_lint.progress import waiting
 
 # huggingface_hub's repo id characters (ASCII letters, digits, '-', '_', '.'): anything
 # else is a local path that does not exist, never a hub request
@@ -19,10 +23,6 @@ REPO_ARG = re.compile(r"^(?P<repo>[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9_.\-]+)"
                       r"(?:@(?P<rev>[^\s@]+))?$", re.ASCII)
 SHA = re.compile(r"^[0-9a-f]{40}$")
 MAX_TOKENIZER_BYTES = 32 * 1024 * 1024
-
-
-class HubError(Exception):
-    """A hub repo could not be read; the message is one line."""
 
 
 @dataclass
@@ -122,9 +122,12 @@ def _explain(exc: Exception, repo_id: str, revision: str, filename: str, offline
 
 def _quiet() -> None:
     """Download progress bars only on a terminal; no retry chatter (our errors say it)."""
-    import sys
 
-    from huggingface_hub.utils import disable_progress_bars, enable_progress_bars, logging
+    from huggingface_hub.utils import (
+        disable_progress_bars,
+        enable_progress_bars,
+        logging,
+    )
 
     enable_progress_bars() if sys.stderr.isatty() else disable_progress_bars()
     logging.set_verbosity_error()
@@ -170,7 +173,11 @@ def resolve_commit(repo_id: str, revision: str) -> str:
         if not huggingface_hub.__version__.startswith("0."):
             commit = get_hf_file_metadata(url, timeout=settings["etag_timeout"]).commit_hash
         else:
-            from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+            from huggingface_hub.utils import (
+                build_hf_headers,
+                get_session,
+                hf_raise_for_status,
+            )
 
             response = get_session().head(url, headers=build_hf_headers(),
                                           timeout=settings["etag_timeout"],
@@ -236,7 +243,6 @@ def download(repo_id: str, revision: str, filename: str, offline: bool = False,
     """The cached path of one file (downloading it unless offline); None if optional and
     absent. When the hub cannot be reached, a copy already in the cache is used. A slow
     answer shows one spinner line on a terminal."""
-    from drafter_lint.progress import waiting
 
     with waiting(f"{repo_id} {filename}"):
         return _download(repo_id, revision, filename, offline, required)

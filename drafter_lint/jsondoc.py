@@ -19,6 +19,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from drafter_lint.errors import JsonSyntaxError
+
 MAX_DEPTH = 200
 POSITIONS_LIMIT = 1 << 20     # bytes; beyond this, findings are reported at line 1
 
@@ -26,16 +28,6 @@ _WS = " \t\n\r"
 _NUMBER = json.scanner.NUMBER_RE
 _CONSTANTS = {"null": None, "true": True, "false": False,
               "NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
-
-
-class JsonSyntaxError(ValueError):
-    """Not JSON. `line` and `column` are 1-based."""
-
-    def __init__(self, message: str, line: int, column: int):
-        super().__init__(f"{message} (line {line}, column {column})")
-        self.reason = message
-        self.line = line
-        self.column = column
 
 
 @dataclass

@@ -13,23 +13,33 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 
+from drafter_lint.bounded import read_text
+from drafter_lint.cache import cache_dir
+from drafter_lint.family import loader_model_type, through_transformers
+from drafter_lint.write import atomic_write
+
 CACHE_FORMAT = 1
-# The class the reference code of a family uses when model_type names none.
-FAMILY_MODEL_TYPE = {"dflash": "qwen3"}
-# Families whose config.json runtimes read with their own config classes, not transformers'.
-NOT_TRANSFORMERS = ("medusa", "speculators")
+# model_types runtimes read with their own config classes, not transformers' (the
+# families that are: family.FAMILY_TABLE `transformers`)
 NOT_TRANSFORMERS_MODEL_TYPES = ("eagle", "medusa", "speculators")
 
 
 def loads_through_transformers(family: str, config: dict | None) -> bool:
     model_type = (config or {}).get("model_type")
-    return not family.startswith(NOT_TRANSFORMERS) and \
-        model_type not in NOT_TRANSFORMERS_MODEL_TYPES
+    return through_transformers(family) and model_type not in NOT_TRANSFORMERS_MODEL_TYPES
 
 
 @dataclass
@@ -51,20 +61,10 @@ class Loaded:
 
 @lru_cache(maxsize=1)
 def transformers_version() -> str | None:
-    from importlib import metadata
-
     try:
         return metadata.version("transformers")
     except metadata.PackageNotFoundError:
         return None
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("DRAFTER_LINT_CACHE_DIR")
-    if root:
-        return Path(root)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return Path(xdg) / "drafter-lint" if xdg else Path.home() / ".cache" / "drafter-lint"
 
 
 def _model_type(text: str, family: str) -> str | None:
@@ -73,7 +73,7 @@ def _model_type(text: str, family: str) -> str | None:
     except ValueError:
         return None
     model_type = value.get("model_type") if isinstance(value, dict) else None
-    return model_type if isinstance(model_type, str) else FAMILY_MODEL_TYPE.get(family)
+    return model_type if isinstance(model_type, str) else loader_model_type(family)
 
 
 TIMEOUT_S = 120
@@ -84,9 +84,6 @@ class _Worker:
     transformers is imported once however many configs are loaded."""
 
     def __init__(self):
-        import subprocess
-        import sys
-
         # -I: no PYTHONPATH, no current folder on sys.path (nothing can shadow a module)
         self.process = subprocess.Popen(
             [sys.executable, "-I", "-m", "drafter_lint.loading"], stdin=subprocess.PIPE,
@@ -102,9 +99,6 @@ class _Worker:
         return self.sent
 
     def answer(self, ticket: int, deadline: float) -> str:
-        import select
-        import time
-
         while ticket not in self.answers:
             left = deadline - time.monotonic()
             ready, _, _ = select.select([self.process.stdout], [], [], max(left, 0))
@@ -150,7 +144,6 @@ class Pending:
         global _WORKER
         if self._done is not None:
             return self._done
-        import time
 
         try:
             loaded = Loaded(**json.loads(self._worker.answer(
@@ -180,8 +173,6 @@ def start(text: str, family: str = "unknown", use_cache: bool = True) -> Loaded 
         if str(path) in _SEEN:
             return _SEEN[str(path)]
         try:
-            from drafter_lint.bounded import read_text
-
             cached = Loaded(**json.loads(read_text(path)))
             cached.cached = True
             _SEEN[str(path)] = cached
@@ -201,8 +192,6 @@ def load(text: str, family: str = "unknown", use_cache: bool = True) -> Loaded |
 
 
 def _store(path: Path, loaded: Loaded) -> None:
-    from drafter_lint.write import atomic_write
-
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, json.dumps(asdict(loaded) | {"cached": False},
@@ -212,10 +201,6 @@ def _store(path: Path, loaded: Loaded) -> None:
 
 
 def _load_now(text: str, version: str, model_type: str | None) -> Loaded:
-    import logging
-    import tempfile
-    import warnings
-
     class _Capture(logging.Handler):
         def __init__(self):
             super().__init__(logging.WARNING)

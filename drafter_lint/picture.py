@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from drafter_lint.facts import Facts
+from drafter_lint.rules.dflash import build_target_layer_ids
+from drafter_lint.rules.eagle3 import aux_list
 
 KIND = {"full_attention": "F", "linear_attention": "l", "sliding_attention": "S",
         "chunked_attention": "C"}
@@ -17,8 +19,6 @@ def _taps(facts: Facts) -> tuple[list[int] | None, dict[str, list[int]]]:
         # reference, vLLM since #40727 and SGLang all tap the output of layer k
         return ids, ({"vLLM": list(ids), "SGLang": list(ids)} if ids else {})
     if family == "eagle3":
-        from drafter_lint.rules.eagle3 import aux_list
-
         ids = aux_list(facts)
         if ids:
             return ids, {"vLLM": [k - 1 for k in ids], "SGLang": list(ids)}
@@ -75,8 +75,6 @@ def render(facts: Facts) -> str:
             for note in notes:
                 out.append(f"{pad}! {runtime} taps {note}")
         if ids and facts.family.split("/")[-1] in ("dflash", "dflash2"):
-            from drafter_lint.rules.dflash import build_target_layer_ids
-
             expected = build_target_layer_ids(depth, len(ids))
             if expected != ids:
                 out.append(f"{'z-lab default':<16}{_marks(depth, expected)[0]}")

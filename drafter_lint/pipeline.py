@@ -9,17 +9,33 @@ through here; drafter_lint/cli.py only parses options and renders.
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 from typing import Callable
 
+import click
 
-class UsageError(Exception):
-    """A one-line error that ends the run with exit 2."""
+from drafter_lint import family as families
+from drafter_lint import remote
+from drafter_lint import settings as config
+from drafter_lint.checkpoint import (
+    find_root,
+    has_checkpoint_above,
+    read_checkpoint,
+)
+from drafter_lint.engine import lint_with_settings
+from drafter_lint.errors import DrafterLintError, UsageError
+from drafter_lint.findings import one_line
+from drafter_lint.hub import base_models, parse_repo_arg, read_card
+from drafter_lint.options import Options
+from drafter_lint.reference import read_reference
+from drafter_lint.report import locate
+from drafter_lint.rules import RULES
+from drafter_lint.target import TargetError, resolve_target
 
 
 def rules() -> dict:
-    from drafter_lint.rules import RULES
-
     return RULES
 
 
@@ -30,11 +46,8 @@ def codes(values: tuple[str, ...]) -> tuple[str, ...]:
 
 def prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cache,
             family=None, runtime=None, speculative_tokens=None,
-            note: Callable[[str], None] = lambda _: None) -> dict:
-    """Resolve the shared inputs into keyword arguments of engine.lint."""
-    from drafter_lint.reference import ReferenceUnusable, read_reference
-    from drafter_lint.target import TargetError, resolve_target
-
+            note: Callable[[str], None] = lambda _: None) -> Options:
+    """Resolve what the command line names into the run's Options."""
     known = rules()
     select, ignore = codes(select), codes(ignore)
     for code in select + ignore:
@@ -44,53 +57,37 @@ def prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cac
         raise UsageError("give --reference or --from-hub, not both")
     reference = None
     if reference_arg or from_hub:
-        try:
-            reference = read_reference(reference_arg or from_hub, offline, card=bool(from_hub))
-        except ReferenceUnusable as exc:
-            raise UsageError(str(exc)) from None
+        reference = read_reference(reference_arg or from_hub, offline, card=bool(from_hub))
     if not target_arg and reference and reference.card:
-        from drafter_lint.hub import base_models
-
         bases = base_models(reference.card)
         if bases:
             target_arg = bases[0]
             note(f"target {target_arg}: the base_model of {reference.display}'s model card")
     target = None
     if target_arg:
-        try:
-            target = resolve_target(target_arg, offline)
-        except TargetError as exc:
-            raise UsageError(str(exc)) from None
+        target = resolve_target(target_arg, offline)
         for message in target.notes:
             note(message)
     launch = {"num_speculative_tokens": speculative_tokens} if speculative_tokens else {}
-    return {"target": target, "rules": known, "select": select, "ignore": ignore,
-            "reference": reference, "use_cache": not no_cache, "family": family,
-            "runtime": runtime, "launch": launch}
+    return Options(rules=known, select=select, ignore=ignore, target=target,
+                   reference=reference, family=family, runtime=runtime, launch=launch,
+                   use_cache=not no_cache)
 
 
-def with_settings(root, lint_args: dict, baseline_arg=None, write_baseline=False):
-    """(lint arguments, settings) for checkpoint folder `root`: the command line, then the
+def with_settings(root, options: Options, baseline_arg=None, write_baseline=False):
+    """(options, settings) for checkpoint folder `root`: the command line, then the
     nearest .drafter-lint.toml / [tool.drafter-lint], then its parents. The same for
     check, fix and gate: severities, per-path ignores and the baseline apply alike."""
-    from pathlib import Path
-
-    from drafter_lint import settings as config
-
-    try:
-        found = config.load(root)
-        baseline_path = Path(baseline_arg).resolve() if baseline_arg else found.baseline
-        entries = (config.read_baseline(baseline_path)
-                   if baseline_path and not write_baseline else None)
-    except config.SettingsError as exc:
-        raise UsageError(str(exc)) from None
-    found.select = lint_args["select"] or found.select
-    found.ignore = lint_args["ignore"] or found.ignore
-    args = {**lint_args, "select": found.select, "ignore": found.ignore,
-            "runtime": lint_args["runtime"] or found.runtime, "settings": found,
-            "baseline": entries, "baseline_path": baseline_path if entries is not None
-            else None}
-    return args, found
+    found = config.load(root)
+    baseline_path = Path(baseline_arg).resolve() if baseline_arg else found.baseline
+    entries = (config.read_baseline(baseline_path)
+               if baseline_path and not write_baseline else None)
+    found.select = options.select or found.select
+    found.ignore = options.ignore or found.ignore
+    return options.but(select=found.select, ignore=found.ignore,
+                       runtime=options.runtime or found.runtime, settings=found,
+                       baseline=entries,
+                       baseline_path=baseline_path if entries is not None else None), found
 
 
 _REMOTE: dict[str, str] = {}     # materialized hub folder -> "org/name@<commit>"
@@ -103,10 +100,6 @@ def roots(paths, offline: bool = False, problems: list | None = None) -> list:
     with no config.json at or above it stands for the checkpoints below it (`check
     models/`). With `problems`, a path that cannot be used is recorded there (one line)
     and the others go on; without, it ends the run."""
-    from pathlib import Path
-
-    from drafter_lint.checkpoint import CheckpointNotFound, find_root, has_checkpoint_above
-    from drafter_lint.hub import HubError, parse_repo_arg
 
     found: list[Path] = []
     seen: set[Path] = set()
@@ -114,12 +107,7 @@ def roots(paths, offline: bool = False, problems: list | None = None) -> list:
     for raw in paths:
         try:
             if not Path(raw).exists() and parse_repo_arg(str(raw)):
-                from drafter_lint import remote
-
-                try:
-                    folder, display = remote.materialize(str(raw), offline)
-                except HubError as exc:
-                    raise UsageError(str(exc)) from None
+                folder, display = remote.materialize(str(raw), offline)
                 _REMOTE[str(folder.resolve())] = display
                 _OFFLINE[0] = offline
                 raw = folder
@@ -130,9 +118,9 @@ def roots(paths, offline: bool = False, problems: list | None = None) -> list:
                 if root.resolve() not in seen:
                     seen.add(root.resolve())
                     found.append(root)
-        except (CheckpointNotFound, UsageError) as exc:
+        except DrafterLintError as exc:
             if problems is None:
-                raise UsageError(str(exc)) from None
+                raise
             problems.append(str(exc))
     return found
 
@@ -148,8 +136,6 @@ def discover(folder) -> list:
     """The checkpoint folders below `folder`: each holds a config.json that looks like a
     model's (one of MODEL_KEYS, or not parseable, which the check then reports), sorted;
     hidden folders and SKIP_DIRS are not entered, nor are checkpoints' own subfolders."""
-    import json
-    from pathlib import Path
 
     out = []
     for top, dirs, files in os.walk(folder):
@@ -170,33 +156,21 @@ def discover(folder) -> list:
 
 
 def read(root, family: str | None = None):
-    from drafter_lint import family as families
-    from drafter_lint.checkpoint import CheckpointNotFound, read_checkpoint
-
-    def select(config, weight_map):
-        if family is None:
-            return families.select_shards(config, weight_map)
-        return families.shards_needed(family, config, weight_map)
-
+    """The checkpoint folder `root` as read (its family detected unless given), with only
+    the shards its family's rules need."""
     display = _REMOTE.get(str(root.resolve())) or (
         str(root) if os.path.isabs(str(root)) else os.path.relpath(root))
-    try:
-        return read_checkpoint(root, display=display, select=select)
-    except CheckpointNotFound as exc:
-        raise UsageError(str(exc)) from None
+    return read_checkpoint(root, display=display, select=families.shards_needed,
+                           family=family)
 
 
-def lint_folder(root, lint_args: dict, family: str | None = None, baseline_arg=None,
-                write_baseline: bool = False):
+def lint_folder(root, options: Options, baseline_arg=None, write_baseline: bool = False):
     """(result with positions, settings) for one checkpoint folder."""
-    from drafter_lint.engine import lint_with_settings
-    from drafter_lint.report import locate
-
-    args, found = with_settings(root, lint_args, baseline_arg, write_baseline)
-    checkpoint = read(root, family)
-    if args["target"] is None:
-        args["target"] = card_target(root)
-    result = lint_with_settings(checkpoint, **args)
+    options, found = with_settings(root, options, baseline_arg, write_baseline)
+    checkpoint = read(root, options.family)
+    if options.target is None:
+        options = options.but(target=card_target(root))
+    result = lint_with_settings(checkpoint, options)
     locate(result, checkpoint.documents)
     return result, found
 
@@ -207,14 +181,11 @@ _CARD_TARGETS: dict[str, object] = {}     # base_model repo -> Target, once per 
 def card_target(root, note: Callable[[str], None] | None = None):
     """For a hub repo linted before download (`check org/name`), with no --target: the
     target its model card names as `base_model`, read like --target; else None."""
-    from pathlib import Path
 
     display = _REMOTE.get(str(Path(root).resolve()))
     card = Path(root) / "README.md"
     if display is None or not card.is_file():
         return None
-    from drafter_lint.hub import base_models, read_card
-    from drafter_lint.target import TargetError, resolve_target
 
     bases = base_models(read_card(card))
     if not bases:
@@ -236,8 +207,4 @@ def card_target(root, note: Callable[[str], None] | None = None):
 
 def stderr_note(message: str) -> None:
     """`drafter-lint: MESSAGE` on stderr, one line (the CLI's notes)."""
-    import click
-
-    from drafter_lint.findings import one_line
-
     click.echo(f"drafter-lint: {one_line(message)}", err=True)

@@ -18,6 +18,9 @@ import sys
 import time
 from pathlib import Path
 
+from drafter_lint.bounded import read_text
+from drafter_lint.cache import cache_dir
+
 STALE_S = 24 * 3600
 
 
@@ -32,7 +35,6 @@ def _state_file() -> Path | None:
         return None
     options = [a for a in sys.argv[1:] if not os.path.exists(a)]
     key = hashlib.sha256(json.dumps([parent, started, options]).encode()).hexdigest()[:32]
-    from drafter_lint.loading import cache_dir
 
     folder = cache_dir() / "pre-commit"
     try:
@@ -56,8 +58,6 @@ def already_linted() -> set[str]:
     if path is None:
         return set()
     try:
-        from drafter_lint.bounded import read_text
-
         return set(json.loads(read_text(path)))
     except (OSError, ValueError):
         return set()

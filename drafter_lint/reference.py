@@ -6,11 +6,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drafter_lint.checkpoint import CONFIG
-
-
-class ReferenceUnusable(ValueError):
-    """The reference cannot be used; the message is one line."""
+from drafter_lint.bounded import read_regular
+from drafter_lint.checkpoint import CONFIG, MAX_CONFIG_BYTES
+from drafter_lint.errors import ReferenceUnusable
+from drafter_lint.findings import describe
+from drafter_lint.hub import HubError, fetch, parse_repo_arg, read_card
 
 
 @dataclass
@@ -30,11 +30,8 @@ def read_reference(arg: str, offline: bool = False, card: bool = False) -> Refer
         config_path = path / CONFIG if path.is_dir() else path
         card_data = {}
         if card and (config_path.parent / "README.md").is_file():
-            from drafter_lint.hub import read_card
-
             card_data = read_card(config_path.parent / "README.md")
         return Reference(arg, _load(config_path, arg), True, card_data)
-    from drafter_lint.hub import HubError, fetch, parse_repo_arg
 
     if parse_repo_arg(arg) is None:
         raise ReferenceUnusable(f"reference {arg}: no such folder, and not a hub repo id")
@@ -49,13 +46,8 @@ def read_reference(arg: str, offline: bool = False, card: bool = False) -> Refer
 
 def _load(path: Path, display: str) -> dict:
     try:
-        from drafter_lint.bounded import read_regular
-        from drafter_lint.checkpoint import MAX_CONFIG_BYTES
-
         value = json.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        from drafter_lint.findings import describe
-
         raise ReferenceUnusable(f"reference {display}: config.json unreadable: "
                                 f"{describe(exc)}") from None
     if not isinstance(value, dict):

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
+import textwrap
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from drafter_lint.family import FAMILIES
 from drafter_lint.findings import Finding, Severity
 
 # Facts a rule can need; when one is missing the rule is reported as skipped.
@@ -38,8 +41,6 @@ class Rule:
     def severities(self) -> tuple[str, ...]:
         """Every severity the rule can report at, most severe first: its default and each
         `Severity.X` its function names (read from its source)."""
-        import ast
-        import textwrap
 
         found = {self.severity.value}
         try:
@@ -72,7 +73,6 @@ class Rule:
 def rule(code: str, name: str, severity: str, family: str,
          needs: tuple[str, ...] = ("config",), fix: str = "none", phase: str = "check"):
     """Declare a rule; the decorated function yields Findings from a Facts object."""
-    from drafter_lint.family import FAMILIES
 
     for need in needs:
         if need not in NEEDS:

@@ -18,14 +18,19 @@ import os
 import shutil
 from pathlib import Path
 
+from drafter_lint import hub
+from drafter_lint.bounded import read_text
+from drafter_lint.cache import cache_dir
+from drafter_lint.family import select_shards
+from drafter_lint.safetensors_header import MAX_HEADER_BYTES
+from drafter_lint.write import atomic_write
+
 MARK = ".drafter-lint-remote.json"
 FIRST_READ = 100_000            # bytes of each weights file asked for first
 INDEX = "model.safetensors.index.json"
 
 
 def _root() -> Path:
-    from drafter_lint.loading import cache_dir
-
     return cache_dir() / "remote"
 
 
@@ -36,7 +41,6 @@ def declared_sizes(folder: Path) -> dict[str, int]:
         real, root = os.path.realpath(folder), os.path.realpath(_root())
         if os.path.commonpath([real, root]) != root or not (folder / MARK).is_file():
             return {}
-        from drafter_lint.bounded import read_text
 
         sizes = json.loads(read_text(folder / MARK)).get("sizes", {})
     except (OSError, ValueError):
@@ -46,7 +50,6 @@ def declared_sizes(folder: Path) -> dict[str, int]:
 
 def materialize(arg: str, offline: bool = False) -> tuple[Path, str]:
     """(local folder, "org/name@<commit>") holding `arg`'s small files and headers."""
-    from drafter_lint import hub
 
     parsed = hub.parse_repo_arg(arg)
     if parsed is None:
@@ -70,15 +73,11 @@ def materialize(arg: str, offline: bool = False) -> tuple[Path, str]:
 
 
 def _commit(repo_id: str, revision: str, repo_dir: Path, offline: bool) -> str:
-    from drafter_lint import hub
-
     if hub.SHA.match(revision):
         return revision
     ref = repo_dir / "refs" / revision.replace("/", "--")
     if offline:
         try:
-            from drafter_lint.bounded import read_text
-
             commit = read_text(ref).strip()
         except OSError:
             raise hub.HubError(f"{repo_id}@{revision}: not in the local cache and offline "
@@ -89,8 +88,6 @@ def _commit(repo_id: str, revision: str, repo_dir: Path, offline: bool) -> str:
 
 
 def _remember(repo_dir: Path, revision: str, commit: str) -> None:
-    from drafter_lint.write import atomic_write
-
     if revision != commit:
         ref = repo_dir / "refs" / revision.replace("/", "--")
         ref.parent.mkdir(parents=True, exist_ok=True)
@@ -99,8 +96,6 @@ def _remember(repo_dir: Path, revision: str, commit: str) -> None:
 
 def _fetch(repo_id: str, commit: str, folder: Path) -> None:
     """Fill `folder` atomically: built beside it, renamed into place when complete."""
-    from drafter_lint import hub
-    from drafter_lint.family import select_shards
 
     snapshot = hub.fetch(f"{repo_id}@{commit}", tokenizer=True)
     partial = folder.with_name(f".{folder.name}.{os.getpid()}.partial")
@@ -141,8 +136,6 @@ def _header(repo_id: str, commit: str, shard: str) -> tuple[bytes, int]:
     """The first 8 + header-length bytes of a hub weights file, and its size. A length the
     reader refuses (over its cap, or past the end) is not fetched: the 8 bytes suffice
     for the finding."""
-    from drafter_lint import hub
-    from drafter_lint.safetensors_header import MAX_HEADER_BYTES
 
     head, size = hub.read_range(repo_id, commit, shard, 0, FIRST_READ - 1)
     if len(head) < 8:
@@ -159,8 +152,6 @@ def _header(repo_id: str, commit: str, shard: str) -> tuple[bytes, int]:
 def _repo_files(repo_id: str, commit: str) -> list[str]:
     from huggingface_hub import HfApi
 
-    from drafter_lint import hub
-
     try:
         info = HfApi(endpoint=hub._settings()["endpoint"]).model_info(repo_id, revision=commit)
     except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
@@ -170,8 +161,6 @@ def _repo_files(repo_id: str, commit: str) -> list[str]:
 
 
 def _json(path: Path):
-    from drafter_lint.bounded import read_text
-
     try:
         return json.loads(read_text(path))
     except (OSError, ValueError):

@@ -20,12 +20,11 @@ from pathlib import Path
 from drafter_lint import fix as fixes
 from drafter_lint import jsondoc, loading, write
 from drafter_lint.checkpoint import CONFIG, Checkpoint
+from drafter_lint.errors import RepairRefused
+from drafter_lint.family import detect
 from drafter_lint.findings import Result, escape_lines
 from drafter_lint.hub import in_hub_cache
-
-
-class RepairRefused(Exception):
-    """The fix was refused or could not be verified; config.json is unchanged."""
+from drafter_lint.options import Options
 
 
 @dataclass
@@ -41,14 +40,14 @@ def _show(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def run(checkpoint: Checkpoint, lint_args: dict, unsafe: bool, write: bool,
+def run(checkpoint: Checkpoint, options: Options, unsafe: bool, write: bool,
         output: str | None, backup: bool) -> Outcome:
     outcome = Outcome()
     if checkpoint.config_doc is None or checkpoint.config is None:
         outcome.lines.append(f"{checkpoint.display}/{CONFIG}: cannot be parsed as a JSON "
                              f"object; nothing fixed (see `drafter-lint check`)")
         return outcome
-    planned = fixes.plan(checkpoint, lint_args, unsafe)
+    planned = fixes.plan(checkpoint, options, unsafe)
     outcome.result = planned.result
     outcome.documents = {CONFIG: jsondoc.parse(planned.text)}
     outcome.documents.update({k: v for k, v in checkpoint.documents.items() if k != CONFIG})
@@ -75,13 +74,13 @@ def run(checkpoint: Checkpoint, lint_args: dict, unsafe: bool, write: bool,
     if output is None:
         destination = _destination(checkpoint)
         written, saved = _write_verified(destination, planned.original, planned.text,
-                                         lint_args, checkpoint, backup)
+                                         options, checkpoint, backup)
     else:
         final = _output_folder(checkpoint, Path(output))
         with _staged(final) as staging:
             _fill(checkpoint, staging)
             written, saved = _write_verified(staging / CONFIG, planned.original,
-                                             planned.text, lint_args, checkpoint, False)
+                                             planned.text, options, checkpoint, False)
         destination = final / CONFIG
     outcome.lines.append(f"wrote {destination}" + (f" (backup: {saved})" if saved else "")
                          + f"; read back: {written}")
@@ -215,7 +214,7 @@ def _in_place_or_none(checkpoint: Checkpoint) -> Path | None:
         return None
 
 
-def _write_verified(path: Path, original: str, text: str, lint_args: dict,
+def _write_verified(path: Path, original: str, text: str, options: Options,
                     checkpoint: Checkpoint, backup: bool) -> tuple[str, Path | None]:
     """Write `text` to `path` under the folder lock; verify; restore on mismatch."""
     data = text.encode("utf-8")
@@ -264,7 +263,6 @@ def _verify(path: Path, data: bytes, text: str, checkpoint: Checkpoint) -> str |
     if on_disk != data:
         return (f"{len(on_disk)} bytes on disk differ from the {len(data)} bytes written "
                 f"(first difference at byte {_first_difference(on_disk, data)})")
-    from drafter_lint.family import detect
 
     family = detect(checkpoint.config, checkpoint.weights)
     intended = loading.load(text, family, use_cache=False)

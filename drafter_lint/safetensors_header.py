@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from drafter_lint import jsondoc
+from drafter_lint.errors import HeaderError
 
 MAX_HEADER_BYTES = 100_000_000  # the safetensors package's own cap
 
@@ -26,10 +27,6 @@ DTYPE_BITS = {
     "I64": 64, "U64": 64, "F64": 64,
     "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6,
 }
-
-
-class HeaderError(ValueError):
-    """The file is not a valid safetensors file; the message is one line."""
 
 
 class TensorInfo(NamedTuple):  # a tuple: cheap to build 100,000 of

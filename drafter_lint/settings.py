@@ -30,7 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drafter_lint.bounded import read_text
+from drafter_lint.errors import SettingsError
 from drafter_lint.findings import describe
+from drafter_lint.rules import RULES
+from drafter_lint.runtimes import UnknownRuntime, parse
+from drafter_lint.write import WriteError, atomic_write
 
 try:
     import tomllib
@@ -40,10 +44,6 @@ except ModuleNotFoundError:  # Python 3.10
 KEYS = ("select", "ignore", "fail-on", "runtime", "baseline", "severity",
         "per-path-ignores")
 LEVELS = ("error", "warning", "info")
-
-
-class SettingsError(ValueError):
-    """A configuration file cannot be used; one line."""
 
 
 @dataclass
@@ -126,7 +126,6 @@ def _codes(value, where: str) -> tuple[str, ...]:
 
 def _known(code: str, where: str) -> None:
     """A code or prefix must name a rule, as on the command line (a typo selects nothing)."""
-    from drafter_lint.rules import RULES
 
     if not code or not any(known.startswith(code) for known in RULES):
         raise SettingsError(f"{where}: no rule code starts with {code!r} "
@@ -151,8 +150,6 @@ def load(root: Path) -> Settings:
                 raise SettingsError(f"{where}: fail-on must be one of {', '.join(LEVELS)}")
             settings.fail_on = data["fail-on"]
         if "runtime" in data:
-            from drafter_lint.rules.runtimes import UnknownRuntime, parse
-
             try:
                 parse(str(data["runtime"]))
             except UnknownRuntime as exc:
@@ -195,7 +192,6 @@ def write_baseline(path: Path, results_with_roots) -> int:
     entries = sorted({json.dumps(e, sort_keys=True) for e in entries})
     document = {"version": 1, "tool": "drafter-lint",
                 "entries": [json.loads(e) for e in entries]}
-    from drafter_lint.write import WriteError, atomic_write
 
     try:
         atomic_write(path, (json.dumps(document, indent=2) + "\n").encode())

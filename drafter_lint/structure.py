@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import lru_cache
 from importlib import resources
 
-from drafter_lint import jsondoc
+from drafter_lint import __version__, jsondoc
+from drafter_lint.bounded import read_text
+from drafter_lint.cache import cache_dir
 from drafter_lint.findings import Finding
+from drafter_lint.write import atomic_write
 
 
 @lru_cache(maxsize=None)
@@ -53,8 +57,6 @@ _MEMO: dict[str, list] = {}
 
 @lru_cache(maxsize=None)
 def _schema_digest(schema_json: str) -> str:
-    import hashlib
-
     return hashlib.sha256(schema_json.encode()).hexdigest()
 
 
@@ -67,10 +69,6 @@ def validate(config: dict, schema: dict, use_cache: bool = True, source: str | N
     if not use_cache or source is None:
         yield from _validate(config, schema)
         return
-    import hashlib
-
-    from drafter_lint import __version__
-    from drafter_lint.loading import cache_dir
 
     digest = _schema_digest(json.dumps(schema, sort_keys=True))
     key = hashlib.sha256(f"{__version__}\0{digest}\0{source}".encode()).hexdigest()
@@ -78,12 +76,8 @@ def validate(config: dict, schema: dict, use_cache: bool = True, source: str | N
     path = cache_dir() / "schema" / f"{key}.json"
     if found is None:
         try:
-            from drafter_lint.bounded import read_text
-
             found = json.loads(read_text(path))
         except (OSError, ValueError):
-            from drafter_lint.write import atomic_write
-
             found = [[f.pointer, f.message] for f in _validate(config, schema)]
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)

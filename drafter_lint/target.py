@@ -7,15 +7,13 @@ from pathlib import Path
 
 from drafter_lint import jsondoc
 from drafter_lint.checkpoint import CONFIG, read_json_file
+from drafter_lint.errors import TargetError
+from drafter_lint.findings import describe
+from drafter_lint.hub import HubError, fetch, parse_repo_arg
 from drafter_lint.tokenizer import TokenizerError, TokenizerFacts, read_tokenizer
-
 
 # Deeper than any model; a larger layer count is a broken value (the schemas cap it too).
 MAX_LAYERS = 4096
-
-
-class TargetError(ValueError):
-    """The target cannot be used; the message is one line."""
 
 
 @dataclass
@@ -39,7 +37,6 @@ def resolve_target(arg: str, offline: bool = False) -> Target:
     path = Path(arg)
     if path.exists():
         return read_target(path, display=arg)
-    from drafter_lint.hub import HubError, fetch, parse_repo_arg
 
     if parse_repo_arg(arg) is None:
         raise TargetError(f"target {arg}: no such file or folder")
@@ -96,8 +93,6 @@ def read_target(path: Path, display: str | None = None) -> Target:
     except jsondoc.JsonSyntaxError as exc:
         raise TargetError(f"target {config_path}: not valid JSON: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        from drafter_lint.findings import describe
-
         raise TargetError(f"target {config_path}: cannot read: {describe(exc)}") from None
     if not isinstance(doc.value, dict):
         raise TargetError(f"target {config_path}: not a JSON object")

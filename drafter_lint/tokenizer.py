@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drafter_lint.bounded import read_regular
+from drafter_lint.errors import TokenizerError
+from drafter_lint.findings import describe
 
 
 @dataclass
@@ -20,10 +22,6 @@ class TokenizerFacts:
     def is_text_token(self, token_id: int) -> bool:
         """True when `token_id` is a plain vocabulary token (not an added/special one)."""
         return token_id in self.ordinary and token_id not in self.added
-
-
-class TokenizerError(ValueError):
-    pass
 
 
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
@@ -80,8 +78,6 @@ def _load(path: Path) -> dict:
     except TokenizerError:
         raise
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        from drafter_lint.findings import describe
-
         raise TokenizerError(f"{path.name}: {describe(exc)}") from None
     if not isinstance(data, dict):
         raise TokenizerError(f"{path.name}: not a JSON object")

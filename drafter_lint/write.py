@@ -20,10 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-
-
-class WriteError(OSError):
-    """Writing was refused or failed; the original file is unchanged. One line."""
+from drafter_lint.cache import cache_dir
+from drafter_lint.errors import WriteError
 
 
 def _describe(exc: OSError) -> str:
@@ -39,8 +37,6 @@ def _key(path: Path) -> str:
 
 
 def _state_dir(kind: str) -> Path:
-    from drafter_lint.loading import cache_dir
-
     folder = cache_dir() / kind
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -146,7 +142,6 @@ def backup_name(path: Path) -> Path:
 
 def backups_of(path: Path) -> list[Path]:
     """The backups kept of `path`, oldest first."""
-    from drafter_lint.loading import cache_dir
 
     folder = cache_dir() / "backups" / _key(path)
     return sorted(folder.glob(f"{path.name}.*.bak")) if folder.is_dir() else []

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 
+from drafter_lint.rules.common import target_hidden_size_differs
+
+from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, Severity, add, remove, replace
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
-from drafter_lint.rules import runtimes
-from drafter_lint.rules.common import target_hidden_size_differs
-
+from drafter_lint.target import special_ids
 
 MASK = "/dflash_config/mask_token_id"
 TAPS = "/dflash_config/target_layer_ids"
@@ -326,7 +327,6 @@ def mask_token_id_is_special(facts: Facts):
     ptr, mask = mask_id(facts)
     if mask is None:
         return
-    from drafter_lint.target import special_ids
 
     sources = [(facts.target.special_ids, f"the target's ({facts.target.display})")] \
         if facts.target else []

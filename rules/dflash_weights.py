@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 
+from drafter_lint.rules.dflash import taps_of
+
+from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.registry import collect, rule
-from drafter_lint.rules import runtimes
-from drafter_lint.rules.dflash import taps_of
-
 
 DFLASH2_MARKERS = ("candidate_selector.", ".attention_conv.", ".mlp_conv.")
 OPTIONAL_TENSORS = ("embed_tokens.weight", "lm_head.weight", "d2t", "t2d")

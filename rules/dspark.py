@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding
 from drafter_lint.registry import collect, rule
-from drafter_lint.rules import runtimes
 
 
 @rule("DF143", "dspark-markov-rank-missing", "error", "dspark")

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import json
 
-from drafter_lint.facts import MISSING, Facts
-from drafter_lint.family import EAGLE3_ARCHITECTURES
-from drafter_lint.findings import Finding, Severity, add, replace
-from drafter_lint.jsondoc import dotted
-from drafter_lint.registry import collect, rule
-from drafter_lint.rules import runtimes
 from drafter_lint.rules.common import architecture_names, target_hidden_size_differs
 from drafter_lint.rules.rope import capping_releases, releases_that, rope_types
 
+from drafter_lint import runtimes
+from drafter_lint.facts import MISSING, Facts
+from drafter_lint.findings import Finding, Severity, add, replace
+from drafter_lint.jsondoc import dotted
+from drafter_lint.registry import collect, rule
 
 AUX_TOP = "/eagle_aux_hidden_state_layer_ids"
 AUX_NESTED = "/eagle_config/eagle_aux_hidden_state_layer_ids"

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import dotted, pointer
 from drafter_lint.registry import collect, rule
+from drafter_lint.structure import validate
 
 
 def _problems(facts: Facts, code: str):
@@ -146,7 +148,6 @@ def config_schema(facts: Facts):
     Fails: `"hidden_size": "5120"`, `"block_size": 16.0`, `"attention_bias": "false"`.
     Passes: the published configs in fixtures/.
     """
-    from drafter_lint.structure import validate
 
     seen = set()
     for schema in facts.schemas:
@@ -215,7 +216,6 @@ def unused_ignore(facts: Facts):
     Fails: `{path = "models/*", rules = ["DF114"]}` where no DF114 finding remains.
     Passes: an ignore that suppresses a finding.
     """
-    import os
 
     for ignore in facts.unused_ignores:
         where = os.path.relpath(ignore.source, facts.checkpoint.root)
@@ -235,7 +235,6 @@ def stale_baseline_entry(facts: Facts):
     Fails: an entry for `DF114` at `/dflash_config/target_layer_ids` after the taps were
     fixed. Passes: every entry still matches.
     """
-    import os
 
     path = facts.baseline_path
     for entry in facts.stale_baseline:

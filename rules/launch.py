@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import os
 
+from drafter_lint.rules.common import architecture_names
+from drafter_lint.rules.speculators import speculators_type
+
+from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.family import detect, mtp_count
 from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
-from drafter_lint.rules import runtimes
-from drafter_lint.rules.common import architecture_names
-from drafter_lint.rules.speculators import speculators_type
 
 
 def _block(facts: Facts) -> int | None:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 
+from drafter_lint.rules.rope import capping_releases, rope_types
+
+from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import pointer
 from drafter_lint.registry import collect, rule
-from drafter_lint.rules import runtimes
-from drafter_lint.rules.rope import capping_releases, rope_types
 from drafter_lint.structure import field_classes
 
 # Keys transformers rewrites or drops by design, with no effect on what runs.

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
+from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import pointer
 from drafter_lint.registry import collect, rule
-from drafter_lint.rules import runtimes
 
 BLOCK = re.compile(r"^(?:medusa_heads\.)?blocks\.(\d+)\.layers\.(\d+)\.weight$")
 HEAD = re.compile(r"^(?:medusa_heads\.)?lm_heads\.(\d+)\.weight$")

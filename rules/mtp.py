@@ -7,13 +7,12 @@ Only the shards holding MTP tensors are read (drafter_lint.family.shards_needed)
 
 from __future__ import annotations
 
-from drafter_lint import quantization
+from drafter_lint import quantization, runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.family import mtp_count
 from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import dotted, pointer
 from drafter_lint.registry import collect, rule
-from drafter_lint.rules import runtimes
 from drafter_lint.target import layer_count
 
 

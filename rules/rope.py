@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from drafter_lint import runtimes
 from drafter_lint.facts import Facts
+from drafter_lint.family import own_model
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.registry import collect, rule
-from drafter_lint.rules import runtimes
 
 FACTOR = ("/partial_rotary_factor", "/rope_parameters/partial_rotary_factor")
-DRAFTERS = ("dflash", "dflash2", "dspark", "eagle3", "eagle")
 
 
 @rule("RP101", "partial-rotary-in-draft", "warning", "any")
@@ -28,8 +28,7 @@ def partial_rotary_in_draft(facts: Facts):
     partial_rotary_factor: 0.25`.
     Informs: `"partial_rotary_factor": 0.5` in a DFlash drafter. Passes: no factor, or 1.0.
     """
-    family = facts.family.split("/")[-1]
-    if not facts.family.startswith("speculators") and family not in DRAFTERS:
+    if not own_model(facts.family) or facts.family == "unknown":
         return   # an MTP target's own factor is the target's
     for ptr in FACTOR:
         value = facts.get(ptr, None)

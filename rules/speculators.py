@@ -8,12 +8,11 @@ from __future__ import annotations
 import json
 import os
 
+from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, Severity, replace
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
-from drafter_lint.rules import runtimes
-
 
 KNOWN = ("eagle3", "peagle", "dflash", "dflash2", "dspark", "mtp", "eagle", "xpress")
 METHODS = "/speculators_config/proposal_methods"

@@ -4,15 +4,11 @@ runtime's own start-up code (the oracle lane, tests/oracle/) records."""
 
 from __future__ import annotations
 
+from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
-from drafter_lint.family import mtp_count
+from drafter_lint.family import method, mtp_count
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.registry import collect, rule
-from drafter_lint.rules import runtimes
-
-# the vLLM --speculative-config method each detected family is served with
-VLLM_METHOD = {"eagle": "eagle", "eagle3": "eagle3", "dflash": "dflash", "dflash2": "dflash",
-               "dspark": "dspark"}
 
 
 def _vllm_name(arch: str, method: str | None, rewrite: dict) -> str:
@@ -32,7 +28,7 @@ def _method(facts: Facts, release) -> str | None:
         else None
     if isinstance(chosen, str) and release.runtime == "vllm":
         return chosen.lower()
-    return VLLM_METHOD.get(facts.family)
+    return None if facts.family == "mtp" else method(facts.family, "vllm")
 
 
 @rule("DL012", "architecture-not-registered", "error", "any")

@@ -96,7 +96,7 @@ class Outcome:
     def _allowed(self, finding) -> bool:
         """Justified in case.json; an entry with a `runtime` covers only findings for that
         runtime (their message names it; under --runtime of another it must not fire)."""
-        from drafter_lint.rules.runtimes import LABEL
+        from drafter_lint.runtimes import LABEL
 
         for entry in self.case.meta.get("allowed", []):
             if entry["rule"] != finding[0]:
@@ -117,13 +117,14 @@ class Outcome:
 def lint_case(case: Case, dest: Path, runtime: str | None = None) -> Outcome:
     from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import lint
+    from drafter_lint.options import Options
     from drafter_lint.rules import RULES
     from drafter_lint.target import read_target
 
     drafter, target_dir = materialize(case, dest)
     checkpoint = read_checkpoint(drafter, display=case.id)
     target = read_target(target_dir) if target_dir else None
-    result = lint(checkpoint, target, RULES, runtime=runtime)
+    result = lint(checkpoint, Options(rules=RULES, target=target, runtime=runtime))
     return Outcome(case, result.family, sorted(
         (f.rule, f.severity.value, f.pointer, f.message) for f in result.findings))
 

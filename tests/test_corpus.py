@@ -61,7 +61,7 @@ def test_good_drafters_are_clean_for_each_runtime_alone(tmp_path_factory, runtim
     """Checked for one runtime (`--runtime`), a good drafter draws no error and no
     unjustified warning either. Mutation caught: a rule whose single-runtime path is
     stricter than its both-runtimes path."""
-    from drafter_lint.rules import runtimes
+    from drafter_lint import runtimes
 
     root = tmp_path_factory.mktemp(f"corpus-{runtime}")
     release = runtimes.parse(runtime)

@@ -227,7 +227,7 @@ def test_concurrent_edit_is_not_overwritten(cli, tiny, monkeypatch):
 
 def test_lock_serializes_two_fixes(tiny, tmp_path):
     from drafter_lint import write
-    from drafter_lint.loading import cache_dir
+    from drafter_lint.cache import cache_dir
 
     guessed = tiny / "drafter-guessed"
     with write.file_lock(guessed / "config.json"):   # the lock the fix will ask for
@@ -264,8 +264,8 @@ def test_second_concurrent_fix_with_the_same_result_succeeds(cli, tiny, monkeypa
     guessed = tiny / "drafter-guessed"
     real_plan = fix.plan
 
-    def plan_then_race(checkpoint, lint_args, unsafe):
-        result = real_plan(checkpoint, lint_args, unsafe)
+    def plan_then_race(checkpoint, options, unsafe):
+        result = real_plan(checkpoint, options, unsafe)
         (guessed / "config.json").write_text(result.text, encoding="utf-8")  # the other fix
         return result
 

@@ -312,7 +312,7 @@ print(json.dumps(counts))
     run = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True,
                          timeout=120, cwd=tmp_path)
     assert json.loads(run.stdout.strip().splitlines()[-1]) == [1, 1], run.stderr
-    from drafter_lint.loading import cache_dir
+    from drafter_lint.cache import cache_dir
 
     assert list((cache_dir() / "pre-commit").glob("*.json"))     # state in the cache dir
 
@@ -394,15 +394,15 @@ def test_published_launch_of_a_published_drafter_draws_no_error(index, case):
     from drafter_lint import gate as gating
     from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import lint
-    from drafter_lint.family import select_shards
+    from drafter_lint.options import Options
+    from drafter_lint.family import shards_needed
     from drafter_lint.rules import RULES
 
     entry = LAUNCH_LINES[index]
     assert entry["draft"] == entry["target"] and entry["server"] == "accepts"
     launch = gating.parse(shlex.split(entry["line"]))
-    checkpoint = read_checkpoint(FIXTURES / "published" / case, case, select=select_shards)
-    result = lint(checkpoint, None, {c: r for c, r in RULES.items() if not c.startswith("TF")},
-                  runtime=launch.runtime, launch=launch.facts())
+    checkpoint = read_checkpoint(FIXTURES / "published" / case, case, select=shards_needed)
+    result = lint(checkpoint, Options(rules={c: r for c, r in RULES.items() if not c.startswith("TF")}, runtime=launch.runtime, launch=launch.facts()))
     assert not [f for f in result.findings if f.severity.value != "info"], \
         [(f.rule, f.message) for f in result.findings]
 

@@ -18,6 +18,7 @@ from sparse import FIXTURES, apply_ops, write_json, write_safetensors
 
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
+from drafter_lint.options import Options
 from drafter_lint.reference import read_reference
 from drafter_lint.target import read_target
 
@@ -519,8 +520,7 @@ def test_rule_case(case: Case, tmp_path):
         if (transformers_version() or "").split(".")[0] != case.transformers:
             pytest.skip(f"pins transformers {case.transformers}.x behaviour")
     checkpoint, target, reference = build(case, tmp_path)
-    result = lint(checkpoint, target, RULES, reference=reference, runtime=case.runtime,
-                  launch=case.launch)
+    result = lint(checkpoint, Options(rules=RULES, target=target, reference=reference, runtime=case.runtime, launch=case.launch))
     mine = [f for f in result.findings if f.rule == case.rule]
     # `rules` / `explain` list every severity a rule fires at (DF114 is info and error)
     assert all(f.severity.value in RULES[f.rule].severities for f in result.findings), \
@@ -547,8 +547,7 @@ def assert_fix_repairs(case: Case, finding, root, target, reference) -> None:
     edits = [(e["op"], e["path"], *([e["value"]] if "value" in e else []))
              for e in finding.fix.edits]
     path.write_text(json.dumps(apply_ops(json.loads(path.read_text()), edits)))
-    again = lint(read_checkpoint(root / "drafter", "drafter"), target, RULES,
-                 reference=reference, runtime=case.runtime)
+    again = lint(read_checkpoint(root / "drafter", "drafter"), Options(rules=RULES, target=target, reference=reference, runtime=case.runtime))
     left = [f.message for f in again.findings
             if f.rule == case.rule and f.pointer == case.pointer]
     assert left == [], (finding.fix.edits, left)
@@ -567,7 +566,7 @@ def test_every_rule_has_a_passing_and_a_failing_case():
 
 def test_the_correct_tiny_drafter_has_no_error_or_warning(tmp_path):
     checkpoint, target, reference = build(Case("-", "pass", "base"), tmp_path)
-    result = lint(checkpoint, target, RULES, reference=reference)
+    result = lint(checkpoint, Options(rules=RULES, target=target, reference=reference))
     assert [(f.rule, f.severity.value) for f in result.findings] == [("DF125", "info")]
     assert {s.rule for s in result.skipped} == {c for c, r in RULES.items()
                                                 if "launch" in r.needs and r.family != "mtp"}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from drafter_lint.rules import runtimes
+from drafter_lint import runtimes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -165,6 +165,7 @@ def test_dflash2_per_runtime(tmp_path, runtime, method, rule, severity):
 
     from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import lint
+    from drafter_lint.options import Options
     from drafter_lint.rules import RULES
 
     drafter = tmp_path / "drafter"
@@ -173,7 +174,7 @@ def test_dflash2_per_runtime(tmp_path, runtime, method, rule, severity):
     config["architectures"] = ["DFlash2DraftModel"]
     (drafter / "config.json").write_text(json.dumps(config))
     launch = {"runtime": runtime, "method": method} if method else {}
-    result = lint(read_checkpoint(drafter, "d"), None, RULES, runtime=runtime, launch=launch)
+    result = lint(read_checkpoint(drafter, "d"), Options(rules=RULES, runtime=runtime, launch=launch))
     found = [f.severity.value for f in result.findings if f.rule == rule]
     assert found == ([severity] if severity else []), [f.message for f in result.findings
                                                         if f.rule == rule]
@@ -186,6 +187,7 @@ def test_local_verifier_refusal_follows_its_release(tmp_path):
     from test_families import SPC, Case, build
 
     from drafter_lint.engine import lint
+    from drafter_lint.options import Options
     from drafter_lint.rules import RULES
 
     case = Case("SPC107", "fail", "", SPC,
@@ -193,7 +195,7 @@ def test_local_verifier_refusal_follows_its_release(tmp_path):
     messages = {}
     for version in ("0.33.0", "0.32.0"):
         checkpoint, target = build(case, tmp_path / version)
-        result = lint(checkpoint, target, RULES, runtime=f"vllm=={version}")
+        result = lint(checkpoint, Options(rules=RULES, target=target, runtime=f"vllm=={version}"))
         messages[version] = [f.message for f in result.findings if f.rule == "SPC107"]
     assert "vLLM 0.33.0 refuses" in messages["0.33.0"][0]
     assert "refuses" not in messages["0.32.0"][0] and "cannot resolve" in messages["0.32.0"][0]

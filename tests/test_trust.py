@@ -33,6 +33,7 @@ from drafter_lint.write import backups_of
 
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
+from drafter_lint.options import Options
 
 # The quick lane replays 200 fixed examples per reader; the slow lane (`pytest -m slow`,
 # which CI runs) 10,000 from a random seed per run, printed with any failure
@@ -50,7 +51,7 @@ RULES_NO_TF = {c: r for c, r in RULES.items() if not c.startswith("TF")}
 def lint_folder(folder: Path):
     """Read and lint; every outcome must be findings, each a single line."""
     checkpoint = read_checkpoint(folder, "fuzz")
-    result = lint(checkpoint, None, RULES_NO_TF)
+    result = lint(checkpoint, Options(rules=RULES_NO_TF))
     for finding in result.findings:
         assert finding.message and "\n" not in finding.message, finding
     return result

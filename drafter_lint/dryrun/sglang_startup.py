@@ -85,8 +85,10 @@ _DISTRIBUTED = []
 def init_draft_on_meta(server_args, draft_config) -> dict:
     import torch
     from sglang.srt.configs.load_config import LoadConfig
-    from sglang.srt.distributed.parallel_state import (init_distributed_environment,
-                                                       initialize_model_parallel)
+    from sglang.srt.distributed.parallel_state import (
+        init_distributed_environment,
+        initialize_model_parallel,
+    )
     from sglang.srt.layers.moe.utils import draft_model_build_scope
     from sglang.srt.model_loader.loader import _initialize_model
     from sglang.srt.model_loader.utils import set_default_torch_dtype

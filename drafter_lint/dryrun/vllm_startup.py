@@ -110,7 +110,10 @@ def init_draft_on_meta(cfg) -> str:
     """The draft model's __init__ as the model loader runs it, on the meta device."""
     import torch
     from vllm.config import set_current_vllm_config
-    from vllm.distributed import ensure_model_parallel_initialized, init_distributed_environment
+    from vllm.distributed import (
+        ensure_model_parallel_initialized,
+        init_distributed_environment,
+    )
     from vllm.distributed.parallel_state import destroy_model_parallel
     from vllm.model_executor.model_loader.utils import initialize_model
     from vllm.utils.torch_utils import set_default_torch_dtype

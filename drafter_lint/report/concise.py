@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drafter_lint.findings import Result
-from drafter_lint.report import location
+from drafter_lint.report.common import location
 
 
 def render(results: list[Result], options: dict | None = None) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from drafter_lint.findings import Result
+from drafter_lint.findings import Result, one_line
 
 LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -16,7 +16,6 @@ def escape_data(text: str) -> str:
 
 def escape_property(text: str) -> str:
     """A property value (file, title): also ':' and ','; controls escaped as everywhere."""
-    from drafter_lint.findings import one_line
 
     return one_line(escape_data(text)).replace(":", "%3A").replace(",", "%2C")
 

@@ -6,7 +6,7 @@ import json
 
 from drafter_lint import __version__
 from drafter_lint.findings import Result
-from drafter_lint.report import summary
+from drafter_lint.report.common import summary
 
 SCHEMA_VERSION = 1
 

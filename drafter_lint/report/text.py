@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-from drafter_lint.findings import Result, one_line
-from drafter_lint.report import location, summary
+import click
+
+from drafter_lint.findings import SAFE, UNSAFE, Result, one_line
+from drafter_lint.report.common import location, summary
 
 COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
 
 
 def render(results: list[Result], options: dict | None = None) -> str:
     colour = (options or {}).get("colour", False)
-    import click
-
     def style(text: str, **kw) -> str:
         return click.style(text, **kw) if colour else text
 
     lines = []
     for result in results:
         for f in result.findings:
-            mark = " [*]" if f.fix and f.fix.applicability == "safe" else ""   # as ruff
+            mark = " [*]" if f.fix and f.fix.applicability == SAFE else ""   # as ruff
             lines.append(f"{style(location(result, f), bold=True)}: {style(f.rule, bold=True)}"
                          f"{mark} {style(f.severity.value, fg=COLOURS[f.severity.value])} "
                          f"{f.message}")
@@ -37,9 +37,9 @@ def render(results: list[Result], options: dict | None = None) -> str:
                  for sev, n in counts.items() if n]
         lines.append(style(f"Found {', '.join(parts)} in {folders}.", bold=True))
         safe = sum(1 for r in results for f in r.findings
-                   if f.fix and f.fix.applicability == "safe")
+                   if f.fix and f.fix.applicability == SAFE)
         unsafe = sum(1 for r in results for f in r.findings
-                     if f.fix and f.fix.applicability != "safe")
+                     if f.fix and f.fix.applicability == UNSAFE)
         if safe:
             lines.append(f"[*] {safe} fixable with `drafter-lint fix`"
                          + (f" ({unsafe} more with --unsafe-fixes)" if unsafe else "") + ".")

@@ -63,14 +63,14 @@ class Linted:
 def lint_record(record: dict, runtime: str, version: str, pairs: dict) -> Linted:
     from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import lint
+    from drafter_lint.options import Options
     from drafter_lint.rules import RULES
     from drafter_lint.target import read_target
 
     pair = pairs[record["pair"]]
     checkpoint = read_checkpoint(pair.drafter, display=pair.id)
     target = read_target(pair.target or pair.drafter)
-    result = lint(checkpoint, target, RULES, runtime=f"{runtime}=={version}",
-                  launch=launch_facts(record, runtime, pair.drafter))
+    result = lint(checkpoint, Options(rules=RULES, target=target, runtime=f"{runtime}=={version}", launch=launch_facts(record, runtime, pair.drafter)))
     return Linted(record, runtime, version, sorted(
         (f.rule, f.severity.value, f.pointer, f.message) for f in result.findings))
 

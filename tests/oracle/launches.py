@@ -17,6 +17,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from drafter_lint import family as families
+
 TESTS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(TESTS))
 
@@ -190,8 +192,7 @@ def vllm_launch(pair: Pair, env: dict) -> dict | None:
     family, config = _family(pair), _config(pair)
     if family == "mtp":
         return {"mode": "mtp", "method": "mtp", "k": _mtp_layers(config), "env": env}
-    method = {"dflash": "dflash", "dflash2": "dflash", "dspark": "dspark", "eagle3": "eagle3",
-              "eagle": "eagle"}.get(family)
+    method = families.method(family, "vllm") if not family.startswith("speculators") else None
     if method is None or pair.target is None:
         return None
     k = {"dflash": _block(config) - 1, "dspark": _block(config, 8)}.get(method, 3)

@@ -1,0 +1,145 @@
+"""Runtime releases: which are recorded, which exist, and how a `--runtime` value names
+one (`parse`); labels and verb agreement for messages."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from drafter_lint.errors import UnknownRuntime
+
+# Runtimes and the releases whose code the facts were read from, oldest first; the last
+# one is the default.
+KNOWN = {
+    "vllm": ("0.32.0", "0.33.0"),
+    "sglang": ("0.5.23",),
+    "reference": ("44947fb",),   # z-lab/dflash (transformers 4.57.1), not versioned
+}
+# Every release on the package index (`pip index versions`, 2026-12-01), oldest first:
+# what `--runtime NAME==VERSION` may name. vLLM from 0.10.0 (older numbers are taken as
+# given, with a note); SGLang 0.5 (0.5.0 exists only as release candidates).
+PUBLISHED = {
+    "vllm": (
+        "0.10.0", "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2",
+        "0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1", "0.16.0",
+        "0.17.0", "0.17.1", "0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0",
+        "0.20.1", "0.20.2", "0.21.0", "0.22.0", "0.22.1", "0.23.0", "0.24.0",
+        "0.25.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1", "0.28.0", "0.29.0",
+        "0.30.0", "0.31.0", "0.32.0", "0.33.0"),
+    "sglang": (
+        "0.5.0rc0", "0.5.0rc1", "0.5.0rc2", "0.5.1", "0.5.2", "0.5.3", "0.5.4",
+        "0.5.5", "0.5.6", "0.5.7", "0.5.8", "0.5.9", "0.5.10", "0.5.11", "0.5.12",
+        "0.5.13", "0.5.14", "0.5.15", "0.5.16", "0.5.17", "0.5.18", "0.5.19",
+        "0.5.20", "0.5.21", "0.5.22", "0.5.23"),
+}
+LABEL = {"vllm": "vLLM", "sglang": "SGLang", "reference": "the z-lab reference"}
+# Runtimes a finding is checked for when --runtime is not given: the serving runtimes.
+# The z-lab reference is a research implementation; ask for it with --runtime reference.
+SERVING = ("vllm", "sglang")
+
+
+@dataclass(frozen=True)
+class Release:
+    runtime: str
+    version: str
+    exact: bool = True      # False: not a recorded release (rows apply by their ranges)
+    note: str = ""          # what the CLI says about an inexact release
+
+    @property
+    def label(self) -> str:
+        return f"{LABEL[self.runtime]} {self.version}"
+
+
+def version_key(text: str) -> tuple:
+    """A comparable key: `0.5.0rc2` < `0.5.0` < `0.5.1` < `0.10.1.1` < `0.10.2`."""
+    parts, tail = [], (0,)
+    for piece in text.split("."):
+        found = re.fullmatch(r"(\d*)(?:(rc|a|b)(\d+))?.*", piece)
+        parts.append(int(found.group(1)) if found.group(1) else 0)
+        if found.group(2):
+            tail = (-1, int(found.group(3)))
+    return (*parts, *tail)
+
+
+RELEASE_VERSION = re.compile(r"\d+(\.\d+)*((rc|a|b)\d+)?")
+
+
+def parse(spec: str) -> Release:
+    """`vllm`, `vllm==0.33`, `sglang==0.5.23`, `reference` -> a Release.
+
+    A recorded release is exact. Any other release of the runtime keeps its number (rows
+    apply by their `since`/`until`) and carries a note: between recorded releases the
+    rows without a range are those read for the nearest older one; past the newest
+    recorded, its facts may be stale. A version that is no release of that runtime (not a
+    version number, or a number the index does not have between its first and last
+    release) raises UnknownRuntime.
+    """
+    name, _, version = spec.strip().partition("==")
+    name, version = name.strip().lower(), version.strip()
+    if name not in KNOWN:
+        raise UnknownRuntime(f"unknown runtime {spec!r}: expected one of "
+                             f"{', '.join(KNOWN)}, optionally NAME==VERSION")
+    recorded = KNOWN[name]
+    if not version or name == "reference":
+        return Release(name, recorded[-1])
+    if not RELEASE_VERSION.fullmatch(version):
+        raise UnknownRuntime(f"{spec!r}: {version!r} is not a release version of "
+                             f"{LABEL[name]}")
+    if version.count(".") < 1:
+        raise UnknownRuntime(f"{spec!r}: {version!r} is not a release version of "
+                             f"{LABEL[name]} (MAJOR.MINOR[.PATCH])")
+    for known in recorded:
+        if version_key(known)[:len(version_key(version))] == version_key(version):
+            return Release(name, known)
+    published = PUBLISHED.get(name, ())
+    label, newest = LABEL[name], recorded[-1]
+    if published and version_key(version) > version_key(published[-1]):
+        return Release(name, version, exact=False, note=(
+            f"{label} {version} is newer than {newest}, the newest recorded release: its "
+            f"facts are {newest}'s and may be stale"))
+    if published and version_key(version) >= version_key(published[0]) and \
+            version not in published:
+        around = [v for v in published if version_key(v) < version_key(version)][-1:] + \
+            [v for v in published if version_key(v) > version_key(version)][:1]
+        raise UnknownRuntime(f"{spec!r}: {label} has no release {version} (the releases "
+                             f"around it are {' and '.join(around)})")
+    older = [r for r in recorded if version_key(r) < version_key(version)]
+    return Release(name, version, exact=False, note=(
+        f"{label} {version} is not a recorded release: facts with a release range follow "
+        f"its number, the others are those read for "
+        f"{older[-1] if older else recorded[0]}"
+        + ("" if older else " (it is older than every recorded release)")))
+
+
+def default_releases() -> tuple[Release, ...]:
+    return tuple(Release(name, KNOWN[name][-1]) for name in SERVING)
+
+
+def newest(name: str) -> str:
+    """'vLLM 0.33.0': the newest known release of a runtime, for messages."""
+    return Release(name, KNOWN[name][-1]).label
+
+
+# the newest known releases, for messages that state a fact of the current runtimes
+VLLM_LABEL, SGLANG_LABEL = newest("vllm"), newest("sglang")
+
+
+def labels(releases) -> str:
+    """'vLLM 0.33.0 and SGLang 0.5.23' for messages."""
+    names = [r.label for r in releases]
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+_PLURAL = {"is": "are", "has": "have", "does": "do"}
+
+
+def agree(releases, phrase: str) -> str:
+    """'vLLM 0.33.0 refuses to start' / 'vLLM 0.33.0 and SGLang 0.5.23 refuse to start':
+    `phrase` starts with a verb in the third person singular."""
+    releases = list(releases)
+    words = phrase.split(" ")
+    at = 1 if words[0] in ("then", "also") and len(words) > 1 else 0
+    if len(releases) > 1:
+        verb = words[at]
+        words[at] = _PLURAL.get(verb, verb[:-1] if verb.endswith("s") else verb)
+    return f"{labels(releases)} {' '.join(words)}"
