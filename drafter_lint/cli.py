@@ -31,6 +31,7 @@ from drafter_lint.options import Options
 from drafter_lint.pipeline import rules, stderr_note
 from drafter_lint.progress import Progress
 from drafter_lint.report import failing, locate, render
+from drafter_lint.rules import redirect
 from drafter_lint.runtimes import UnknownRuntime, parse
 
 
@@ -434,13 +435,23 @@ def inspect(path, target_arg, offline, family):
 def explain(code):
     """Explain one rule (by code or name): what it checks, why, and examples."""
     rules = _rules()
-    rule = rules.get(code.upper()) or next((r for r in rules.values() if r.name == code), None)
+    current = redirect(code.upper())
+    rule = rules.get(current) or next((r for r in rules.values() if r.name == code), None)
     if rule is None:
         close = difflib.get_close_matches(code.upper(), list(rules), n=3) or \
             difflib.get_close_matches(code, [r.name for r in rules.values()], n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise Abort(f"unknown rule {code!r}{hint}")
     click.echo(f"{rule.code} {rule.name}\n")
+    if current != code.upper() and rule.code == current:
+        click.echo(f"({code.upper()} is now {current}: ignores and baselines naming "
+                   f"{code.upper()} apply to it)\n")
+    if rule.status != "stable":
+        click.echo(f"Status: {rule.status}"
+                   + (f", replaced by {rule.replaced_by}" if rule.replaced_by else "")
+                   + (f": {rule.why}" if rule.why else "")
+                   + (" (runs only when selected by its code)" if rule.status == "preview"
+                      else " (never runs)" if rule.status == "removed" else "") + "\n")
     applies = f" ({rule.fix_applicability})" if rule.fix_applicability else ""
     also = [s for s in rule.severities if s != rule.severity.value]
     severity = rule.severity.value + (f" (also {', '.join(also)})" if also else "")
@@ -466,8 +477,9 @@ def list_rules(fmt):
     for code, rule in sorted(rules.items()):       # default severity first, then the rest
         levels = "/".join([rule.severity.value] + [s for s in rule.severities
                                                    if s != rule.severity.value])
+        status = "" if rule.status == "stable" else f"[{rule.status}] "
         click.echo(f"{code:<6}  {levels:<21}  {rule.family:<6}  "
-                   f"{rule.name:<42}  {rule.summary}")
+                   f"{rule.name:<42}  {status}{rule.summary}")
 
 
 def main(argv: list[str] | None = None) -> int:

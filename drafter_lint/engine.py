@@ -25,6 +25,13 @@ def selected(code: str, select: tuple[str, ...], ignore: tuple[str, ...]) -> boo
     return not any(code.startswith(i) for i in ignore)
 
 
+def runs(rule: Rule, select: tuple[str, ...]) -> bool:
+    """A removed rule never runs; a preview rule only when selected by its full code."""
+    if rule.status == "removed":
+        return False
+    return rule.status != "preview" or rule.code in select
+
+
 def _missing_need(rule: Rule, facts: Facts) -> str | None:
     for need in rule.needs:
         if need == "config" and facts.checkpoint.config is None:
@@ -80,7 +87,7 @@ def lint(checkpoint: Checkpoint, options: Options, facts: Facts | None = None) -
             continue
         if rule.family != "any" and rule.family not in facts.families:
             continue  # another family's rule: not a skipped check
-        if rule.phase != "check":
+        if rule.phase != "check" or not runs(rule, select):
             continue
         reason = _missing_need(rule, facts)
         if reason:

@@ -8,8 +8,10 @@ families that run on it (a speculators checkpoint also runs the rules of the fam
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
+
+from drafter_lint import runtimes
 
 # vllm==0.33.0 model_executor/models/registry.py:698-713, plus the speculators and
 # SpecForge/SGLang class names
@@ -128,30 +130,27 @@ class Family:
     loader: str | None               # model_type of the transformers config class that loads
     #                                  a config naming none; None: the config's own model_type
     transformers: bool               # whether runtimes read config.json through transformers
-    runtimes: tuple[str, ...]        # runtimes with `serves.<name>` rows (which releases: there)
     own_model: bool                  # a model of its own (MTP layers and Medusa heads are
     #                                  parts of the target: its attention settings are its)
-    methods: dict = field(default_factory=dict)   # runtime -> speculative method / algorithm
+
+    @property
+    def runtimes(self) -> tuple[str, ...]:
+        """The runtimes whose facts say whether they serve it (`serves.<name>` rows)."""
+        return tuple(sorted({f.runtime for f in runtimes.FACTS
+                             if f.key == f"serves.{self.name}"}))
 
 
-V, S, R = "vllm", "sglang", "reference"
 # In detection order: the first whose signature matches names the checkpoint.
 FAMILY_TABLE: tuple[Family, ...] = (
-    Family("speculators", _is_speculators, ("speculators",), "speculators", None, False,
-           (V, S), True),
-    Family("dflash2", _is_dflash2, ("dflash2", "dflash"), "dflash", None, True, (V, S, R), True,
-           {V: "dflash", S: "DFLASH"}),
-    Family("dspark", _is_dspark, ("dspark", "dflash"), "dflash", None, True, (V, S), True,
-           {V: "dspark", S: "DSPARK"}),
+    Family("speculators", _is_speculators, ("speculators",), "speculators", None, False, True),
+    Family("dflash2", _is_dflash2, ("dflash2", "dflash"), "dflash", None, True, True),
+    Family("dspark", _is_dspark, ("dspark", "dflash"), "dflash", None, True, True),
     # z-lab's reference builds a DFlash draft with Qwen3Config (dflash/model.py)
-    Family("dflash", _is_dflash, ("dflash",), "dflash", "qwen3", True, (V, S, R), True,
-           {V: "dflash", S: "DFLASH", R: "dflash"}),
-    Family("medusa", _is_medusa, ("medusa",), "medusa", None, False, (V, S), False),
-    Family("eagle3", _is_eagle3, ("eagle3",), "eagle3", None, True, (V, S), True,
-           {V: "eagle3", S: "EAGLE3"}),
-    Family("eagle", _is_eagle, ("eagle",), "eagle", None, True, (V, S), True,
-           {V: "eagle", S: "EAGLE"}),
-    Family("mtp", _is_mtp, ("mtp",), "mtp", None, True, (V, S), False, {V: "mtp", S: "NEXTN"}),
+    Family("dflash", _is_dflash, ("dflash",), "dflash", "qwen3", True, True),
+    Family("medusa", _is_medusa, ("medusa",), "medusa", None, False, False),
+    Family("eagle3", _is_eagle3, ("eagle3",), "eagle3", None, True, True),
+    Family("eagle", _is_eagle, ("eagle",), "eagle", None, True, True),
+    Family("mtp", _is_mtp, ("mtp",), "mtp", None, True, False),
 )
 BY_NAME = {f.name: f for f in FAMILY_TABLE}
 FAMILIES = tuple(BY_NAME)
@@ -197,9 +196,11 @@ def schemas(family: str) -> tuple[str, ...]:
 
 
 def method(family: str, runtime: str) -> str | None:
-    """The speculative method (vLLM) or algorithm (SGLang) a family is served with."""
-    row = _family_row(family)
-    return row.methods.get(runtime) if row else None
+    """The speculative method (vLLM) or algorithm (SGLang) the newest recorded release of
+    `runtime` serves a family with (its `launch.methods` fact), or None."""
+    release = runtimes.parse(runtime)
+    names = runtimes.value("launch.methods", release, {}).get(family.split("/", 1)[0], ())
+    return names[0] if names else None
 
 
 def through_transformers(family: str) -> bool:

@@ -31,7 +31,7 @@ from drafter_lint.hub import base_models, parse_repo_arg, read_card
 from drafter_lint.options import Options
 from drafter_lint.reference import read_reference
 from drafter_lint.report import locate
-from drafter_lint.rules import RULES
+from drafter_lint.rules import RULES, redirect
 from drafter_lint.target import TargetError, resolve_target
 
 
@@ -40,8 +40,10 @@ def rules() -> dict:
 
 
 def codes(values: tuple[str, ...]) -> tuple[str, ...]:
-    """`--select DF1,DL --select TF` -> ("DF1", "DL", "TF")."""
-    return tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
+    """`--select DF1,DL --select TF` -> ("DF1", "DL", "TF"); a redirected code becomes the
+    code that says it now (rules.REDIRECTS)."""
+    return tuple(redirect(c.strip().upper()) for v in values for c in v.split(",")
+                 if c.strip())
 
 
 def prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cache,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from drafter_lint.family import FAMILIES
-from drafter_lint.findings import Finding, Severity
+from drafter_lint.findings import Applicability, Finding, Severity
 
 # Facts a rule can need; when one is missing the rule is reported as skipped.
 NEEDS = {
@@ -24,6 +24,14 @@ NEEDS = {
 }
 
 
+# fix availability: whether a rule's findings carry a fix
+AVAILABILITY = ("never", "sometimes", "always")
+# rule lifecycle, as ruff has it: a preview rule runs only when selected by its full code;
+# a deprecated one runs and says what replaces it; a removed one never runs, but its code
+# stays meaningful (ignores, baselines and `explain` still know it)
+STATUSES = ("stable", "preview", "deprecated", "removed")
+
+
 @dataclass(frozen=True)
 class Rule:
     code: str
@@ -31,17 +39,20 @@ class Rule:
     severity: Severity
     family: str          # a family of drafter_lint.family.FAMILIES, or "any"
     needs: tuple[str, ...]
-    fix: str             # as declared: "none" | "safe" | "unsafe" | "sometimes"
+    fix: str             # availability: "never" | "sometimes" | "always"
+    applies: Applicability | None   # the most its fixes may be applied (None: no fixes)
     summary: str
     doc: str
     check: Callable[..., Iterable[Finding]]
     phase: str = "check"   # "suppression": runs after ignores and the baseline are applied
+    status: str = "stable"
+    replaced_by: str = ""  # for a deprecated or removed rule: the code that says it now
+    why: str = ""          # for a deprecated or removed rule: why (a runtime release, ...)
 
     @property
     def severities(self) -> tuple[str, ...]:
         """Every severity the rule can report at, most severe first: its default and each
         `Severity.X` its function names (read from its source)."""
-
         found = {self.severity.value}
         try:
             tree = ast.parse(textwrap.dedent(inspect.getsource(self.check)))
@@ -55,40 +66,67 @@ class Rule:
 
     @property
     def fix_availability(self) -> str:
-        """Whether findings carry a fix: "always", "sometimes" or "never"."""
-        return {"none": "never", "sometimes": "sometimes"}.get(self.fix, "always")
+        return self.fix
 
     @property
     def fix_applicability(self) -> str | None:
-        """How its fixes apply: "safe", "unsafe", "per finding" (each Fix says), or None."""
-        return {"none": None, "sometimes": "per finding"}.get(self.fix, self.fix)
+        """The label of the most its fixes may be applied ("safe", "unsafe", "display-only")."""
+        return self.applies.label if self.applies is not None else None
 
     def to_json(self) -> dict:
         return {"code": self.code, "name": self.name, "severity": self.severity.value,
-                "severities": list(self.severities), "family": self.family, "needs": list(self.needs), "fix": self.fix,
+                "severities": list(self.severities), "family": self.family,
+                "needs": list(self.needs), "fix": self.fix,
                 "fix_availability": self.fix_availability,
-                "fix_applicability": self.fix_applicability, "summary": self.summary}
+                "fix_applicability": self.fix_applicability, "status": self.status,
+                "replaced_by": self.replaced_by or None, "summary": self.summary}
 
 
 def rule(code: str, name: str, severity: str, family: str,
-         needs: tuple[str, ...] = ("config",), fix: str = "none", phase: str = "check"):
-    """Declare a rule; the decorated function yields Findings from a Facts object."""
-
+         needs: tuple[str, ...] = ("config",), fix: str = "never",
+         applies: Applicability | str | None = None, phase: str = "check",
+         status: str = "stable", replaced_by: str = "", why: str = ""):
+    """Declare a rule; the decorated function yields Findings from a Facts object.
+    `fix` says whether its findings carry a fix (never / sometimes / always), `applies`
+    the most applicable of those fixes (Applicability)."""
     for need in needs:
         if need not in NEEDS:
             raise ValueError(f"{code}: unknown need {need!r}")
     if family not in FAMILIES and family != "any":
         raise ValueError(f"{code}: unknown family {family!r}")
+    if fix not in AVAILABILITY:
+        raise ValueError(f"{code}: fix must be one of {AVAILABILITY}, not {fix!r}")
+    if (fix == "never") != (applies is None):
+        raise ValueError(f"{code}: a rule with fixes says how they apply, and only then")
+    if status not in STATUSES:
+        raise ValueError(f"{code}: unknown status {status!r}")
+    if status in ("deprecated", "removed") and not why:
+        raise ValueError(f"{code}: a {status} rule says why")
 
     def wrap(function):
         doc = inspect.cleandoc(function.__doc__ or "")
         if not doc:
             raise ValueError(f"{code}: a rule needs a docstring")
         function.rule = Rule(code, name, Severity(severity), family, needs, fix,
-                             doc.splitlines()[0], doc, function, phase)
+                             Applicability.of(applies) if applies is not None else None,
+                             doc.splitlines()[0], doc, function, phase, status, replaced_by,
+                             why)
         return function
 
     return wrap
+
+
+def undeclared_fix(rule: Rule, finding: Finding) -> str | None:
+    """How `finding` breaks `rule`'s declared fixability, or None (the tests hold every
+    finding of every case and corpus checkpoint to it)."""
+    if rule.fix == "never" and finding.fix is not None:
+        return f"{rule.code} declares no fix but yields one at {finding.pointer!r}"
+    if rule.fix == "always" and finding.fix is None and finding.pointer:
+        return f"{rule.code} declares a fix on every finding; none at {finding.pointer!r}"
+    if finding.fix is not None and finding.fix.applicability > rule.applies:
+        return (f"{rule.code} declares fixes up to {rule.applies.label}; "
+                f"{finding.fix.applicability.label} at {finding.pointer!r}")
+    return None
 
 
 def collect(*functions) -> dict[str, Rule]:

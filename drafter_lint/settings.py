@@ -32,7 +32,7 @@ from pathlib import Path
 from drafter_lint.bounded import read_text
 from drafter_lint.errors import SettingsError
 from drafter_lint.findings import describe
-from drafter_lint.rules import RULES
+from drafter_lint.rules import RULES, redirect
 from drafter_lint.runtimes import UnknownRuntime, parse
 from drafter_lint.write import WriteError, atomic_write
 
@@ -118,7 +118,7 @@ def find_files(root: Path) -> list[Path]:
 def _codes(value, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise SettingsError(f"{where}: expected a list of rule codes")
-    codes = tuple(v.strip().upper() for v in value)
+    codes = tuple(redirect(v.strip().upper()) for v in value)
     for code in codes:
         _known(code, where)
     return codes
@@ -162,7 +162,7 @@ def load(root: Path) -> Settings:
             if level not in LEVELS:
                 raise SettingsError(f"{where}: severity of {code} must be one of "
                                     f"{', '.join(LEVELS)}")
-            settings.severity[code.upper()] = level
+            settings.severity[redirect(str(code).upper())] = level
         for i, entry in enumerate(data.get("per-path-ignores") or []):
             if not isinstance(entry, dict) or "path" not in entry or "rules" not in entry:
                 raise SettingsError(f"{where}: per-path-ignores[{i}] needs path and rules")
@@ -210,4 +210,4 @@ def read_baseline(path: Path) -> list[dict]:
             isinstance(e, dict) and {"rule", "path", "pointer"} <= set(e) for e in entries):
         raise SettingsError(f"baseline {path}: expected {{\"entries\": [{{rule, path, "
                             f"pointer}}, ...]}}")
-    return entries
+    return [{**e, "rule": redirect(str(e["rule"]))} for e in entries]

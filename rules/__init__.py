@@ -21,3 +21,18 @@ MODULES = (files, startup, dflash, dflash_weights, dspark, eagle3, eagle, mtp, m
            speculators, rope, reference, loaded, launch)
 
 RULES = {code: r for module in MODULES for code, r in module.RULES.items()}
+
+# Codes that once named a rule now split, merged or renamed: old code -> the code that
+# says it now. Selecting, ignoring, configuring or baselining the old code acts on the
+# new one (`redirect`), so users' ignores and baselines keep their meaning.
+REDIRECTS: dict[str, str] = {}
+
+
+def redirect(code: str, redirects: dict[str, str] | None = None) -> str:
+    """The current code for `code` (itself unless it was redirected)."""
+    redirects = REDIRECTS if redirects is None else redirects
+    seen = set()
+    while code in redirects and code not in seen:
+        seen.add(code)
+        code = redirects[code]
+    return code

@@ -14,7 +14,15 @@ from drafter_lint.rules.common import target_hidden_size_differs
 
 from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
-from drafter_lint.findings import Finding, Severity, add, remove, replace
+from drafter_lint.findings import (
+    DISPLAY_ONLY,
+    UNSAFE,
+    Finding,
+    Severity,
+    add,
+    remove,
+    replace,
+)
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 from drafter_lint.target import special_ids
@@ -156,7 +164,7 @@ def dflash_config_missing(facts: Facts):
                       f"object holding mask_token_id and target_layer_ids")
 
 
-@rule("DF102", "mask-token-id-missing", "error", "dflash", fix="sometimes")
+@rule("DF102", "mask-token-id-missing", "error", "dflash", fix="sometimes", applies="unsafe")
 def mask_token_id_missing(facts: Facts):
     """No mask token id where a runtime reads it, or one that is not an integer.
 
@@ -173,19 +181,23 @@ def mask_token_id_missing(facts: Facts):
     Warning: no id for SGLang only (it falls back to `<|MASK|>`).
     Passes: `"dflash_config": {"mask_token_id": 248070}`; a top-level `"mask_token_id"`
     for vLLM and SGLang.
-    Fix (unsafe): copy a top-level integer `mask_token_id` into `dflash_config`, else the id
-    z-lab uses for this vocabulary (248070 for vocab 248320, 151669 for 151936).
+    Fix (unsafe): copy a top-level integer `mask_token_id` into `dflash_config`.
+    Fix (display-only): else the id z-lab uses for this vocabulary (248070 for vocab
+    248320, 151669 for 151936), a candidate: the incident's id was such a copy.
     """
     dflash_config = facts.get("/dflash_config", None)
     top = facts.int("/mask_token_id")
     known = KNOWN_MASK_IDS.get(facts.int("/vocab_size"))
     suggestion = top if top is not None else (known[0] if known else None)
+    # a top-level id is the drafter's own; the table's id is a candidate to check by hand
+    applies = UNSAFE if top is not None else DISPLAY_ONLY
     for ptr in (MASK, "/mask_token_id"):
         value = facts.get(ptr)
         if value is MISSING or (ptr == MASK and not isinstance(dflash_config, dict)):
             continue
         if type(value) is not int or value < 0:
-            fix = replace(ptr, suggestion) if suggestion is not None and ptr == MASK else None
+            fix = replace(ptr, suggestion, applies) \
+                if suggestion is not None and ptr == MASK else None
             yield Finding(ptr, f"{dotted(ptr)} is {_dump(value)}, expected a "
                           f"non-negative integer token id"
                           + (f" such as {suggestion}" if suggestion is not None else ""),
@@ -196,7 +208,7 @@ def mask_token_id_missing(facts: Facts):
         return
     fatal = [r for r in missing
              if getattr(runtimes.lookup("dflash.mask-sources", r), "effect", "") == "start-up"]
-    fix = add(MASK, suggestion) if suggestion is not None and isinstance(
+    fix = add(MASK, suggestion, applies) if suggestion is not None and isinstance(
         dflash_config, dict) else None
     if fatal:
         yield Finding(MASK, f"no mask_token_id where {runtimes.agree(fatal, 'looks')} for it; "
@@ -270,7 +282,7 @@ def mask_token_id_is_text(facts: Facts):
                       severity=Severity.WARNING)
 
 
-@rule("DF105", "mask-token-id-unexpected", "warning", "dflash", fix="unsafe")
+@rule("DF105", "mask-token-id-unexpected", "warning", "dflash", fix="always", applies="unsafe")
 def mask_token_id_unexpected(facts: Facts):
     """`mask_token_id` is not the id z-lab drafters use for this vocabulary.
 
@@ -285,7 +297,8 @@ def mask_token_id_unexpected(facts: Facts):
     Informs: 248077 on that vocabulary.
     Passes: `"vocab_size": 248320, "dflash_config": {"mask_token_id": 248070}`; any id on
     a vocabulary not in the table.
-    Fix (unsafe): the family's id; only right for drafters trained by z-lab's recipe.
+    Fix (unsafe): the family's id, where the file holds the other family's.
+    Fix (display-only): the family's id over another id, which may be the trainer's own.
     """
     mask_ptr, mask = mask_id(facts)
     vocab = facts.int("/vocab_size")
@@ -306,7 +319,7 @@ def mask_token_id_unexpected(facts: Facts):
         yield Finding(mask_ptr, f"{dotted(mask_ptr)} is {mask}; z-lab {family} drafters "
                       f"(vocab {vocab}) use {expected}: right only if this drafter was "
                       f"trained with {mask}", severity=Severity.INFO,
-                      fix=replace(mask_ptr, expected))
+                      fix=replace(mask_ptr, expected, DISPLAY_ONLY))
 
 
 @rule("DF107", "mask-token-id-is-special", "warning", "dflash")
@@ -340,7 +353,7 @@ def mask_token_id_is_special(facts: Facts):
             return
 
 
-@rule("DF106", "shadowed-dflash-field", "warning", "dflash", fix="unsafe")
+@rule("DF106", "shadowed-dflash-field", "warning", "dflash", fix="always", applies="unsafe")
 def shadowed_dflash_field(facts: Facts):
     """A top-level copy of a `dflash_config` field has a different value.
 
@@ -519,7 +532,8 @@ def target_layer_count_vs_fc(facts: Facts):
                       f"fc.weight is {list(shape)} ({trained} of width {width})")
 
 
-@rule("DF114", "target-layer-ids-not-default", "info", "dflash", fix="unsafe")
+@rule("DF114", "target-layer-ids-not-default", "info", "dflash", fix="sometimes",
+      applies="unsafe")
 def target_layer_ids_not_default(facts: Facts):
     """The taps are the z-lab spacing shifted by one (error), or another list (info).
 
@@ -536,7 +550,8 @@ def target_layer_ids_not_default(facts: Facts):
 
     Fails: `[2, 17, 32, 47, 62]` on a 64-layer target.
     Informs: `[5, 19, 33, 47, 61]` on a 64-layer target. Passes: `[1, 16, 31, 46, 61]`.
-    Fix (unsafe): the default list.
+    Fix (unsafe): the default list, over the default shifted by one.
+    Fix (display-only): the default list, over another list (which may be the trained one).
     """
     taps = taps_of(facts)
     depth, source = _depth(facts)
@@ -562,7 +577,7 @@ def target_layer_ids_not_default(facts: Facts):
             return
     yield Finding(ptr, f"the drafter taps target layers {taps}; z-lab's spacing for depth "
                   f"{depth} ({source}) is {expected}; fine if this is what it was trained "
-                  f"with", fix=fix)
+                  f"with", fix=replace(TAPS, expected, DISPLAY_ONLY) if fix else None)
 
 
 @rule("DF115", "num-target-layers-mismatch", "error", "dflash", needs=("config", "target"))
@@ -589,7 +604,7 @@ def num_target_layers_mismatch(facts: Facts):
                   f"{depth} layers; this drafter was trained for a different target")
 
 
-@rule("DF116", "num-target-layers-missing", "info", "dflash", fix="sometimes")
+@rule("DF116", "num-target-layers-missing", "info", "dflash", fix="sometimes", applies="unsafe")
 def num_target_layers_missing(facts: Facts):
     """`num_target_layers` is absent or not a positive integer.
 
@@ -620,7 +635,7 @@ def num_target_layers_missing(facts: Facts):
                   severity=Severity.WARNING if strict else Severity.INFO)
 
 
-@rule("DF117", "eagle-aux-ids-stale", "error", "dflash", fix="safe")
+@rule("DF117", "eagle-aux-ids-stale", "error", "dflash", fix="always", applies="safe")
 def eagle_aux_ids_stale(facts: Facts):
     """`eagle_aux_hidden_state_layer_ids` is not `dflash_config.target_layer_ids` + 1.
 
@@ -723,7 +738,7 @@ def layer_types_missing(facts: Facts):
     `dflash_config.use_swa` is set (vllm==0.33.0 qwen3_dflash.py:96-144). All-full drafters
     (the z-lab Qwen3 ones) are fine without the list: an info.
 
-    Informs: a config without `layer_types`. Quiet: an explicit list, or `use_swa` with a
+    Informs: a config without `layer_types`. Passes: an explicit list, or `use_swa` with a
     runtime that reads it.
     """
     value = facts.get("/layer_types")
@@ -787,7 +802,7 @@ def sliding_window_below_block(facts: Facts):
                       f"block_size {block}; the draft block cannot see itself")
 
 
-@rule("DF124", "sliding-window-disabled", "error", "dflash", fix="unsafe")
+@rule("DF124", "sliding-window-disabled", "error", "dflash", fix="always", applies="unsafe")
 def sliding_window_disabled(facts: Facts):
     """Sliding layers take their window from `sliding_window`, but `use_sliding_window` is
     false or absent, so transformers loads the window as null.
@@ -834,7 +849,7 @@ def mixed_attention_runtime(facts: Facts):
     config/vllm.py:748-767); V1 refuses mixed drafters ("Model Runner V1 does not support",
     config/vllm.py:3128-3137). LCH103 checks a launch line that selects V1.
 
-    Informs: `layer_types` with both kinds, when checking for vLLM. Quiet: one kind only.
+    Informs: `layer_types` with both kinds, when checking for vLLM. Passes: one kind only.
     """
     kinds = set(_layer_types(facts) or [])
     needs = runtimes.matching(facts.releases, "runner.v1-refuses-mixed-swa")

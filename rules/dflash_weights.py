@@ -197,7 +197,7 @@ def own_embeddings_present(facts: Facts):
     present, vLLM uses the drafter's own copies instead of the target's; make sure that is
     intended (and that they match the target's vocabulary).
 
-    Reports: `embed_tokens.weight` in the weights. Quiet: no such tensor.
+    Reports: `embed_tokens.weight` in the weights. Passes: no such tensor.
     """
     for name in sorted(facts.weights):
         if name.endswith(("embed_tokens.weight", "lm_head.weight")):
@@ -218,7 +218,7 @@ def dflash2_checkpoint(facts: Facts):
     implements DFlash v1 only.
 
     Fails: a DFlash2 checkpoint checked with `--runtime reference`.
-    Informs: a DFlash2 checkpoint (which runtimes serve it). Quiet: DFlash v1.
+    Informs: a DFlash2 checkpoint (which runtimes serve it). Passes: DFlash v1.
     """
     signs = []
     architectures = facts.get("/architectures", None)

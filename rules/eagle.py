@@ -29,7 +29,7 @@ def bias_flag(facts: Facts) -> tuple[str, bool]:
 
 
 @rule("EA101", "eagle-fc-shape-and-bias", "error", "eagle", needs=("config", "weights"),
-      fix="sometimes")
+      fix="sometimes", applies="safe")
 def fc_shape_and_bias(facts: Facts):
     """`fc` is not `[H, 2H]`, or `fc.bias` disagrees with the bias flag (E1-01).
 

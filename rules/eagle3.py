@@ -123,7 +123,7 @@ def fallback_outputs(depth: int) -> list[int]:
     return [i - 1 for i in default_ids(depth)]
 
 
-@rule("EA302", "eagle3-aux-ids-missing", "warning", "eagle3", fix="sometimes")
+@rule("EA302", "eagle3-aux-ids-missing", "warning", "eagle3", fix="sometimes", applies="unsafe")
 def aux_ids_missing(facts: Facts):
     """No aux-layer ids where a runtime reads them, so it falls back to `[2, L//2, L-3]` (E3-02).
 
@@ -434,7 +434,7 @@ def norm_flags_vs_tensors(facts: Facts):
 
 
 @rule("EA313", "eagle3-norm-tensors-without-flag", "warning", "eagle3",
-      needs=("config", "weights"), fix="sometimes")
+      needs=("config", "weights"), fix="always", applies="safe")
 def norm_tensors_without_flag(facts: Facts):
     """Norm tensors ship but the flag that applies them is not set (E3-13).
 
@@ -505,7 +505,7 @@ def max_position_below_target(facts: Facts):
     SGLang refuses a short draft context instead (DL013).
 
     Warns: 2048 with yarn scaling on a 131072-position target (vLLM serves 2048 tokens).
-    Informs: 2048 with default RoPE. Quiet: equal or larger; checked for SGLang alone.
+    Informs: 2048 with default RoPE. Passes: equal or larger; checked for SGLang alone.
     """
     mine = facts.int("/max_position_embeddings")
     theirs = facts.target.config.get("max_position_embeddings")
@@ -566,7 +566,7 @@ def embed_tokens(facts: Facts):
     (vLLM #50158).
 
     Reports: no `embed_tokens.weight` (info); `[32000, 4096]` for vocab 128256 (error).
-    Quiet: `[128256, 4096]`.
+    Passes: `[128256, 4096]`.
     """
     name = next((n for n in facts.weights or {} if n.endswith("embed_tokens.weight")), None)
     vocab, H = facts.int("/vocab_size"), facts.int("/hidden_size")
@@ -600,7 +600,7 @@ def path_without_method(facts: Facts):
     line that would be misread, an info otherwise.
 
     Reports: `/models/my-head`, `org/Llama-3.1-8B-EAGLE-3`.
-    Quiet: `/models/Llama-3.1-8B-eagle3`; `"method": "eagle3"` on the launch line.
+    Passes: `/models/Llama-3.1-8B-eagle3`; `"method": "eagle3"` on the launch line.
     """
     vllm = [r for r in facts.releases if r.runtime == "vllm"]
     if facts.launch.get("method") or not vllm:
@@ -657,7 +657,7 @@ def lm_head_missing(facts: Facts):
                                    f"head's output layer would stay uninitialized")
 
 
-@rule("EA320", "eagle3-tied-reduced-vocab", "info", "eagle3", fix="unsafe")
+@rule("EA320", "eagle3-tied-reduced-vocab", "info", "eagle3", fix="always", applies="unsafe")
 def tied_reduced_vocab(facts: Facts):
     """`tie_word_embeddings` is true while the head predicts a reduced draft vocabulary.
 

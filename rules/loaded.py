@@ -253,7 +253,7 @@ def transformers_warning(facts: Facts):
     Validation in transformers mostly warns instead of failing: a `*_token_id` outside
     the vocabulary, a RoPE scaling factor below 1, an unknown `rope_type`.
 
-    Reports: each warning, with the transformers version. Quiet: a clean load.
+    Reports: each warning, with the transformers version. Passes: a clean load.
     """
     for message in facts.loaded.warnings:
         yield Finding("", f"{facts.loaded.label} warns: {message}")

@@ -67,7 +67,7 @@ def vocab(facts: Facts):
 
     Reports: no `vocab_size` (info); `lm_heads.0.weight` `[32000, 4096]` for a 128256
     target without `token_map` (error).
-    Quiet: rows equal to the target vocabulary.
+    Passes: rows equal to the target vocabulary.
     """
     if not facts.has("/vocab_size"):
         yield Finding("/vocab_size", "vocab_size is not written: vLLM's MedusaConfig "

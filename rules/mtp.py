@@ -276,7 +276,7 @@ def head_unquantized(facts: Facts):
     because it crashed SM70 speculative decoding next to the W4A16 body (README of
     revision 2), so the precision mix is worth knowing, not a fault.
 
-    Informs: `ignore` matching every MTP attention/MLP linear. Quiet: packed MTP
+    Informs: `ignore` matching every MTP attention/MLP linear. Passes: packed MTP
     layers (only `mtp.fc` excluded), or no quantization.
     """
     found = _quant_config(facts)

@@ -102,7 +102,7 @@ def _findings(facts: Facts, kind: str):
 
 
 @rule("REF101", "runtime-field-differs-from-reference", "error", "any",
-      needs=("config", "reference"), fix="sometimes")
+      needs=("config", "reference"), fix="always", applies="safe")
 def runtime_field_differs(facts: Facts):
     """A field a runtime reads differs from the published config.
 
@@ -115,15 +115,15 @@ def runtime_field_differs(facts: Facts):
 
     Fails: `"mask_token_id": 151669` here, `248070` in the reference.
     Passes: equal values and types.
-    Fix: the reference value, safe: from a commit sha
-    (`--from-hub org/name@<sha>`), a branch resolved to its commit once, or a local folder;
-    removing a local-only key is unsafe.
+    Fix (safe): the reference value, from a commit sha (`--from-hub org/name@<sha>`), a
+    branch resolved to its commit once, or a local folder.
+    Fix (unsafe): removing a key only the local file has.
     """
     yield from _findings(facts, "runtime")
 
 
 @rule("REF102", "field-differs-from-reference", "warning", "any",
-      needs=("config", "reference"), fix="sometimes")
+      needs=("config", "reference"), fix="always", applies="safe")
 def field_differs(facts: Facts):
     """A field that is neither a known runtime field nor cosmetic differs from the reference.
 
@@ -132,13 +132,13 @@ def field_differs(facts: Facts):
 
     Fails: `"bos_token_id": 1` here, `248044` in the reference.
     Passes: equal values.
-    Fix: the reference value (safe; removing a local-only key is unsafe).
+    Fix (safe): the reference value. Fix (unsafe): removing a key only the local file has.
     """
     yield from _findings(facts, "other")
 
 
 @rule("REF103", "cosmetic-field-differs-from-reference", "info", "any",
-      needs=("config", "reference"), fix="sometimes")
+      needs=("config", "reference"), fix="sometimes", applies="safe")
 def cosmetic_field_differs(facts: Facts):
     """A field nothing reads at serving time differs from the reference.
 
@@ -147,6 +147,7 @@ def cosmetic_field_differs(facts: Facts):
 
     Fails: `"transformers_version": "4.57.3"` here, `"5.15.0"` in the reference.
     Passes: equal values.
+    Fix (safe): the reference value. Fix (unsafe): removing a key only the local file has.
     """
     yield from _findings(facts, "cosmetic")
 

@@ -291,7 +291,7 @@ def norm_output(facts: Facts):
     models/llama_eagle3.py:207); releases before vLLM PR #46488 feed the un-normed state
     back, silently. Checked for the runtimes selected; a warning for one that ignores it.
 
-    Informs: `"norm_output": true` (the runtimes that apply it). Quiet: false or absent.
+    Informs: `"norm_output": true` (the runtimes that apply it). Passes: false or absent.
     """
     if raw(facts, "/norm_output", None) is not True:
         return
@@ -326,7 +326,7 @@ def mtp_layers(facts: Facts):
                       f"{json.dumps(value)}; speculators MTP configs must have 1")
 
 
-@rule("SPC114", "speculators-tokens-vs-block", "error", "speculators", fix="safe")
+@rule("SPC114", "speculators-tokens-vs-block", "error", "speculators", fix="always", applies="safe")
 def tokens_vs_block(facts: Facts):
     """A speculators DFlash file proposes more tokens than its block has draft slots.
 
@@ -386,7 +386,7 @@ def dspark_anchor_default(facts: Facts):
 
 
 @rule("SPC116", "speculators-full-layers-served-causal", "warning", "speculators",
-      fix="sometimes")
+      fix="sometimes", applies="safe")
 def full_layers_served_causal(facts: Facts):
     """`sliding_window_non_causal: false` makes vLLM run full-attention layers causal.
 

@@ -125,6 +125,10 @@ def lint_case(case: Case, dest: Path, runtime: str | None = None) -> Outcome:
     checkpoint = read_checkpoint(drafter, display=case.id)
     target = read_target(target_dir) if target_dir else None
     result = lint(checkpoint, Options(rules=RULES, target=target, runtime=runtime))
+    from drafter_lint.registry import undeclared_fix
+
+    mismatches = [m for f in result.findings if (m := undeclared_fix(RULES[f.rule], f))]
+    assert not mismatches, (case.id, mismatches)     # fixes as each rule declares them
     return Outcome(case, result.family, sorted(
         (f.rule, f.severity.value, f.pointer, f.message) for f in result.findings))
 

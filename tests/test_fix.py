@@ -240,7 +240,21 @@ def test_lock_serializes_two_fixes(tiny, tmp_path):
                                 "--reference", str(tiny / "drafter")], cwd=tmp_path,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(4)
+        # wait (no fixed sleep) until the fix has opened the lock file: from then on it
+        # retries the lock we hold, so it must not have written anything
+        def holds_lock_open() -> bool:
+            try:
+                fds = list(Path(f"/proc/{process.pid}/fd").iterdir())
+            except OSError:
+                return False
+            return any(os.path.realpath(fd) == str(lock.resolve()) for fd in fds)
+
+        deadline = time.monotonic() + 60
+        while not holds_lock_open():
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "the fix never waited for the lock"
+            time.sleep(0.05)
+        time.sleep(0.3)                                # a few of its retries
         assert process.poll() is None                  # waiting for the lock
         assert (guessed / "config.json").read_bytes() == before
     finally:

@@ -19,6 +19,7 @@ from sparse import FIXTURES, apply_ops, write_json, write_safetensors
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
 from drafter_lint.options import Options
+from drafter_lint.registry import undeclared_fix
 from drafter_lint.reference import read_reference
 from drafter_lint.target import read_target
 
@@ -522,6 +523,9 @@ def test_rule_case(case: Case, tmp_path):
     checkpoint, target, reference = build(case, tmp_path)
     result = lint(checkpoint, Options(rules=RULES, target=target, reference=reference, runtime=case.runtime, launch=case.launch))
     mine = [f for f in result.findings if f.rule == case.rule]
+    # each rule's fixes are what it declares (fix availability and applicability)
+    assert not [m for f in result.findings if (m := undeclared_fix(RULES[f.rule], f))], \
+        [m for f in result.findings if (m := undeclared_fix(RULES[f.rule], f))]
     # `rules` / `explain` list every severity a rule fires at (DF114 is info and error)
     assert all(f.severity.value in RULES[f.rule].severities for f in result.findings), \
         [(f.rule, f.severity.value, RULES[f.rule].severities) for f in result.findings]

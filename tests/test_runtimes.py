@@ -82,6 +82,7 @@ PINNED_BY = {
     "serves.mtp": ["MTP105-pass-glm-style-no-shared-head"],
     "serves.medusa": ["MED103-fail-no-current-runtime", "MED103-pass-vllm-before-0.33"],
     "serves.speculators": ["LCH101-fail-speculators-head-on-sglang"],
+    "serves.dspark": ["DF143-fail-dspark-without-markov-rank", "LCH105-fail-omni-dspark-fewer-tokens-than-block"],
     "launch.methods": ["LCH101-fail-medusa-on-vllm-0.33", "gate:LCH101-fail"],
     "eagle3.aux-sources": ["EA302-fail-nested-ids-unread-by-vllm",
                            "EA304-pass-nested-ids-unread-by-vllm"],

@@ -365,35 +365,45 @@ def measure(folder: Path, *args):
     return float(seconds), int(rss_kb) / 1024, int(code), run.stderr
 
 
-def test_header_length_2_pow_62(tmp_path):
+# Wall-clock goals are the slow lane's (the `time` variant); the quick lane holds memory
+# and the outcome, which do not depend on how loaded the machine is.
+TIMED = pytest.mark.parametrize("timed", [False, pytest.param(True, marks=pytest.mark.slow)],
+                                ids=["bounds", "time"])
+
+
+@TIMED
+def test_header_length_2_pow_62(tmp_path, timed):
     folder = tmp_path / "ckpt"
     shutil.copytree(TINY / "drafter", folder)
     (folder / "model.safetensors").write_bytes(struct.pack("<Q", 2**62) + b"{}")
     seconds, rss, code, err = measure(folder, "--ignore", "TF")
-    assert code == 1 and seconds < 2 and rss < 300, (seconds, rss, err)
+    assert code == 1 and rss < 300 and (not timed or seconds < 2), (seconds, rss, err)
 
 
-def test_100000_tensors(tmp_path):
+@TIMED
+def test_100000_tensors(tmp_path, timed):
     folder = tmp_path / "ckpt"
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps(BASE_CONFIG))
     write_safetensors(folder / "model.safetensors",
                       [[f"extra.{i}.weight", "F16", [8, 8]] for i in range(100_000)])
     seconds, rss, code, err = measure(folder, "--ignore", "TF")
-    assert code == 1 and seconds < 2 and rss < 300, (seconds, rss, err)
+    assert code == 1 and rss < 300 and (not timed or seconds < 2), (seconds, rss, err)
 
 
-def test_50_mb_config(tmp_path):
+@TIMED
+def test_50_mb_config(tmp_path, timed):
     folder = tmp_path / "ckpt"
     shutil.copytree(TINY / "drafter", folder)
     with open(folder / "config.json", "w") as handle:
         handle.write('{"pad": "' + "x" * (50 * 1024 * 1024) + '"}')
     seconds, rss, code, err = measure(folder)
-    assert code == 1 and seconds < 2 and rss < 300, (seconds, rss, err)
+    assert code == 1 and rss < 300 and (not timed or seconds < 2), (seconds, rss, err)
 
 
 @pytest.mark.parametrize("shape", ["array", "object", "nested"])
-def test_worst_config_under_the_cap_is_bounded(tmp_path, shape):
+@TIMED
+def test_worst_config_under_the_cap_is_bounded(tmp_path, shape, timed):
     """Just under the 4 MiB cap: a 1.3M-element tap list, 200k keys, 190-deep nesting.
     Mutation caught: a pure-Python positional parse of large files (8 s, 425 MB before) or
     a rule walking the whole document per element."""
@@ -413,7 +423,7 @@ def test_worst_config_under_the_cap_is_bounded(tmp_path, shape):
     assert len(text) < 4 * 1024 * 1024
     (folder / "config.json").write_text(text)
     seconds, rss, code, err = measure(folder, "--ignore", "TF")
-    assert code in (0, 1) and seconds < 3 and rss < 200, (seconds, rss, err)
+    assert code in (0, 1) and rss < 200 and (not timed or seconds < 3), (seconds, rss, err)
 
 
 def test_findings_per_rule_are_bounded(cli, tmp_path):

@@ -173,6 +173,11 @@ FACTS: tuple[Fact, ...] = (
          "vLLM before 0.33 shipped transformers_utils/configs/medusa.py", until="0.33.0"),
     Fact("serves.medusa", S, False, "start-up",
          "S arg_groups/fields/spec.py:31-34 (no MEDUSA algorithm)"),
+    Fact("serves.dspark", V, True, "start-up",
+         "V model_executor/models/registry.py (DSparkDraftModel, Qwen3DSparkModel); "
+         "v1/worker/gpu/spec_decode/dspark/speculator.py"),
+    Fact("serves.dspark", S, True, "start-up",
+         "S models/dspark.py; speculative/dspark_components/dspark_config.py (DSPARK)"),
     Fact("serves.speculators", V, ("eagle3", "peagle", "dflash", "dflash2", "dspark"),
          "start-up", "V transformers_utils/configs/speculators/algos.py:15-195"),
     Fact("serves.speculators", S, (), "start-up",
