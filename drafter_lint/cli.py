@@ -19,14 +19,15 @@ import errno
 import json
 from pathlib import Path
 
+from drafter_lint import collection, picture, pipeline, precommit, repair, runtimes
 from drafter_lint import family as families
 from drafter_lint import gate as gating
-from drafter_lint import picture, pipeline, precommit, repair, runtimes
 from drafter_lint import settings as config
 from drafter_lint.errors import DrafterLintError
 from drafter_lint.errors import UsageError as Abort  # one-line exit 2
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Severity, escape_lines, one_line
+from drafter_lint.hub import parse_repo_arg
 from drafter_lint.options import Options
 from drafter_lint.pipeline import rules, stderr_note
 from drafter_lint.progress import Progress
@@ -145,13 +146,16 @@ def _rules():
 FORMATS = tuple(REPORTERS)
 
 
-def _render(results, fmt: str | None, colour: str, output: str | None = None) -> None:
-    """Render in `fmt` (auto: github under GitHub Actions, else text) to stdout or a file."""
+def _render(results, fmt: str | None, colour: str, output: str | None = None,
+            after_text: str = "") -> None:
+    """Render in `fmt` (auto: github under GitHub Actions, else text) to stdout or a file;
+    `after_text` follows a text report (a collection's summary table)."""
     if fmt is None:
         fmt = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     use = _use_colour(colour) and output is None and fmt == "text"
-
     text = render(fmt, results, colour=use, rules=_rules())
+    if fmt == "text" and after_text:
+        text += "\n" + after_text
     if output:
         try:
             with open(output, "w", encoding="utf-8") as handle:
@@ -163,8 +167,15 @@ def _render(results, fmt: str | None, colour: str, output: str | None = None) ->
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @inputs
+@click.option("--hub-author", metavar="ORG",
+              help="Also lint every model repo of ORG on the hub (before download).")
+@click.option("--hub-search", metavar="TEXT",
+              help="Also lint every hub model repo whose id contains TEXT (with "
+                   "--hub-author: of that author).")
+@click.option("--jobs", type=click.IntRange(1, 64), default=collection.DEFAULT_JOBS,
+              show_default=True, help="Hub repos fetched at once.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
               help="Output format [default: github under GitHub Actions, else text].")
 @click.option("-o", "--output-file", "output_file", metavar="FILE",
@@ -176,8 +187,8 @@ def _render(results, fmt: str | None, colour: str, output: str | None = None) ->
 @click.option("--color", "colour", type=click.Choice(["auto", "always", "never"]),
               default="auto", show_default=True, help="Colour text output (NO_COLOR honoured).")
 def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, ignore,
-          fail_on, family, runtime, speculative_tokens, fmt, output_file, baseline_arg,
-          write_baseline_arg, colour):
+          fail_on, family, runtime, speculative_tokens, hub_author, hub_search, jobs, fmt,
+          output_file, baseline_arg, write_baseline_arg, colour):
     """Lint drafter checkpoints: folders, or files inside them (as pre-commit passes).
 
     Files are grouped by the nearest folder holding config.json; each folder is linted
@@ -185,18 +196,35 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     pyproject.toml [tool.drafter-lint], then its parents. Exit 0 when nothing reaches
     --fail-on, 1 when something does, 2 when a path, a setting, the target or the
     reference cannot be read.
+
+    Several hub repos (`org/name[@rev]`), or a whole organization or search
+    (--hub-author, --hub-search), are a collection: fetched --jobs at a time, each pinned
+    to the commit it resolved, then a summary table. A repo that cannot be read is a
+    one-line result and exit 2; the others are linted.
     """
+    if not paths and not (hub_author or hub_search):
+        raise click.UsageError("give PATHS, --hub-author or --hub-search")
 
     options = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
                                  no_cache, family, runtime, speculative_tokens, note=_note)
     results, failed, for_baseline = [], False, []
     seen = precommit.already_linted()
     problems: list[str] = []          # paths that cannot be used; the others go on
-    roots = [r for r in pipeline.roots(paths, offline, problems if len(paths) > 1
+    repos = [p for p in paths if not Path(p).exists() and parse_repo_arg(p)]
+    if hub_author or hub_search:
+        repos += collection.list_repos(hub_author, hub_search)
+        if not repos:
+            _note("the hub lists no model repo for "
+                  + " and ".join(filter(None, [hub_author and f"author {hub_author}",
+                                               hub_search and f"search {hub_search!r}"])))
+    many = bool(hub_author or hub_search or len(repos) > 1)     # a collection
+    if many:
+        paths = tuple(p for p in paths if p not in repos)
+    roots = [r for r in pipeline.roots(paths, offline, problems if len(paths) > 1 or many
                                        else None) if str(r.resolve()) not in seen]
     if len(paths) == 1 and len(roots) > 1:
         _note(f"{paths[0]}: {len(roots)} checkpoints below it")
-    progress = Progress(len(roots), "drafter-lint")
+    progress = Progress(len(roots) + (len(repos) if many else 0), "drafter-lint")
     for root in roots:
         progress.step(str(root))
         try:
@@ -211,13 +239,23 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
         for_baseline.append((result, root))
         level = Severity(fail_on or found.fail_on)
         failed = failed or any(f.severity.rank >= level.rank for f in result.findings)
+    table = ""
+    if many:
+        fetched = collection.lint_repos(repos, options, jobs, offline, progress,
+                                        baseline_arg, note=_note)
+        level = Severity(fail_on or "error")
+        failed = failed or any(f.severity.rank >= level.rank
+                               for r in fetched for f in r.findings)
+        problems += [f"{r.path}: {r.error}" for r in fetched if r.error]
+        results += fetched
+        table = collection.table(fetched)
     progress.close()
     precommit.remember(roots)
     if write_baseline_arg:
         count = config.write_baseline(Path(write_baseline_arg), for_baseline)
         _note(f"wrote {count} baseline entries to {write_baseline_arg}")
         sys.exit(0)
-    _render(results, fmt, colour, output_file)
+    _render(results, fmt, colour, output_file, after_text=table)
 
     for problem in problems:
         click.echo(f"drafter-lint: error: {one_line(problem)}", err=True)

@@ -143,9 +143,14 @@ class Result:
     reference: str | None = None
     findings: list[Finding] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    # a hub collection's repo (`check --hub-author`): its commit, the verdict per runtime
+    # release, or the one line saying why it could not be read
+    commit: str | None = None
+    verdicts: dict[str, str] | None = None
+    error: str | None = None
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "path": self.path,
             "family": self.family,
             "target": self.target,
@@ -153,3 +158,7 @@ class Result:
             "findings": [f.to_json() for f in self.findings],
             "skipped": [s.to_json() for s in self.skipped],
         }
+        for key in ("commit", "verdicts", "error"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Callable
 
@@ -110,8 +111,7 @@ def roots(paths, offline: bool = False, problems: list | None = None) -> list:
         try:
             if not Path(raw).exists() and parse_repo_arg(str(raw)):
                 folder, display = remote.materialize(str(raw), offline)
-                _REMOTE[str(folder.resolve())] = display
-                _OFFLINE[0] = offline
+                remember_remote(folder, display, offline)
                 raw = folder
             path = Path(raw)
             below = discover(path) if path.is_dir() and not has_checkpoint_above(path) \
@@ -178,6 +178,14 @@ def lint_folder(root, options: Options, baseline_arg=None, write_baseline: bool 
 
 
 _CARD_TARGETS: dict[str, object] = {}     # base_model repo -> Target, once per run
+_TARGET_LOCKS: dict[str, threading.Lock] = {}   # one reader per base_model (collections)
+_LOCKS_LOCK = threading.Lock()
+
+
+def remember_remote(folder, display: str, offline: bool) -> None:
+    """Record a materialized hub folder (`remote.materialize`) as the repo it stands for."""
+    _REMOTE[str(Path(folder).resolve())] = display
+    _OFFLINE[0] = offline
 
 
 def card_target(root, note: Callable[[str], None] | None = None):
@@ -192,19 +200,24 @@ def card_target(root, note: Callable[[str], None] | None = None):
     bases = base_models(read_card(card))
     if not bases:
         return None
-    if bases[0] not in _CARD_TARGETS:
+    with _LOCKS_LOCK:
+        lock = _TARGET_LOCKS.setdefault(bases[0], threading.Lock())
+    with lock:      # drafters sharing a target wait for the one read of it
+        if bases[0] in _CARD_TARGETS:
+            return _CARD_TARGETS[bases[0]]
         try:
             try:        # a cached copy first: the drafter's revision is what was asked for
-                _CARD_TARGETS[bases[0]] = resolve_target(bases[0], True)
+                target = resolve_target(bases[0], True)
             except TargetError:
-                _CARD_TARGETS[bases[0]] = resolve_target(bases[0], _OFFLINE[0])
+                target = resolve_target(bases[0], _OFFLINE[0])
         except TargetError as exc:
             _CARD_TARGETS[bases[0]] = None
             (note or stderr_note)(f"{display}: its card's base_model {bases[0]} cannot be "
                                    f"read as the target ({exc}); target checks skipped")
             return None
+        _CARD_TARGETS[bases[0]] = target
         (note or stderr_note)(f"target {bases[0]}: the base_model of {display}'s model card")
-    return _CARD_TARGETS[bases[0]]
+        return target
 
 
 def stderr_note(message: str) -> None:

@@ -40,7 +40,9 @@ def waiting(label: str, after: float = 1.0, stream=None):
     """On a terminal, one spinner line while something slow runs for more than `after`
     seconds (hub requests): `drafter-lint: waiting for the hub: org/name config.json |`."""
     stream = stream or sys.stderr
-    if not getattr(stream, "isatty", lambda: False)():
+    # a collection's hub workers wait in threads: the progress line speaks for them
+    if not getattr(stream, "isatty", lambda: False)() or \
+            threading.current_thread() is not threading.main_thread():
         yield
         return
     stop, shown = threading.Event(), []

@@ -10,6 +10,11 @@ stable commit sha derived from its content. Routes:
   bytes served per file.
 - `GET /api/models/<org>/<name>[/revision/<revision>]`: id, sha, siblings, cardData-less
   model info.
+- `GET /api/models?author=ORG&search=TEXT`: the listing, `page_size` repos a page, the
+  next page linked in a `Link: <...>; rel="next"` header as the hub paginates.
+
+`latency` (seconds) delays every answer, as a distant hub does; `bytes_out` counts every
+body byte sent.
 
 Per-repo behaviour can be switched to the hub's failure answers: "gated" (401 GatedRepo),
 "error" (500), "stall" (never answers within the client timeout). Unknown repos get 404
@@ -24,7 +29,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 
 LAZY = 1 << 20   # files over this stay on disk (a Path) and are read by range
@@ -63,6 +68,10 @@ class FakeHub:
         self.requests: list[tuple[str, str]] = []
         self.sent: dict[str, int] = {}
         self.stall_seconds = 5.0
+        self.latency = 0.0
+        self.page_size = 50
+        self.bytes_out = 0
+        self._lock = threading.Lock()
         hub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -104,6 +113,8 @@ class FakeHub:
         handler.end_headers()
         if send_body and body:
             handler.wfile.write(body)
+            with self._lock:
+                self.bytes_out += len(body)
 
     def _error(self, handler, status: int, code: str | None, send_body: bool):
         headers = {"X-Error-Code": code} if code else {}
@@ -114,8 +125,14 @@ class FakeHub:
     def _serve(self, handler, body: bool):
         path = unquote(handler.path.split("?", 1)[0])
         self.requests.append((handler.command, path))
+        if self.latency:
+            time.sleep(self.latency)
         parts = path.strip("/").split("/")
         api = parts[:2] == ["api", "models"]
+        if api and len(parts) == 2:
+            if self.behaviour.get("api/models") == "gated":
+                return self._error(handler, 401, None, body)
+            return self._listing(handler, handler.path, body)
         if api:
             parts = parts[2:]
         if len(parts) < 2:
@@ -166,8 +183,26 @@ class FakeHub:
             return self._error(handler, 416, None, body)   # no whole multi-GB download
         chunk = (data[start:end + 1] if isinstance(data, bytes)
                  else _read_range(data, start, end - start + 1))
-        self.sent[filename] = self.sent.get(filename, 0) + len(chunk)
+        with self._lock:
+            self.sent[filename] = self.sent.get(filename, 0) + len(chunk)
         self._send(handler, status, chunk, headers, body)
+
+    def _listing(self, handler, raw: str, body: bool):
+        query = parse_qs(urlsplit(raw).query)
+        author = (query.get("author") or [""])[0]
+        search = (query.get("search") or [""])[0].lower()
+        offset = int((query.get("offset") or ["0"])[0])
+        names = [r for r in sorted(self.repos)
+                 if (not author or r.split("/")[0] == author) and search in r.lower()]
+        page = names[offset:offset + self.page_size]
+        items = [{"id": r, "modelId": r, "private": False,
+                  "sha": self.repos[r]["branches"].get("main")} for r in page]
+        headers = {"Content-Type": "application/json"}
+        if offset + self.page_size < len(names):
+            rest = {k: v[0] for k, v in query.items() if k != "offset"}
+            rest["offset"] = str(offset + self.page_size)
+            headers["Link"] = f'<{self.url}/api/models?{urlencode(rest)}>; rel="next"'
+        self._send(handler, 200, json.dumps(items).encode(), headers, body)
 
     def _model_info(self, handler, repo_id, repo, revision, body):
         commit = repo["branches"].get(revision, revision)

@@ -37,7 +37,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("engine", ("drafter_lint.settings", "drafter_lint.engine")),
     ("report", ("drafter_lint.report.", "drafter_lint.picture")),
     ("fix", ("drafter_lint.restyle", "drafter_lint.fix", "drafter_lint.repair")),
-    ("app", ("drafter_lint.pipeline", "drafter_lint.precommit", "drafter_lint.gate",
+    ("app", ("drafter_lint.pipeline", "drafter_lint.collection", "drafter_lint.precommit",
+             "drafter_lint.gate",
              "drafter_lint.cli", "drafter_lint.__main__")),
 )
 SCRIPTS = "drafter_lint.dryrun"

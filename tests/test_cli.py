@@ -178,6 +178,24 @@ def test_broken_config_is_a_finding(cli, tiny, content, rule):
     assert "DF114" in skipped
 
 
+
+@pytest.mark.parametrize("text", [
+    '{"hidden_size": 16,,}',
+    '{\n  "a": 1,\n  "b": [1, 2,, 3]\n}\n',
+    '{\n\t"a": "x"\n\t"b": 2}',
+    '{"a": 1}\n\n   ]',
+])
+def test_broken_config_is_reported_where_parsing_stopped(cli, tiny, text):
+    """DL001's line and column are where Python's json stops (1-based). Mutation caught: a
+    column off by one, or the line of the last newline instead of the error."""
+    (tiny / "drafter" / "config.json").write_text(text)
+    run = one_line(cli("check", tiny / "drafter", "--format", "json"))
+    finding = run.json()["results"][0]["findings"][0]
+    with pytest.raises(json.JSONDecodeError) as error:
+        json.loads(text)
+    assert finding["rule"] == "DL001"
+    assert (finding["line"], finding["column"]) == (error.value.lineno, error.value.colno)
+
 @pytest.mark.parametrize("content,needle", [
     (None, "runs past the end"),                       # cut short
     ((2**62).to_bytes(8, "little") + b"{}", "cap"),

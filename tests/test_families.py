@@ -131,9 +131,15 @@ FAMILY_CASES = [
     Case("EA308", "fail", "d2t-wrong-dtype", E3, tensors=lambda ts: [
         [t[0], "F32", t[2]] if t[0] == "d2t" else t for t in ts], pointer="/d2t", file=ST),
     Case("EA308", "pass", "maps-present", E3),
+    # equal vocabularies need no maps (mutation caught: `draft > vocab` for `>=`)
+    Case("EA308", "pass", "full-draft-vocab-without-maps", E3,
+         [("replace", "/draft_vocab_size", 128256)], tensors=drop("d2t", "t2d")),
     Case("EA309", "fail", "other-target-vocab", E3,
          target_ops=[("replace", "/vocab_size", 151936)], pointer="/vocab_size"),
     Case("EA309", "pass", "same-vocab", E3),
+    # vocab_size right, t2d short (mutation caught: only vocab_size compared)
+    Case("EA309", "fail", "short-t2d", E3, tensors=reshape("t2d", [128000]),
+         pointer="/t2d", file=ST),
     Case("EA310", "fail", "narrower-target", E3, target_ops=[("replace", "/hidden_size", 5120)],
          pointer="/hidden_size"),
     Case("EA310", "pass", "same-width", E3),

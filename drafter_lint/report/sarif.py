@@ -66,4 +66,11 @@ def render(results: list[Result], options: dict) -> str:
             "columnKind": "unicodeCodePoints",
         }],
     }
+    failed = [r for r in results if r.error]
+    if failed:     # a repo of a collection that could not be read: the run says so
+        report["runs"][0]["invocations"] = [{
+            "executionSuccessful": False,
+            "toolExecutionNotifications": [
+                {"level": "error", "message": {"text": f"{r.path}: {r.error}"}}
+                for r in failed]}]
     return json.dumps(report, indent=2) + "\n"

@@ -1,0 +1,145 @@
+"""Lint a collection of hub repos before download: an organization (`--hub-author`), a
+search (`--hub-search`), or many `org/name[@rev]` arguments, in one run.
+
+The hub work (resolving each revision to its commit, fetching config, card, index,
+tokenizer files and safetensors headers, and the target each card names as `base_model`)
+runs in a bounded thread pool (`--jobs`): it is waiting on the network, kilobytes per
+repo. Each repo is linted in the calling thread as soon as its files are in, pinned to
+the commit it resolved. Everything is cached by commit (drafter_lint/remote.py) and a
+target shared by many drafters is read once, so a second run costs one listing and one
+HEAD per repo. A repo that cannot be read is a result with a one-line `error`, not an
+abort; a stalled one costs at most the hub timeout (HF_HUB_ETAG_TIMEOUT,
+HF_HUB_DOWNLOAD_TIMEOUT) of one worker.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from drafter_lint import hub, pipeline, remote, runtimes
+from drafter_lint.errors import DrafterLintError, HubError
+from drafter_lint.findings import Result, Severity, one_line
+from drafter_lint.options import Options
+from drafter_lint.progress import Progress
+
+DEFAULT_JOBS = 8
+
+
+@dataclass
+class Fetched:
+    repo: str                     # as asked: org/name[@rev]
+    folder: object = None         # the materialized folder (pathlib.Path)
+    display: str = ""             # org/name@<commit>
+    error: str | None = None
+    notes: tuple[str, ...] = ()   # what reading its card's target said (printed in order)
+
+
+def list_repos(author: str | None, search: str | None) -> list[str]:
+    """The model repos of `author` matching `search`, as the hub lists them (every page)."""
+    from huggingface_hub import HfApi
+
+    try:
+        api = HfApi(endpoint=hub._settings()["endpoint"])
+        found = [m.id for m in api.list_models(author=author or None, search=search or None)]
+    except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
+        what = " and ".join(filter(None, [author and f"author {author!r}",
+                                          search and f"search {search!r}"]))
+        detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise HubError(hub._scrub(f"cannot list the hub's models for {what}: "
+                                  f"{type(exc).__name__}: {detail}")) from None
+    return sorted(dict.fromkeys(found))
+
+
+def _fetch(repo: str, offline: bool) -> Fetched:
+    """The hub half of one repo, in a worker thread: its files and its card's target."""
+    notes: list[str] = []
+    try:
+        folder, display = remote.materialize(repo, offline)
+        pipeline.remember_remote(folder, display, offline)
+        pipeline.card_target(folder, note=notes.append)     # read once per target, cached
+        return Fetched(repo, folder, display, notes=tuple(notes))
+    except DrafterLintError as exc:
+        return Fetched(repo, error=one_line(str(exc)))
+
+
+def verdicts(result: Result, folder, options: Options) -> dict[str, str]:
+    """Per runtime release checked: "ok", "N errors", or "not served". A release's errors
+    are those the error findings' rules still report when linted for it alone."""
+    releases = ((runtimes.parse(str(options.runtime)),) if options.runtime
+                else runtimes.default_releases())
+    codes = tuple(sorted({f.rule for f in result.findings if f.severity == Severity.ERROR}))
+    out = {}
+    for release in releases:
+        if not runtimes.serves(release, result.family):
+            out[release.label] = "not served"
+            continue
+        count = 0
+        if codes:
+            again, _ = pipeline.lint_folder(folder, options.but(
+                select=codes, ignore=options.ignore, runtime=f"{release.runtime}=="
+                f"{release.version}"))
+            count = sum(1 for f in again.findings if f.severity == Severity.ERROR)
+        out[release.label] = f"{count} error{'s' if count != 1 else ''}" if count else "ok"
+    return out
+
+
+def lint_repos(repos: Iterable[str], options: Options, jobs: int = DEFAULT_JOBS,
+               offline: bool = False, progress: Progress | None = None,
+               baseline_arg=None, note: Callable[[str], None] = lambda _: None
+               ) -> list[Result]:
+    """One result per repo, in the order given: findings pinned to the resolved commit,
+    or a one-line `error` for a repo that could not be read."""
+    repos = list(dict.fromkeys(repos))
+    results: dict[str, Result] = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs),
+                                               thread_name_prefix="drafter-lint-hub") as pool:
+        pending = [pool.submit(_fetch, repo, offline) for repo in repos]
+        for future in concurrent.futures.as_completed(pending):
+            fetched = future.result()
+            for message in fetched.notes:
+                note(message)
+            if progress is not None:
+                progress.step(fetched.repo)
+            results[fetched.repo] = _lint(fetched, options, baseline_arg)
+    return [results[repo] for repo in repos]
+
+
+def _lint(fetched: Fetched, options: Options, baseline_arg) -> Result:
+    if fetched.error is not None:
+        name = fetched.repo.split("@", 1)[0]
+        return Result(path=name, family="unknown", error=fetched.error)
+    try:
+        result, _ = pipeline.lint_folder(fetched.folder, options, baseline_arg)
+        result.commit = fetched.display.rsplit("@", 1)[1]
+        result.verdicts = verdicts(result, fetched.folder, options)
+    except DrafterLintError as exc:
+        return Result(path=fetched.display, family="unknown", error=one_line(str(exc)))
+    return result
+
+
+def table(results: list[Result]) -> str:
+    """The summary after the findings: repo, commit, family, each runtime's verdict, errors
+    and warnings; a repo that could not be read says why."""
+    labels = list(dict.fromkeys(k for r in results for k in (r.verdicts or {})))
+    head = ["repo", "commit", "family", *labels, "errors", "warnings"]
+    rows = []
+    for r in results:
+        repo = r.path.rsplit("@", 1)[0] if r.commit else r.path
+        if r.error is not None:
+            rows.append([repo, "-", "-", *["-" for _ in labels], "-", "-", r.error])
+            continue
+        count = {s: sum(1 for f in r.findings if f.severity == s) for s in Severity}
+        rows.append([repo, (r.commit or "")[:12], r.family,
+                     *[(r.verdicts or {}).get(label, "-") for label in labels],
+                     str(count[Severity.ERROR]), str(count[Severity.WARNING])])
+    widths = [max(len(str(row[i])) for row in [head, *rows]) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths)).rstrip()]
+    for row in rows:
+        cells = "  ".join(str(c).ljust(w) for c, w in zip(row, widths))
+        extra = f"  {row[len(head)]}" if len(row) > len(head) else ""
+        lines.append(one_line((cells + extra).rstrip()))
+    read = sum(1 for r in results if r.error is None)
+    lines.append(f"{len(results)} repos: {read} linted, {len(results) - read} not read.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,162 @@
+"""Lint a whole collection of hub repos before download (drafter_lint/collection.py),
+against the local fake hub: a listing route with pagination, many repos with multi-GB
+sparse weights, and repos that are gated, missing, failing or stalled."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from sparse import FIXTURES, load_manifest, write_safetensors
+
+ORG, TARGET, COUNT = "zoo", "Qwen/Qwen3.6-27B", 12
+GATED, FAILING, STALLED = f"{ORG}/gated-drafter", f"{ORG}/failing-drafter", \
+    f"{ORG}/stalled-drafter"
+
+
+def make_collection(root: Path, count: int = COUNT, org: str = ORG,
+                    names: list[str] | None = None) -> list[str]:
+    """fixtures/hub (the target) plus `count` copies of the published Qwen3.6-27B-DFlash
+    layout (or one per name of `names`), each with its own sparse 3.4 GB weights file
+    (written as a header and a hole: never copied, which would fill the disk) and the
+    published card."""
+    if not (root / "Qwen").exists():
+        shutil.copytree(FIXTURES / "hub", root, dirs_exist_ok=True)
+    source = root / "z-lab" / "Qwen3.6-27B-DFlash" / "main"
+    tensors = load_manifest("qwen3.6-27b-dflash")["drafter"]["files"]["model.safetensors"][
+        "tensors"]
+    names = names or [f"{org}/drafter-{i:03d}" for i in range(count)]
+    for i, repo in enumerate(names):
+        folder = root / repo / "main"
+        folder.mkdir(parents=True)
+        for name in ("config.json", "README.md"):
+            shutil.copyfile(source / name, folder / name)
+        write_safetensors(folder / "model.safetensors", tensors, {"format": "pt", "i": str(i)})
+    return names
+
+
+@pytest.fixture
+def collection_hub(tmp_path, monkeypatch):
+    from fakehub import FakeHub
+
+    root = tmp_path / "hub"
+    repos = make_collection(root)
+    make_collection(root, names=[GATED, FAILING, STALLED])   # listed, but cannot be read
+    with FakeHub(root) as server:
+        server.page_size = 5                       # 15 repos: three pages
+        server.behaviour.update({GATED: "gated", FAILING: "error", STALLED: "stall"})
+        server.stall_seconds = 8
+        monkeypatch.setenv("HF_ENDPOINT", server.url)
+        monkeypatch.setenv("HF_HUB_ETAG_TIMEOUT", "1")
+        monkeypatch.setenv("HF_HUB_DOWNLOAD_TIMEOUT", "1")
+        monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
+        server.drafters = repos
+        yield server
+
+
+def results(run) -> dict[str, dict]:
+    return {r["path"].split("@")[0]: r for r in run.json()["results"]}
+
+
+def test_an_organization_is_linted_repo_by_repo_pinned_and_reported(cli, collection_hub):
+    """Every listed repo (three pages) has one result, pinned to the commit it resolved;
+    the readable ones are linted against the card's target, read once; each unreadable one
+    is a one-line result; the run is not held up by the stalled repo beyond its timeout.
+    Mutations caught: the listing's first page only, an abort on the first bad repo, a
+    target fetched per drafter, results out of order."""
+    hub = collection_hub
+    started = time.monotonic()
+    run = cli("check", "--hub-author", ORG, "--format", "json", "--ignore", "TF",
+              "--jobs", "4")
+    elapsed = time.monotonic() - started
+    assert run.code == 2, run.err                      # the worst result: unreadable repos
+    got = results(run)
+    assert sorted(got) == sorted(hub.drafters + [GATED, FAILING, STALLED])
+    assert [r["path"].split("@")[0] for r in run.json()["results"]] == sorted(got)
+    listing = [p for m, p in hub.requests if p == "/api/models"]
+    assert len(listing) == 3
+    for repo in hub.drafters:
+        r = got[repo]
+        assert r["commit"] == hub.commit(repo) and r["path"] == f"{repo}@{r['commit']}"
+        assert r["family"] == "dflash" and r["target"] and TARGET in r["target"]
+        assert r["verdicts"] == {"vLLM 0.33.0": "ok", "SGLang 0.5.23": "ok"}, r
+        assert not [f for f in r["findings"] if f["severity"] != "info"], r["findings"]
+    for repo, needle in ((GATED, "gated"), (FAILING, "500"), (STALLED, "")):
+        assert "\n" not in got[repo]["error"] and needle.lower() in got[repo]["error"].lower()
+        assert got[repo]["findings"] == []
+    target_reads = [p for m, p in hub.requests if p.startswith(f"/{TARGET}/resolve/")
+                    and p.endswith("config.json") and m == "GET"]
+    assert len(target_reads) == 1, target_reads        # shared by 12 drafters, read once
+    assert elapsed < hub.stall_seconds, elapsed        # the stall cost its 1 s timeout
+    assert run.err.count("error:") == 3 and "Traceback" not in run.err
+
+
+def test_a_second_run_costs_one_listing_and_one_head_per_repo(cli, collection_hub):
+    """Everything else is cached by commit. Mutation caught: a warm run fetching files
+    or headers again."""
+    hub = collection_hub
+    hub.behaviour.clear()
+    for bad in (GATED, FAILING, STALLED):
+        hub.repos.pop(bad)
+    first = cli("check", "--hub-author", ORG, "--format", "json", "--ignore", "TF")
+    assert first.code == 0, first.err
+    before = len(hub.requests)
+    sent = hub.bytes_out
+    second = cli("check", "--hub-author", ORG, "--format", "json", "--ignore", "TF")
+    assert second.code == 0 and second.json()["results"] == first.json()["results"]
+    warm = hub.requests[before:]
+    heads = [p for m, p in warm if m == "HEAD"]
+    assert sorted(heads) == sorted(f"/{r}/resolve/main/config.json" for r in hub.drafters)
+    assert [p for m, p in warm if m != "HEAD"] == ["/api/models"] * 3     # the pages
+    assert hub.bytes_out - sent < 10_000
+
+
+def test_many_repo_arguments_are_a_collection_with_a_summary_table(cli, collection_hub):
+    """Repos named on the command line, one missing: the table lists each, with its
+    verdict per runtime, and the missing one says why. `--runtime` applies to all."""
+    hub = collection_hub
+    named = hub.drafters[:3] + ["nobody/no-such-drafter"]
+    run = cli("check", *named, "--ignore", "TF", "--runtime", "vllm", "--color", "never")
+    assert run.code == 2
+    table = run.out[run.out.index("repo  "):].splitlines()
+    assert table[0].split() == ["repo", "commit", "family", "vLLM", "0.33.0", "errors",
+                                "warnings"]
+    rows = {line.split()[0]: line for line in table[1:-1]}
+    for repo in hub.drafters[:3]:
+        assert hub.commit(repo)[:12] in rows[repo] and " ok " in rows[repo]
+    assert "not found" in rows["nobody/no-such-drafter"].lower() or \
+        "no-such-drafter" in rows["nobody/no-such-drafter"]
+    assert table[-1] == "4 repos: 3 linted, 1 not read."
+
+
+def test_json_and_sarif_carry_one_result_per_repo(cli, collection_hub, tmp_path):
+    import jsonschema
+
+    hub = collection_hub
+    hub.behaviour.pop(STALLED)
+    run = cli("check", "--hub-author", ORG, "--hub-search", "drafter-00", "--format", "json",
+              "--ignore", "TF")
+    schema = json.loads((Path(__file__).parent.parent / "schemas" /
+                         "report.schema.json").read_text())
+    jsonschema.validate(run.json(), schema)
+    assert sorted(results(run)) == [r for r in hub.drafters if "drafter-00" in r]
+    sarif = cli("check", *hub.drafters[:2], GATED, "--format", "sarif", "--ignore", "TF")
+    notes = sarif.json()["runs"][0]["invocations"][0]
+    assert notes["executionSuccessful"] is False
+    assert [n["message"]["text"].split(":")[0] for n in notes["toolExecutionNotifications"]] \
+        == [GATED]
+
+
+def test_a_refused_listing_is_one_line_exit_2(cli, collection_hub):
+    collection_hub.behaviour["api/models"] = "gated"      # the listing route answers 401
+    run = cli("check", "--hub-author", ORG)
+    assert run.code == 2 and run.err.count("\n") == 1, run.err
+    assert "cannot list the hub's models for author 'zoo'" in run.err
+
+
+def test_check_needs_something_to_lint(cli):
+    run = cli("check")
+    assert run.code == 2 and "--hub-author" in run.err

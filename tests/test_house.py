@@ -1,0 +1,445 @@
+"""The house rules: layers and imports, one place per list, rules that document and declare
+themselves, a rule lifecycle, and CONTRIBUTING naming every place a change touches."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import import_graph  # noqa: E402
+
+from drafter_lint import errors, family, runtimes  # noqa: E402
+from drafter_lint.engine import lint  # noqa: E402
+from drafter_lint.findings import DISPLAY_ONLY, SAFE, UNSAFE, Applicability, Finding  # noqa: E402
+from drafter_lint.options import Options  # noqa: E402
+from drafter_lint.registry import collect, rule, undeclared_fix  # noqa: E402
+from drafter_lint.rules import MODULES, RULES, redirect  # noqa: E402
+
+# Third-party imports kept inside the function that needs them, with the measured reason
+# (`python -X importtime`, this machine): everything else is imported at module top.
+DEFERRED_THIRD_PARTY = {
+    "transformers": "0.8 s; the brief: imported lazily, only where a config is loaded",
+    "huggingface_hub": "0.3 s for hf_hub_download and HfApi; local checks never use it",
+    "deepdiff": "0.2 s; only the reference rules compare documents",
+    "jsonschema": "0.1 s; validation results are cached per config",
+}
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return import_graph.build()
+
+
+def test_import_graph_has_no_cycle_and_no_upward_import(graph):
+    """Mutation caught: a module importing from a layer above it (facts.py reaching into
+    rules/ once did) or two modules importing each other (loading <-> write did)."""
+    assert len(graph.files) > 50 and graph.edge_count > 200
+    assert import_graph.cycles(graph) == []
+    assert import_graph.upward(graph) == []
+    assert import_graph.unlayered(graph) == []
+
+
+def test_the_graph_sees_an_upward_import(graph, tmp_path, monkeypatch):
+    """The check itself can fail: an edge from the runtime layer to the rules is upward."""
+    graph.edges.setdefault("drafter_lint.runtimes.table", set()).add("drafter_lint.rules.mtp")
+    try:
+        assert ("drafter_lint.runtimes.table", "drafter_lint.rules.mtp") in \
+            import_graph.upward(graph)
+        graph.edges.setdefault("drafter_lint.rules.mtp", set()).add(
+            "drafter_lint.runtimes.table")
+        assert import_graph.cycles(graph)
+    finally:
+        graph.edges["drafter_lint.runtimes.table"].discard("drafter_lint.rules.mtp")
+        graph.edges["drafter_lint.rules.mtp"].discard("drafter_lint.runtimes.table")
+
+
+def test_internal_imports_are_at_module_top(graph):
+    """Mutation caught: an import moved into a function to dodge a cycle."""
+    assert {m: sorted(n) for m, n in graph.deferred.items() if n} == {}
+
+
+def _deferred_third_party() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for path in [*(ROOT / "drafter_lint").rglob("*.py"), *(ROOT / "rules").rglob("*.py")]:
+        if "dryrun" in path.parts:
+            continue
+        tree = ast.parse(path.read_text())
+        top = {id(n) for n in tree.body}
+        for node in tree.body:
+            if isinstance(node, (ast.If, ast.Try)):
+                top |= {id(n) for n in ast.walk(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) \
+                    else [node.module or ""]
+                for name in names:
+                    root = name.split(".")[0]
+                    if root and root not in sys.stdlib_module_names and \
+                            root != "drafter_lint" and not getattr(node, "level", 0):
+                        out.setdefault(root, set()).add(path.name)
+    return out
+
+
+def test_deferred_third_party_imports_have_a_measured_reason():
+    """Mutation caught: `import yaml` (0.05 s) put back inside a function, or transformers
+    imported at module top (the loader child is then not the only importer)."""
+    assert set(_deferred_third_party()) <= set(DEFERRED_THIRD_PARTY)
+    assert "transformers" in _deferred_third_party()
+
+
+def test_dry_run_scripts_import_nothing_of_drafter_lint(graph):
+    """They run in the runtime's interpreter, where drafter_lint need not be installed."""
+    scripts = {m: e for m, e in graph.edges.items() if m.startswith(import_graph.SCRIPTS)}
+    assert scripts and all(not e for e in scripts.values()), scripts
+
+
+def test_no_path_manipulation_maps_the_rules():
+    """rules/ reaches drafter_lint.rules through the packaging alone."""
+    source = (ROOT / "drafter_lint" / "__init__.py").read_text()
+    assert "__path__" not in source and "sys.path" not in source
+    assert '"drafter_lint.rules" = "rules"' in (ROOT / "pyproject.toml").read_text()
+
+
+# --- errors -----------------------------------------------------------------------------
+
+
+def test_every_user_facing_error_lives_in_the_errors_module():
+    """Mutation caught: a new error class defined beside its raiser, which the CLI would
+    not know to print as one line with its exit code."""
+    defined = []
+    for path in [*(ROOT / "drafter_lint").rglob("*.py"), *(ROOT / "rules").rglob("*.py")]:
+        if path.name == "errors.py" or "dryrun" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and any(
+                    isinstance(b, ast.Name) and (b.id.endswith(("Error", "Exception")))
+                    for b in node.bases) and not node.name.startswith("_"):
+                defined.append(f"{path.name}:{node.name}")
+    assert defined == []
+    classes = [c for c in vars(errors).values()
+               if isinstance(c, type) and issubclass(c, errors.DrafterLintError)]
+    assert len(classes) >= 14 and all(c.exit_code in (1, 2) for c in classes)
+
+
+def test_an_error_ends_the_run_with_its_own_exit_code(cli, tmp_path):
+    """A settings error once had to be converted to a usage error by hand."""
+    (tmp_path / "ckpt").mkdir()
+    (tmp_path / "ckpt" / "config.json").write_text("{}")
+    (tmp_path / "ckpt" / ".drafter-lint.toml").write_text('select = ["ZZ9"]\n')
+    run = cli("check", tmp_path / "ckpt")
+    assert run.code == errors.SettingsError.exit_code == 2
+    assert run.err.count("\n") == 1 and "no rule code starts with 'ZZ9'" in run.err
+
+
+# --- one table of families --------------------------------------------------------------
+
+
+def test_every_list_of_families_derives_from_the_table(cli, tmp_path):
+    """`--family dspark` was refused by click while the detector returned it."""
+    names = [f.name for f in family.FAMILY_TABLE]
+    assert family.FAMILIES == tuple(names)
+    assert set(names) <= set(family.CHOICES)
+    assert {r.family for r in RULES.values()} - {"any"} <= set(names)
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "qwen3"}))
+    run = cli("check", folder, "--family", "dspark", "--format", "json", "--ignore", "TF")
+    assert run.code in (0, 1), run.err
+    assert run.json()["results"][0]["family"] == "dspark"
+
+
+def _tensor_names(spec) -> list[str]:
+    """Tensor names in a manifest's or corpus case's tensor listing, whatever its nesting
+    (`[name, dtype, shape]` rows, or {name: ...})."""
+    if isinstance(spec, dict):
+        return [n for k, v in spec.items() for n in ([k] if "." in k and not
+                isinstance(v, (dict, list)) or isinstance(v, list) and v and
+                not isinstance(v[0], (list, dict)) and "." in k else _tensor_names(v))]
+    if isinstance(spec, list):
+        if spec and isinstance(spec[0], str) and len(spec) >= 2:
+            return [spec[0]]
+        return [n for item in spec for n in _tensor_names(item)]
+    return []
+
+
+def _family_cases() -> dict[str, list[str]]:
+    """family -> the manifests and published corpus cases that detect as it."""
+    from drafter_lint.family import detect
+
+    out: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "fixtures" / "manifests").glob("*.json")):
+        drafter = json.loads(path.read_text())["drafter"]
+        found = detect(drafter["config"], _tensor_names(drafter.get("files", {})))
+        out.setdefault(found.split("/")[0], []).append(path.name)
+    for case in sorted((ROOT / "fixtures" / "published").glob("*/case.json")):
+        config = json.loads((case.parent / "config.json").read_text())
+        tensors = case.parent / "tensors.json"
+        names = _tensor_names(json.loads(tensors.read_text())) if tensors.exists() else []
+        out.setdefault(detect(config, names).split("/")[0], []).append(case.parent.name)
+    return out
+
+
+@pytest.mark.parametrize("row", family.FAMILY_TABLE, ids=lambda r: r.name)
+def test_every_family_has_every_place(row):
+    """The places CONTRIBUTING's "Add a family" lists. Mutation caught: a family added to
+    the table without a schema, a fields row, a rule, a serves row for a runtime, a
+    launch method, or a checkpoint that detects as it."""
+    assert (ROOT / "schemas" / f"{row.schema}.schema.json").is_file()
+    fields = json.loads((ROOT / "schemas" / "fields.json").read_text())
+    assert row.schema in fields, f"schemas/fields.json has no {row.schema!r} row"
+    own = [c for c, r in RULES.items() if r.family in row.rules]
+    assert own, f"no rule of {row.rules}"
+    serves = {f.runtime for f in runtimes.FACTS if f.key == f"serves.{row.name}"}
+    assert {"vllm", "sglang"} <= serves, f"serves.{row.name} rows: {sorted(serves)}"
+    methods = [f for f in runtimes.FACTS if f.key == "launch.methods"]
+    for runtime in ("vllm", "sglang"):
+        assert any(row.name in f.value for f in methods if f.runtime == runtime), runtime
+    assert _family_cases().get(row.name), f"no manifest or corpus case detects as {row.name}"
+
+
+# --- rules document and declare themselves ---------------------------------------------
+
+
+def _readme_codes() -> set[str]:
+    """Every code the README's rule table names, ranges (`DF101-DF107`) expanded over the
+    registered codes."""
+    text = (ROOT / "README.md").read_text()
+    codes: set[str] = set()
+    for cell in re.findall(r"^\|\s*([A-Z]+\d+(?:\s*[-,]\s*[A-Z]+\d+)*)\s*\|", text, re.M):
+        for part in re.split(r"\s*,\s*", cell):
+            ends = re.split(r"\s*-\s*", part)
+            for end in ends:
+                assert end in RULES, f"README's rule table names {end}, no rule has it"
+            if len(ends) == 2:
+                (prefix, low), (_, high) = (re.match(r"([A-Z]+)(\d+)", e).groups()
+                                            for e in ends)
+                codes |= {c for c in RULES if c.startswith(prefix)
+                          and c[len(prefix):].isdigit() and int(low) <= int(c[len(prefix):])
+                          <= int(high)}
+            else:
+                codes.add(ends[0])
+    return codes
+
+
+def test_the_readme_rule_table_lists_every_code():
+    """Mutation caught: a rule added without its README row (or a row for a code that
+    was renamed)."""
+    missing = sorted(set(RULES) - _readme_codes())
+    assert missing == [], f"README's rule table does not cover {missing}"
+
+
+DRAWS = re.compile(r"\b(Fails|Warns|Informs|Reports):")
+FIX_LINE = re.compile(r"\bFix \((safe|unsafe|display-only)[,)]")
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_every_rule_docstring_has_the_documented_sections(code):
+    """CONTRIBUTING's "Add a rule", item 2. Mutation caught: a rule without a passing
+    example, without an example that draws it, or whose Fix lines disagree with its
+    declared fixes."""
+    r = RULES[code]
+    doc = r.doc
+    assert r.summary and r.summary == doc.splitlines()[0] and len(doc.splitlines()) > 2
+    assert DRAWS.search(doc), f"{code}: no Fails:/Warns:/Informs:/Reports: example"
+    assert "Passes:" in doc, f"{code}: no Passes: example"
+    labels = {Applicability.of(m) for m in FIX_LINE.findall(doc)}
+    if r.fix == "never":
+        assert not labels and "Fix:" not in doc, f"{code}: a Fix line but no fixes"
+    else:
+        assert labels and max(labels) == r.applies, (code, labels, r.applies)
+
+
+def test_every_rule_function_is_registered():
+    """Mutation caught: a @rule function left out of its module's collect(...)."""
+    declared = set()
+    for path in (ROOT / "rules").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef):
+                for dec in node.decorator_list:
+                    if isinstance(dec, ast.Call) and getattr(dec.func, "id", "") == "rule":
+                        declared.add(dec.args[0].value)
+    assert declared == set(RULES)
+    with_rules = {p.stem for p in (ROOT / "rules").glob("*.py")
+                  if re.search(r"^RULES = collect\(", p.read_text(), re.M)}
+    assert {m.__name__.rsplit(".", 1)[1] for m in MODULES} == with_rules
+
+
+def test_undeclared_fix_catches_each_mismatch():
+    """The harness check that every case and corpus finding is held to."""
+    def make(fix, applies):
+        @rule("ZZ901", "zz", "warning", "any", fix=fix, applies=applies)
+        def zz(facts):
+            """Summary.
+
+            Fails: x. Passes: y."""
+            yield from ()
+        return zz.rule
+
+    from drafter_lint.findings import replace
+
+    never, always = make("never", None), make("always", UNSAFE)
+    assert undeclared_fix(never, Finding("/a", "m", fix=replace("/a", 1)))
+    assert undeclared_fix(always, Finding("/a", "m"))
+    assert undeclared_fix(always, Finding("/a", "m", fix=replace("/a", 1, SAFE)))
+    assert undeclared_fix(always, Finding("/a", "m", fix=replace("/a", 1, DISPLAY_ONLY))) \
+        is None
+    with pytest.raises(ValueError):
+        make("always", None)
+    with pytest.raises(ValueError):
+        make("sometimes-maybe", UNSAFE)
+
+
+def test_applicability_is_ordered_and_spelled_as_the_report_spells_it():
+    assert DISPLAY_ONLY < UNSAFE < SAFE
+    assert [a.label for a in Applicability] == ["display-only", "unsafe", "safe"]
+    schema = json.loads((ROOT / "schemas" / "report.schema.json").read_text())
+    assert set(re.findall(r'"(display-only|unsafe|safe)"', json.dumps(schema))) == \
+        {a.label for a in Applicability}
+
+
+def test_a_display_only_fix_is_shown_and_never_applied(cli, tiny, tmp_path):
+    """DF114 on another tap list: the z-lab default is a candidate, not a repair. Mutation
+    caught: display-only fixes applied by `fix --unsafe-fixes`."""
+    import shutil
+
+    folder = tmp_path / "d"
+    shutil.copytree(tiny / "drafter", folder)
+    config = json.loads((folder / "config.json").read_text())
+    depth = json.loads((tiny / "target" / "config.json").read_text())
+    depth = (depth.get("text_config") or depth)["num_hidden_layers"]
+    config["dflash_config"]["target_layer_ids"] = [0, 2, depth - 1][:len(
+        config["dflash_config"]["target_layer_ids"])]
+    (folder / "config.json").write_text(json.dumps(config, indent=2))
+    before = (folder / "config.json").read_bytes()
+    run = cli("check", folder, "--target", tiny / "target", "--select", "DF114",
+              "--format", "json", "--fail-on", "info")
+    found = [f for f in run.json()["results"][0]["findings"] if f["rule"] == "DF114"]
+    assert found and found[0]["fix"]["applicability"] == "display-only", found
+    fixed = cli("fix", folder, "--target", tiny / "target", "--select", "DF114",
+                "--unsafe-fixes", "--fail-on", "info")
+    assert (folder / "config.json").read_bytes() == before
+    assert fixed.code == 1 and "never applied" in fixed.out + fixed.err
+
+
+# --- rule lifecycle ---------------------------------------------------------------------
+
+
+def _lifecycle_rules():
+    def make(code, status, **kw):
+        @rule(code, f"zz-{code.lower()}", "warning", "any", status=status, **kw)
+        def zz(facts):
+            """Summary.
+
+            Fails: x. Passes: y."""
+            yield Finding("", f"{code} ran")
+        return zz
+
+    return collect(make("ZZ1", "stable"), make("ZZ2", "preview"),
+                   make("ZZ3", "deprecated", replaced_by="ZZ1", why="said by ZZ1"),
+                   make("ZZ4", "removed", why="vLLM 0.40 retired its reason"))
+
+
+def test_lifecycle_decides_what_runs(tiny):
+    """Mutation caught: a removed rule still running, or a preview rule running unasked."""
+    from drafter_lint.checkpoint import read_checkpoint
+
+    rules = _lifecycle_rules()
+    checkpoint = read_checkpoint(tiny / "drafter", "d")
+
+    def ran(select=()):
+        result = lint(checkpoint, Options(rules=rules, select=select))
+        return sorted(f.rule for f in result.findings)
+
+    assert ran() == ["ZZ1", "ZZ3"]
+    assert ran(("ZZ",)) == ["ZZ1", "ZZ3"]          # a prefix does not opt into preview
+    assert ran(("ZZ2",)) == ["ZZ2"]                # its full code does
+    assert ran(("ZZ4",)) == []                     # a removed rule never runs
+    with pytest.raises(ValueError):
+        rule("ZZ5", "zz5", "info", "any", status="removed")   # a removed rule says why
+    with pytest.raises(ValueError):
+        rule("ZZ6", "zz6", "info", "any", status="retired")
+
+
+def test_redirects_keep_old_codes_meaningful(cli, tiny, tmp_path, monkeypatch):
+    """An old code in --select, settings and the baseline acts on the new code. Mutation
+    caught: a redirect honoured on the command line only."""
+    import shutil
+
+    from drafter_lint import rules as registry
+
+    assert redirect("DF101") == "DF101"
+    monkeypatch.setitem(registry.REDIRECTS, "DF199", "DF122")
+    monkeypatch.setitem(registry.REDIRECTS, "DF198", "DF199")
+    assert redirect("DF198") == "DF122"                        # chains resolve
+    assert redirect("X1", {"X1": "X2", "X2": "X1"}) in ("X1", "X2")   # a loop ends
+    from drafter_lint import pipeline, settings
+
+    assert pipeline.codes(("DF199,DL",)) == ("DF122", "DL")
+    folder = tmp_path / "d"
+    shutil.copytree(tiny / "drafter-guessed", folder)
+    (folder / ".drafter-lint.toml").write_text('ignore = ["DF199"]\n')
+    assert settings.load(folder).ignore == ("DF122",)
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps({"version": 1, "entries": [
+        {"rule": "DF199", "path": "d", "pointer": "/x"}]}))
+    assert settings.read_baseline(baseline)[0]["rule"] == "DF122"
+
+
+def test_rules_and_explain_show_status(cli):
+    listed = {r["code"]: r for r in cli("rules", "--format", "json").json()["rules"]}
+    assert all(r["status"] == "stable" for r in listed.values())
+    assert "Status:" not in cli("explain", "DF101").out
+
+
+# --- CONTRIBUTING names every place -----------------------------------------------------
+
+
+def _section(title: str) -> str:
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    start = text.index(f"## {title}")
+    end = text.find("\n## ", start + 3)
+    return text[start:end if end > 0 else None]
+
+
+# the places each test above checks, as CONTRIBUTING must name them
+PLACES = {
+    "Add a rule": ["rules/", "RULES = collect(", "README.md", "tests/test_rule_cases.py",
+                   "tests/test_families.py", "drafter_lint/runtimes/", "applies=",
+                   "Passes:", "Fix (safe|unsafe|display-only)", "REDIRECTS"],
+    "Add a family": ["FAMILY_TABLE", "drafter_lint/family.py", "schemas/<schema>.schema.json",
+                     "schemas/fields.json", "rules/__init__.py", "serves.<family>",
+                     "launch.methods", "drafter_lint/runtimes/table.py",
+                     "fixtures/manifests/", "fixtures/published/"],
+    "Add a runtime fact": ["drafter_lint/runtimes/table.py", "drafter_lint/runtimes/releases.py",
+                           "KNOWN", "PUBLISHED", "PINNED_BY", "tests/test_runtimes.py",
+                           "tests/oracle/release_evidence.py",
+                           "tests/data/release-evidence.json"],
+}
+
+
+@pytest.mark.parametrize("title", PLACES)
+def test_contributing_names_every_place(title):
+    """Mutation caught: a place the tests hold a change to that CONTRIBUTING does not tell
+    a newcomer about (or a path it names that no longer exists)."""
+    section = _section(title)
+    missing = [p for p in PLACES[title] if p not in section]
+    assert missing == [], (title, missing)
+    for path in re.findall(r"`((?:drafter_lint|rules|schemas|tests|fixtures|bench)/[^`<*]*?)`",
+                           section):
+        assert (ROOT / path.split(" ")[0]).exists(), f"CONTRIBUTING names {path}: missing"
+
+
+def test_readme_states_the_measured_graph(graph):
+    """The counts README's "How it is built" gives are the graph's own."""
+    text = " ".join((ROOT / "README.md").read_text().split())
+    stated = re.search(r"(\d+) modules, (\d+) import edges, 0 cycles", text)
+    assert stated, "README does not state the import graph"
+    assert (int(stated[1]), int(stated[2])) == (len(graph.files), graph.edge_count)
