@@ -239,17 +239,17 @@ def _first_bytes(chunks, limit: int) -> bytes:
 
 
 def download(repo_id: str, revision: str, filename: str, offline: bool = False,
-             required: bool = True) -> Path | None:
+             required: bool = True, preflight: bool = True) -> Path | None:
     """The cached path of one file (downloading it unless offline); None if optional and
     absent. When the hub cannot be reached, a copy already in the cache is used. A slow
-    answer shows one spinner line on a terminal."""
-
+    answer shows one spinner line on a terminal. `preflight=False` skips the fail-fast
+    metadata request, for a file the hub has just listed at a pinned commit."""
     with waiting(f"{repo_id} {filename}"):
-        return _download(repo_id, revision, filename, offline, required)
+        return _download(repo_id, revision, filename, offline, required, preflight)
 
 
 def _download(repo_id: str, revision: str, filename: str, offline: bool,
-              required: bool) -> Path | None:
+              required: bool, preflight: bool = True) -> Path | None:
     from huggingface_hub import errors, hf_hub_download, try_to_load_from_cache
 
     _quiet()
@@ -257,7 +257,7 @@ def _download(repo_id: str, revision: str, filename: str, offline: bool,
     definite = (_remote_missing(errors), errors.RepositoryNotFoundError,
                 errors.RevisionNotFoundError)  # answers, not outages: no cache fallback
     try:
-        if not offline:
+        if not offline and preflight:
             try:
                 _preflight(repo_id, revision, filename)
             except Exception as exc:  # noqa: BLE001 -- unreachable, 5xx, timeout
@@ -298,23 +298,32 @@ def file_size(repo_id: str, commit: str, filename: str) -> int | None:
         return None
 
 
-def fetch(arg: str, offline: bool = False, tokenizer: bool = False) -> Snapshot:
+def fetch(arg: str, offline: bool = False, tokenizer: bool = False,
+          listed: frozenset[str] | None = None) -> Snapshot:
     """config.json (required) and the model card (optional) of `org/name[@rev]`; with
-    `tokenizer`, also tokenizer files up to MAX_TOKENIZER_BYTES."""
+    `tokenizer`, also tokenizer files up to MAX_TOKENIZER_BYTES. `listed`: the files the
+    hub just listed for this pinned commit; absent ones are not asked for, present ones
+    without a fail-fast preflight (a collection's repo costs fewer round trips)."""
     parsed = parse_repo_arg(arg)
     if parsed is None:
         raise HubError(f"{arg!r} is not a hub repo id (expected org/name or org/name@revision)")
     repo_id, revision = parsed
     offline = offline_mode(offline)
-    config = download(repo_id, revision, "config.json", offline)
+    known = listed is not None and not offline
+    if known and "config.json" not in listed:
+        raise HubError(f"{repo_id}@{revision}: the repo has no config.json")
+    config = download(repo_id, revision, "config.json", offline, preflight=not known)
     snapshot = Snapshot(repo_id, revision, config.parent.name, config.parent,
                         {"config.json": config})
-    readme = download(repo_id, snapshot.commit, "README.md", offline, required=False)
+    readme = None if known and "README.md" not in listed else download(
+        repo_id, snapshot.commit, "README.md", offline, required=False, preflight=not known)
     if readme is not None:
         snapshot.files["README.md"] = readme
         snapshot.card = read_card(readme)
     if tokenizer:
         for name in ("tokenizer_config.json", "tokenizer.json"):
+            if known and name not in listed:
+                continue
             if not offline:
                 size = file_size(repo_id, snapshot.commit, name)
                 if size is None or size > MAX_TOKENIZER_BYTES:

@@ -97,14 +97,16 @@ def _remember(repo_dir: Path, revision: str, commit: str) -> None:
 def _fetch(repo_id: str, commit: str, folder: Path) -> None:
     """Fill `folder` atomically: built beside it, renamed into place when complete."""
 
-    snapshot = hub.fetch(f"{repo_id}@{commit}", tokenizer=True)
+    listed = frozenset(_repo_files(repo_id, commit))   # one request: what to ask for
+    snapshot = hub.fetch(f"{repo_id}@{commit}", tokenizer=True, listed=listed)
     partial = folder.with_name(f".{folder.name}.{os.getpid()}.partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
     try:
         for name, path in snapshot.files.items():
             shutil.copyfile(path, partial / name)
-        index = hub.download(repo_id, commit, INDEX, required=False)
+        index = hub.download(repo_id, commit, INDEX, required=False, preflight=False) \
+            if INDEX in listed else None
         config = _json(partial / "config.json")
         if index is not None:
             shutil.copyfile(index, partial / INDEX)
@@ -114,7 +116,7 @@ def _fetch(repo_id: str, commit: str, folder: Path) -> None:
             shards = sorted({s for s in weight_map.values() if isinstance(s, str)
                              and (needed is None or s in needed)})
         else:
-            shards = [n for n in _repo_files(repo_id, commit) if n.endswith(".safetensors")]
+            shards = sorted(n for n in listed if n.endswith(".safetensors"))
         sizes = {}
         for shard in shards:
             if "/" in shard or shard.startswith("."):

@@ -550,12 +550,15 @@ CRASH_CHILD = textwrap.dedent("""
 """)
 
 
-def test_a_crash_at_every_write_step_leaves_old_or_new_bytes(tmp_path):
+@pytest.mark.parametrize("stride", [3, pytest.param(1, marks=pytest.mark.slow)],
+                         ids=["every-third-step", "every-step"])
+def test_a_crash_at_every_write_step_leaves_old_or_new_bytes(tmp_path, stride):
     """`fix` is killed at its 1st, 2nd, ... file-system step (open, fsync, chmod, replace,
     close, unlink, link) until a run finishes: config.json is always the old or the new
     bytes, every backup is whole, and config.json itself is never opened for writing.
-    Mutations caught, deterministically: an in-place write (open(config, "w")) and a
-    rename before the data is synced or complete."""
+    Mutations caught, deterministically in the slow lane (every step; the quick lane takes
+    every third): an in-place write (open(config, "w")) and a rename before the data is
+    synced or complete."""
     reference = tmp_path / "published"
     shutil.copytree(TINY / "drafter", reference)
     folder = tmp_path / "drafter"
@@ -578,7 +581,7 @@ def test_a_crash_at_every_write_step_leaves_old_or_new_bytes(tmp_path):
         if run.returncode != 137:
             assert run.returncode == 0, run.stderr
             break
-        crash_at += 1
+        crash_at += stride
         assert crash_at < 200
     assert seen == {"old", "new"} and crash_at > 5     # crashes landed on both sides
 
