@@ -395,7 +395,7 @@ def test_former_internal_errors_are_specific_lines(tiny, command):
     args = [a.replace("{drafter}", str(tiny / "drafter")) for a in command if a != ">full"]
     with open("/dev/full", "w") if full else open(os.devnull, "w") as out:
         run = subprocess.run([sys.executable, "-m", "drafter_lint", *args], stdout=out,
-                             stderr=subprocess.PIPE, text=True, timeout=60,
+                             stderr=subprocess.PIPE, text=True, timeout=60, cwd=tiny,
                              env={**os.environ, "HF_ENDPOINT": "http://127.0.0.1:9"})
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
     assert "internal error" not in run.stderr and "Traceback" not in run.stderr
