@@ -160,3 +160,25 @@ def test_a_refused_listing_is_one_line_exit_2(cli, collection_hub):
 def test_check_needs_something_to_lint(cli):
     run = cli("check")
     assert run.code == 2 and "--hub-author" in run.err
+
+
+def test_a_verdict_per_runtime_release(cli, collection_hub):
+    """A drafter whose config lost its mask id: vLLM refuses to start without it, SGLang
+    falls back to `<|MASK|>` (a warning). The verdicts say so per runtime, and
+    `--runtime sglang` judges every repo for SGLang alone. Mutation caught: verdicts
+    taken from the combined findings (both runtimes "1 error")."""
+    hub = collection_hub
+    broken = hub.drafters[0]
+    files = hub.repos[broken]["commits"][hub.commit(broken)]
+    config = json.loads(files["config.json"])
+    del config["dflash_config"]["mask_token_id"]
+    files["config.json"] = json.dumps(config, indent=2).encode()
+    run = cli("check", broken, hub.drafters[1], "--format", "json", "--ignore", "TF")
+    got = results(run)
+    assert got[broken]["verdicts"] == {"vLLM 0.33.0": "1 error", "SGLang 0.5.23": "ok"}, \
+        got[broken]
+    assert got[hub.drafters[1]]["verdicts"] == {"vLLM 0.33.0": "ok", "SGLang 0.5.23": "ok"}
+    assert run.code == 1
+    alone = results(cli("check", broken, hub.drafters[1], "--format", "json", "--ignore",
+                        "TF", "--runtime", "sglang"))
+    assert alone[broken]["verdicts"] == {"SGLang 0.5.23": "ok"}
