@@ -144,6 +144,13 @@ def test_json_and_sarif_carry_one_result_per_repo(cli, collection_hub, tmp_path)
     jsonschema.validate(run.json(), schema)
     assert sorted(results(run)) == [r for r in hub.drafters if "drafter-00" in r]
     sarif = cli("check", *hub.drafters[:2], GATED, "--format", "sarif", "--ignore", "TF")
+    from test_formats_config import sarif_schema
+
+    jsonschema.Draft4Validator(sarif_schema()).validate(sarif.json())   # OASIS 2.1.0
+    artifacts = sarif.json()["runs"][0]["artifacts"]       # one per repo, clean ones too
+    assert [a["location"]["uri"].split("@")[0] for a in artifacts] == \
+        sorted(hub.drafters[:2] + [GATED])
+    assert all("verdicts" in a["properties"] or "error" in a["properties"] for a in artifacts)
     notes = sarif.json()["runs"][0]["invocations"][0]
     assert notes["executionSuccessful"] is False
     assert [n["message"]["text"].split(":")[0] for n in notes["toolExecutionNotifications"]] \

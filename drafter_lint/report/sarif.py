@@ -66,6 +66,13 @@ def render(results: list[Result], options: dict) -> str:
             "columnKind": "unicodeCodePoints",
         }],
     }
+    repos = [r for r in results if r.commit or r.error]
+    if repos:      # a collection: every repo is an artifact, with its commit and verdicts
+        report["runs"][0]["artifacts"] = [{
+            "location": {"uri": quote(r.path, safe="/@")},
+            "properties": {k: v for k, v in (("commit", r.commit), ("family", r.family),
+                                              ("verdicts", r.verdicts), ("error", r.error))
+                           if v is not None}} for r in repos]
     failed = [r for r in results if r.error]
     if failed:     # a repo of a collection that could not be read: the run says so
         report["runs"][0]["invocations"] = [{
