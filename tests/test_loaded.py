@@ -21,7 +21,7 @@ class DFlashDraftModel:
 """
 
 
-@pytest.mark.parametrize("model_type", ["qwen3", "dflash"])
+@pytest.mark.parametrize("model_type", [pytest.param("qwen3", marks=pytest.mark.slow), "dflash"])
 def test_checkpoint_code_never_runs(tiny, tmp_path, model_type):
     sentinel = tmp_path / "SENTINEL"
     drafter = tiny / "drafter-guessed"

@@ -457,8 +457,12 @@ def test_token_never_printed(cli, hub, tiny, fmt):
 # --- special files: never a hang ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("where", ["config.json", "model.safetensors", "tokenizer.json",
-                                   "reference", "target"])
+SLOW = pytest.mark.slow     # the rest of a parametrized guarantee: the slow lane runs it
+
+
+@pytest.mark.parametrize("where", ["config.json", pytest.param("model.safetensors", marks=SLOW),
+                                   "tokenizer.json", pytest.param("reference", marks=SLOW),
+                                   "target"])
 def test_a_fifo_is_an_instant_error_not_a_hang(tmp_path, where):
     """A FIFO named like a checkpoint file blocks open() forever unless opened O_NONBLOCK
     and checked with fstat. Mutation caught: dropping O_NONBLOCK or the S_ISREG check in
@@ -486,9 +490,10 @@ def test_a_fifo_is_an_instant_error_not_a_hang(tmp_path, where):
 # --- terminal escapes from paths and values ---------------------------------------------------
 
 
-@pytest.mark.parametrize("command", [["check"], ["check", "--format", "concise"],
-                                     ["check", "--format", "github"], ["inspect"],
-                                     ["fix", "--diff", "--unsafe-fixes"]])
+@pytest.mark.parametrize("command", [
+    ["check"], pytest.param(["check", "--format", "concise"], marks=SLOW),
+    pytest.param(["check", "--format", "github"], marks=SLOW), ["inspect"],
+    ["fix", "--diff", "--unsafe-fixes"]])
 def test_hostile_path_never_reaches_the_terminal_raw(tmp_path, command):
     """A folder named with ESC/OSC/BEL, C1 and bidi characters (a cloned repo can carry
     one) is printed escaped in every format. Mutation caught: a renderer printing
@@ -550,14 +555,14 @@ CRASH_CHILD = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("stride", [3, pytest.param(1, marks=pytest.mark.slow)],
-                         ids=["every-third-step", "every-step"])
+@pytest.mark.parametrize("stride", [8, pytest.param(1, marks=pytest.mark.slow)],
+                         ids=["every-eighth-step", "every-step"])
 def test_a_crash_at_every_write_step_leaves_old_or_new_bytes(tmp_path, stride):
     """`fix` is killed at its 1st, 2nd, ... file-system step (open, fsync, chmod, replace,
     close, unlink, link) until a run finishes: config.json is always the old or the new
     bytes, every backup is whole, and config.json itself is never opened for writing.
     Mutations caught, deterministically in the slow lane (every step; the quick lane takes
-    every third): an in-place write (open(config, "w")) and a rename before the data is
+    every eighth): an in-place write (open(config, "w")) and a rename before the data is
     synced or complete."""
     reference = tmp_path / "published"
     shutil.copytree(TINY / "drafter", reference)
