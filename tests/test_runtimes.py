@@ -269,3 +269,30 @@ def test_every_range_end_has_evidence_from_the_wheels():
         for edge in (fact.since, fact.until):
             if edge and edge != runtimes.KNOWN[fact.runtime][0]:
                 assert edge in found, (fact.key, fact.runtime, edge, found)
+
+
+@pytest.mark.parametrize("edit,before,since,rule", [
+    ({}, "0.5.10", "0.5.11", "DL015"),                                          # DFlash
+    ({"architectures": ["DFlash2DraftModel"]}, "0.5.18", "0.5.19", "DF136"),    # DFlash2
+    ({"dspark_target_layer_ids": [1, 6, 11, 16, 21]}, "0.5.15", "0.5.16", "DL015"),  # DSpark
+])
+def test_sglang_serves_each_drafter_family_from_the_release_that_added_it(
+        cli, tiny, edit, before, since, rule):
+    """The `serves.*` ranges read from SGLang's wheels (tests/data/release-evidence.json):
+    the release before the model class is refused (DL015; DF136 for DFlash2), the one
+    that added it is not.
+    Mutation caught: a range dropped, so `--runtime sglang==0.5.10` is told 0.5.23's
+    behaviour."""
+    import json
+
+    path = tiny / "drafter" / "config.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **edit}, indent=2))
+
+    def refused(version):
+        run = cli("check", tiny / "drafter", "--target", tiny / "target", "--ignore", "TF",
+                  "--runtime", f"sglang=={version}", "--format", "json")
+        return [f for f in run.json()["results"][0]["findings"]
+                if f["rule"] == rule and f["severity"] == "error"]
+
+    assert refused(before) and "does not serve" in refused(before)[0]["message"]
+    assert refused(since) == []

@@ -153,7 +153,9 @@ FACTS: tuple[Fact, ...] = (
     # Which drafter families each runtime serves, and how
     Fact("serves.dflash", V, True, "start-up",
          "V model_executor/models/registry.py:664 (DFlashDraftModel)"),
-    Fact("serves.dflash", S, True, "start-up", "S models/dflash.py (DFLASH)"),
+    Fact("serves.dflash", S, True, "start-up",
+         "sglang==0.5.11 sglang/srt/models/dflash.py:399 (EntryClass DFlashDraftModel; no "
+         "models/dflash.py in 0.5.10)", since="0.5.11"),
     Fact("serves.dflash", R, True, "start-up", "ZL dflash/model.py:303"),
     Fact("serves.eagle3", V, True, "start-up", "V model_executor/models/registry.py:698-713"),
     Fact("serves.eagle3", S, True, "start-up", "S models/llama_eagle3.py"),
@@ -165,7 +167,9 @@ FACTS: tuple[Fact, ...] = (
     Fact("serves.dflash2", V, "v2-runner", "start-up",
          "V model_executor/models/registry.py:666; v1/worker/gpu/spec_decode/__init__.py:42-47;"
          " V1 refuses it (config/vllm.py:3133-3137)"),
-    Fact("serves.dflash2", S, True, "start-up", "S models/dflash.py:1264 (DFlash2DraftModel)"),
+    Fact("serves.dflash2", S, True, "start-up",
+         "sglang==0.5.19 sglang/srt/models/dflash.py:1066 (DFlash2DraftModel; S :1264; "
+         "absent in 0.5.18)", since="0.5.19"),
     Fact("serves.dflash2", R, False, "start-up", "ZL dflash/model.py (DFlash v1 only)"),
     Fact("serves.medusa", V, False, "start-up",
          "V config/speculative.py:74-82 (no medusa method since its removal)", since="0.33.0"),
@@ -177,7 +181,8 @@ FACTS: tuple[Fact, ...] = (
          "V model_executor/models/registry.py (DSparkDraftModel, Qwen3DSparkModel); "
          "v1/worker/gpu/spec_decode/dspark/speculator.py"),
     Fact("serves.dspark", S, True, "start-up",
-         "S models/dspark.py; speculative/dspark_components/dspark_config.py (DSPARK)"),
+         "sglang==0.5.16 sglang/srt/models/dspark.py:509 (EntryClass Qwen3DSparkModel; no "
+         "models/dspark.py in 0.5.15)", since="0.5.16"),
     Fact("serves.speculators", V, ("eagle3", "peagle", "dflash", "dflash2", "dspark"),
          "start-up", "V transformers_utils/configs/speculators/algos.py:15-195"),
     Fact("serves.speculators", S, (), "start-up",

@@ -51,6 +51,13 @@ PROBES = [
     ("draft.short-context-refused", "sglang", "since", "sglang/srt/configs/model_config.py",
      r"get_bool_env_var\(\s*\"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN\"\s*\)",
      "0.5.1", "0.5.0rc2"),
+    # SGLang's drafter model classes: registered from the release whose models/ has them
+    ("serves.dflash", "sglang", "since", "sglang/srt/models/dflash.py",
+     r"^EntryClass = \[?DFlashDraftModel", "0.5.11", "0.5.10"),
+    ("serves.dflash2", "sglang", "since", "sglang/srt/models/dflash.py",
+     r"^class DFlash2DraftModel\(", "0.5.19", "0.5.18"),
+    ("serves.dspark", "sglang", "since", "sglang/srt/models/dspark.py",
+     r"^EntryClass = \[Qwen3DSparkModel", "0.5.16", "0.5.15"),
 ]
 
 
@@ -92,9 +99,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path,
                         default=Path(os.path.expanduser("~/.cache/drafter-lint/release-files")))
+    parser.add_argument("--only", action="append", default=[], metavar="KEY",
+                        help="probe only the rows of KEY (repeatable); the other records "
+                             "are kept as committed")
     args = parser.parse_args()
     records = []
+    if args.only:
+        records = [r for r in json.loads(OUT.read_text())["probes"]
+                   if r["key"] not in args.only]
     for key, runtime, end, path, pattern, holds, absent in PROBES:
+        if args.only and key not in args.only:
+            continue
         at = search(release_file(args.cache, runtime, holds, path), pattern)
         gone = search(release_file(args.cache, runtime, absent, path), pattern)
         if at is None or gone is not None:
@@ -105,6 +120,9 @@ def main() -> int:
                         "holds": {"release": holds, "at": f"{runtime}=={holds} {path}:{at}"},
                         "absent": {"release": absent, "in": f"{runtime}=={absent} {path}"}})
         print(f"{key} ({runtime}, {end}): {runtime}=={holds} {path}:{at}; absent in {absent}")
+    order = {(p[0], p[1], p[2], p[4]): i for i, p in enumerate(PROBES)}
+    records.sort(key=lambda r: order.get((r["key"], r["runtime"], r["end"], r["pattern"]),
+                                         len(order)))
     OUT.write_text(json.dumps({"made_by": "tests/oracle/release_evidence.py",
                                "probes": records}, indent=1) + "\n")
     return 0
