@@ -64,7 +64,7 @@ def _fetch(repo: str, offline: bool) -> Fetched:
         return Fetched(repo, error=one_line(str(exc)))
 
 
-def verdicts(result: Result, folder, options: Options) -> dict[str, str]:
+def verdicts(result: Result, checkpoint, options: Options) -> dict[str, str]:
     """Per runtime release checked: "ok", "N errors", or "not served". A release's errors
     are those the error findings' rules still report when linted for it alone."""
     releases = ((runtimes.parse(str(options.runtime)),) if options.runtime
@@ -77,9 +77,8 @@ def verdicts(result: Result, folder, options: Options) -> dict[str, str]:
             continue
         count = 0
         if codes:
-            again, _ = pipeline.lint_folder(folder, options.but(
-                select=codes, ignore=options.ignore, runtime=f"{release.runtime}=="
-                f"{release.version}"))
+            again = pipeline.lint_prepared(checkpoint, options.but(
+                select=codes, runtime=f"{release.runtime}=={release.version}"))
             count = sum(1 for f in again.findings if f.severity == Severity.ERROR)
         out[release.label] = f"{count} error{'s' if count != 1 else ''}" if count else "ok"
     return out
@@ -111,9 +110,10 @@ def _lint(fetched: Fetched, options: Options, baseline_arg) -> Result:
         name = fetched.repo.split("@", 1)[0]
         return Result(path=name, family="unknown", error=fetched.error)
     try:
-        result, _ = pipeline.lint_folder(fetched.folder, options, baseline_arg)
+        checkpoint, options, _ = pipeline.prepare_folder(fetched.folder, options, baseline_arg)
+        result = pipeline.lint_prepared(checkpoint, options)
         result.commit = fetched.display.rsplit("@", 1)[1]
-        result.verdicts = verdicts(result, fetched.folder, options)
+        result.verdicts = verdicts(result, checkpoint, options)
     except DrafterLintError as exc:
         return Result(path=fetched.display, family="unknown", error=one_line(str(exc)))
     return result

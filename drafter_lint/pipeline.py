@@ -166,15 +166,27 @@ def read(root, family: str | None = None):
                            family=family)
 
 
-def lint_folder(root, options: Options, baseline_arg=None, write_baseline: bool = False):
-    """(result with positions, settings) for one checkpoint folder."""
+def prepare_folder(root, options: Options, baseline_arg=None, write_baseline: bool = False):
+    """(checkpoint, the folder's options, settings) for one checkpoint folder: its settings
+    and baseline applied, and the card's target when none was given."""
     options, found = with_settings(root, options, baseline_arg, write_baseline)
     checkpoint = read(root, options.family)
     if options.target is None:
         options = options.but(target=card_target(root))
+    return checkpoint, options, found
+
+
+def lint_prepared(checkpoint, options: Options):
+    """The result, with positions, of a folder `prepare_folder` read."""
     result = lint_with_settings(checkpoint, options)
     locate(result, checkpoint.documents)
-    return result, found
+    return result
+
+
+def lint_folder(root, options: Options, baseline_arg=None, write_baseline: bool = False):
+    """(result with positions, settings) for one checkpoint folder."""
+    checkpoint, options, found = prepare_folder(root, options, baseline_arg, write_baseline)
+    return lint_prepared(checkpoint, options), found
 
 
 _CARD_TARGETS: dict[str, object] = {}     # base_model repo -> Target, once per run

@@ -49,6 +49,8 @@ class Graph:
     files: dict[str, Path] = field(default_factory=dict)          # module -> source
     edges: dict[str, set[str]] = field(default_factory=dict)      # module -> imported
     deferred: dict[str, set[str]] = field(default_factory=dict)   # imported in a function
+    # third-party top-level packages imported in a function (stdlib and relative left out)
+    deferred_external: dict[str, set[str]] = field(default_factory=dict)
 
     @property
     def edge_count(self) -> int:
@@ -129,6 +131,9 @@ def build() -> Graph:
         internal = {n for n in names if n == PACKAGE or n.startswith(PACKAGE + ".")}
         graph.edges[module] = internal - {module}
         graph.deferred[module] = {n for n in deferred if n in internal} - {module}
+        graph.deferred_external[module] = {
+            n.split(".")[0] for n in deferred - internal
+            if n and n.split(".")[0] not in sys.stdlib_module_names}
         for name in internal:
             if name not in graph.files and name not in queue:
                 found = _find(name)

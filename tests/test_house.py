@@ -89,33 +89,12 @@ def test_the_cli_starts_without_the_engine():
     assert run.stdout.strip() == "[]", run.stdout + run.stderr
 
 
-def _deferred_third_party() -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    for path in [*(ROOT / "drafter_lint").rglob("*.py"), *(ROOT / "rules").rglob("*.py")]:
-        if "dryrun" in path.parts:
-            continue
-        tree = ast.parse(path.read_text())
-        top = {id(n) for n in tree.body}
-        for node in tree.body:
-            if isinstance(node, (ast.If, ast.Try)):
-                top |= {id(n) for n in ast.walk(node)}
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
-                names = [a.name for a in node.names] if isinstance(node, ast.Import) \
-                    else [node.module or ""]
-                for name in names:
-                    root = name.split(".")[0]
-                    if root and root not in sys.stdlib_module_names and \
-                            root != "drafter_lint" and not getattr(node, "level", 0):
-                        out.setdefault(root, set()).add(path.name)
-    return out
-
-
-def test_deferred_third_party_imports_have_a_measured_reason():
+def test_deferred_third_party_imports_have_a_measured_reason(graph):
     """Mutation caught: `import yaml` (0.05 s) put back inside a function, or transformers
     imported at module top (the loader child is then not the only importer)."""
-    assert set(_deferred_third_party()) <= set(DEFERRED_THIRD_PARTY)
-    assert "transformers" in _deferred_third_party()
+    deferred = {name for names in graph.deferred_external.values() for name in names}
+    assert deferred <= set(DEFERRED_THIRD_PARTY), deferred - set(DEFERRED_THIRD_PARTY)
+    assert "transformers" in deferred
 
 
 def test_dry_run_scripts_import_nothing_of_drafter_lint(graph):
@@ -179,39 +158,31 @@ def test_every_list_of_families_derives_from_the_table(cli, tmp_path):
     assert run.json()["results"][0]["family"] == "dspark"
 
 
-def _tensor_names(spec) -> list[str]:
-    """Tensor names in a manifest's or corpus case's tensor listing, whatever its nesting
-    (`[name, dtype, shape]` rows, or {name: ...})."""
-    if isinstance(spec, dict):
-        return [n for k, v in spec.items() for n in ([k] if "." in k and not
-                isinstance(v, (dict, list)) or isinstance(v, list) and v and
-                not isinstance(v[0], (list, dict)) and "." in k else _tensor_names(v))]
-    if isinstance(spec, list):
-        if spec and isinstance(spec[0], str) and len(spec) >= 2:
-            return [spec[0]]
-        return [n for item in spec for n in _tensor_names(item)]
-    return []
+@pytest.fixture(scope="module")
+def family_cases(tmp_path_factory) -> dict[str, list[str]]:
+    """family -> the manifests and published corpus cases that detect as it, read as the
+    tool reads them (corpus cases written out by tests/corpus.py)."""
+    from corpus import cases, materialize
 
-
-def _family_cases() -> dict[str, list[str]]:
-    """family -> the manifests and published corpus cases that detect as it."""
+    from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.family import detect
+    from sparse import load_manifest
 
     out: dict[str, list[str]] = {}
     for path in sorted((ROOT / "fixtures" / "manifests").glob("*.json")):
-        drafter = json.loads(path.read_text())["drafter"]
-        found = detect(drafter["config"], _tensor_names(drafter.get("files", {})))
-        out.setdefault(found.split("/")[0], []).append(path.name)
-    for case in sorted((ROOT / "fixtures" / "published").glob("*/case.json")):
-        config = json.loads((case.parent / "config.json").read_text())
-        tensors = case.parent / "tensors.json"
-        names = _tensor_names(json.loads(tensors.read_text())) if tensors.exists() else []
-        out.setdefault(detect(config, names).split("/")[0], []).append(case.parent.name)
+        drafter = load_manifest(path.stem)["drafter"]
+        names = [t[0] for f in drafter.get("files", {}).values() for t in f.get("tensors", [])]
+        out.setdefault(detect(drafter["config"], names).split("/")[0], []).append(path.name)
+    root = tmp_path_factory.mktemp("corpus")
+    for case in cases():
+        folder, _ = materialize(case, root)
+        found = read_checkpoint(folder, case.id).family
+        out.setdefault(found.split("/")[0], []).append(case.id)
     return out
 
 
 @pytest.mark.parametrize("row", family.FAMILY_TABLE, ids=lambda r: r.name)
-def test_every_family_has_every_place(row):
+def test_every_family_has_every_place(row, family_cases):
     """The places CONTRIBUTING's "Add a family" lists. Mutation caught: a family added to
     the table without a schema, a fields row, a rule, a serves row for a runtime, a
     launch method, or a checkpoint that detects as it."""
@@ -225,7 +196,7 @@ def test_every_family_has_every_place(row):
     methods = [f for f in runtimes.FACTS if f.key == "launch.methods"]
     for runtime in ("vllm", "sglang"):
         assert any(row.name in f.value for f in methods if f.runtime == runtime), runtime
-    assert _family_cases().get(row.name), f"no manifest or corpus case detects as {row.name}"
+    assert family_cases.get(row.name), f"no manifest or corpus case detects as {row.name}"
 
 
 # --- rules document and declare themselves ---------------------------------------------
