@@ -67,7 +67,12 @@ def _launch_release(launch, python: str | None) -> str:
               f"installed for {python or 'an interpreter found on PATH'}); linting for the "
               f"newest recorded, {runtimes.newest(launch.runtime)}")
         return launch.runtime
-    release = runtimes.parse(f"{launch.runtime}=={version}")
+    try:
+        release = runtimes.parse(f"{launch.runtime}=={version}")
+    except runtimes.UnknownRuntime:       # a source or dev build: no release number
+        _note(f"{name} {version}, installed for {python}, is not a release; linting for "
+              f"the newest recorded, {runtimes.newest(launch.runtime)}")
+        return launch.runtime
     _note(f"linting for {name} {version}, installed for {python}"
           + (f" ({release.note})" if release.note else ""))
     return f"{launch.runtime}=={version}"

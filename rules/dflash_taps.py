@@ -317,4 +317,46 @@ def eagle_aux_ids_stale(facts: Facts):
                   fix=replace("/eagle_aux_hidden_state_layer_ids", expected, "safe"))
 
 
-RULES = collect(target_layer_ids_invalid, target_layer_id_beyond_num_target_layers, target_layer_id_beyond_target, target_layer_count_vs_fc, target_layer_ids_not_default, num_target_layers_mismatch, num_target_layers_missing, eagle_aux_ids_stale)
+def _read_taps(facts: Facts, release) -> tuple[str, int] | None:
+    """(pointer, shift to the capture index) of the tap list `release` reads first."""
+    for ptr, shift in runtimes.value("dflash.tap-sources", release, ()):
+        if facts.get(ptr, None) is not None:
+            return ptr, shift
+    return None
+
+
+@rule("DF118", "taps-shifted-by-runtime", "warning", "dflash")
+def taps_shifted_by_runtime(facts: Facts):
+    """The runtime reads the tap list with another offset than the one it was trained
+    with, so it feeds `fc` the outputs of other layers.
+
+    z-lab training taps `hidden_states[id + 1]`, the output of layer `id`
+    (dflash/model.py:39-45), and vLLM and SGLang add the same 1 to
+    `dflash_config.target_layer_ids`. vLLM 0.20 and 0.21 did not (vllm==0.20.0
+    v1/worker/gpu_model_runner.py:4961-4966): every tap landed one layer early, and
+    acceptance dropped (vLLM PR #40727: acceptance length 3.92-4.03 against 4.11-4.16 on
+    MT-Bench); 0.22 added the shift. Nothing fails: the server runs, slower.
+
+    Warns: `target_layer_ids` `[1, 9, 17, 25, 33]` under `--runtime vllm==0.21.0`.
+    Passes: the same under `vllm==0.22.0`; top-level `eagle_aux_hidden_state_layer_ids`,
+    which is written in vLLM's convention.
+    """
+    trained = dict(runtimes.value("dflash.tap-sources", runtimes.parse("reference"), ()))
+    shifted = {}
+    for release in facts.releases:
+        read = _read_taps(facts, release)
+        if read and read[0] in trained and read[1] != trained[read[0]]:
+            shifted.setdefault(read, []).append(release)
+    for (ptr, shift), releases in shifted.items():
+        ids = facts.int_list(ptr)
+        if ids is None:
+            continue
+        offset = shift - trained[ptr]
+        fed = [i + offset for i in ids]
+        yield Finding(ptr, f"{dotted(ptr)} is {ids}: {runtimes.agree(releases, 'reads')} it "
+                      f"{'without' if offset < 0 else 'with an extra'} the +1 of training "
+                      f"and feeds fc the outputs of layers {fed}, not {ids}; acceptance "
+                      f"drops (vLLM PR #40727), later releases read it as trained")
+
+
+RULES = collect(target_layer_ids_invalid, target_layer_id_beyond_num_target_layers, target_layer_id_beyond_target, target_layer_count_vs_fc, target_layer_ids_not_default, num_target_layers_mismatch, num_target_layers_missing, eagle_aux_ids_stale, taps_shifted_by_runtime)

@@ -4,7 +4,13 @@ runtime reads them.
 
 from __future__ import annotations
 
-from drafter_lint.rules.dflash import LAYER_KINDS, block_size_of, dumped, layer_types_of, sliding_of
+from drafter_lint.rules.dflash import (
+    LAYER_KINDS,
+    block_size_of,
+    dumped,
+    layer_types_of,
+    sliding_of,
+)
 
 from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
@@ -64,9 +70,12 @@ def sliding_on(facts: Facts, release) -> list[int]:
 
 
 def window_on(facts: Facts, release) -> tuple[str, object]:
-    """(pointer, value) of the window `release` reads; value MISSING when none is set."""
+    """(pointer, value) of the window `release` reads; value MISSING when none is set;
+    ("", MISSING) when the release reads no window at all."""
     fact = runtimes.lookup("dflash.window-sources", release)
     sources = fact.value if fact else ("/sliding_window",)
+    if not sources:
+        return "", MISSING
     for ptr in sources:
         value = facts.get(ptr)
         if value is not MISSING and value is not None:
@@ -117,7 +126,7 @@ def sliding_window_missing(facts: Facts):
     for release in facts.releases:
         sliding = sliding_on(facts, release)
         ptr, window = window_on(facts, release)
-        if sliding and not (type(window) is int and window > 0):
+        if ptr and sliding and not (type(window) is int and window > 0):
             broken.append((release, sliding, ptr, window))
     if not broken:
         return

@@ -48,7 +48,7 @@ def read_where(facts: Facts, release) -> str | None:
     """The pointer `release` reads aux ids from (vllm==0.33.0 V2 runner: top level only;
     sglang==0.5.23: nested `eagle_config` only)."""
     fact = runtimes.lookup("eagle3.aux-sources", release)
-    return fact.value[0] if fact else None
+    return fact.value[0] if fact and fact.value else None
 
 
 def outputs_on(facts: Facts, release, ids: list[int]) -> list[int]:

@@ -8,6 +8,7 @@ load through transformers (the reference drafter, vLLM, SGLang) see the loaded v
 from __future__ import annotations
 
 import json
+import re
 
 from drafter_lint.rules.rope import capping_releases, rope_types
 
@@ -310,7 +311,7 @@ def meaning_differs_across_transformers(facts: Facts):
     `--runtime reference`. Informs: the same without `--runtime`.
     Passes: `"rope_theta": 10000000` alone.
     """
-    affected = [r for r in facts.releases if _pin(r).startswith("==4")]
+    affected = [r for r in facts.releases if _transformers_4_only(_pin(r))]
     for ptr, four, five in _meanings(facts):
         who = f"; {runtimes.agree(affected, 'loads')} it with transformers 4" if affected else ""
         yield Finding(ptr, f"transformers 4.57 loads {four}, transformers 5 loads {five}{who}",
@@ -320,6 +321,12 @@ def meaning_differs_across_transformers(facts: Facts):
 def _pin(release) -> str:
     fact = runtimes.lookup("transformers.pin", release)
     return fact.value if fact else ""
+
+
+def _transformers_4_only(pin: str) -> bool:
+    """Whether the pin admits no transformers 5 (`==4.57.1`; `>=4.56.0,<5` of vLLM
+    0.11.1-0.19.0)."""
+    return pin.startswith("==4") or bool(re.search(r"(^|,)<5(\.0)*(,|$)", pin))
 
 
 RULES = collect(transformers_refuses, normalized_by_transformers, unwritten_field,

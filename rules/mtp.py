@@ -230,7 +230,8 @@ def quantization_mismatch(facts: Facts):
 
     Under ModelOpt NVFP4 (`modelopt_fp4`) vLLM builds the Qwen3.5 / Qwen3-Next `mtp.fc`
     unquantized whatever the exclusions say (qwen3_5_mtp.py:89-106, qwen3_next_mtp.py:
-    70-80, PR #38832), so a BF16 `mtp.fc` there loads (NVIDIA's Qwen3.5 NVFP4 layout).
+    70-80, PR #38832), so a BF16 `mtp.fc` there loads (NVIDIA's Qwen3.5 NVFP4 layout):
+    for Qwen3.5 from vllm==0.20.0, for Qwen3-Next from vllm==0.25.0 (PR #46316).
 
     Fails: `mtp.layers.0.self_attn.q_proj.weight` BF16 and `ignore` not listing it.
     Passes: BF16 MTP linears matched by `ignore` (e.g. `mtp.layers.0*`); packed ones not;
@@ -241,7 +242,8 @@ def quantization_mismatch(facts: Facts):
         return
     where, q = found
     label = runtimes.labels(vllm)
-    forced = {m for r in vllm for m in runtimes.value("mtp.unquantized-fc-under", r, ())}
+    model_type = str(facts.get("/model_type") or "")
+    forced = {m for r in vllm for m in _forced_unquantized(model_type, r)}
     plain_quantized, packed_excluded = [], []
     for module in _mtp_linears(facts):
         if module.endswith("mtp.fc") and _quant_name(q) in forced:
@@ -299,6 +301,50 @@ def head_unquantized(facts: Facts):
                       f"fantasylord/Qwen36)")
 
 
+def _forced_unquantized(model_type: str, release) -> set[str]:
+    """Quantization methods under which `release` builds this model type's `mtp.fc`
+    unquantized."""
+    return {m for kind, methods in runtimes.value("mtp.unquantized-fc-under", release, {}).items()
+            if model_type.startswith(kind) for m in methods}
+
+
+@rule("MTP110", "mtp-fc-quantized-by-release", "warning", "mtp", needs=("config",))
+def fc_quantized_by_release(facts: Facts):
+    """The exclusions leave `mtp.fc` quantized, and this release builds it so, while
+    NVFP4 exports of this model store it in BF16.
+
+    NVIDIA's ModelOpt NVFP4 exports of Qwen3.5 and Qwen3-Next keep the whole MTP branch in
+    BF16 but exclude only `mtp.layers.0*`, not its sibling `mtp.fc` (vLLM PR #38832,
+    #46316). vLLM before the release that builds `mtp.fc` unquantized under
+    `modelopt_fp4` (vllm==0.20.0 qwen3_5_mtp.py:86 for Qwen3.5, vllm==0.25.0
+    qwen3_next_mtp.py:72 for Qwen3-Next) builds it quantized and fails to load the BF16
+    weight ("AssertionError" in load_column_parallel_weight). With the weights at hand
+    MTP106 checks the stored dtype; this rule reads the config only, before a download.
+
+    Warns: `nvidia/Qwen3.5-397B-A17B-NVFP4`'s config (ignore `mtp.layers.0*`) under
+    `--runtime vllm==0.19.1`. Passes: the same under `vllm==0.20.0`; `ignore` listing `mtp*`.
+    """
+    found = _quant_config(facts)
+    if facts.weights or found is None:
+        return
+    where, q = found
+    name, model_type = _quant_name(q), str(facts.get("/model_type") or "")
+    _, text = text_config(facts)
+    if not name or not (type(text.get("mtp_num_hidden_layers")) is int
+                        and text["mtp_num_hidden_layers"] > 0):
+        return
+    later = [runtimes.Release("vllm", v) for v in runtimes.PUBLISHED["vllm"]]
+    if not any(name in _forced_unquantized(model_type, r) for r in later):
+        return          # no release special-cases this layout: nothing known about it
+    building = [r for r in _vllm(facts) if name not in _forced_unquantized(model_type, r)]
+    if building and quantization.excluded_by("mtp.fc", q) == "":
+        yield Finding(_exclusions(where, q), f"the exclusions leave mtp.fc quantized: "
+                      f"{runtimes.agree(building, 'builds')} it as {name}, and {name} exports "
+                      f"of this model store mtp.fc in BF16 (vLLM PR #38832), so loading "
+                      f"fails unless this export packs it; later releases build it "
+                      f"unquantized")
+
+
 def _exclusions(where: str, q: dict) -> str:
     """Pointer of the exclusion list (`ignore`, or ModelOpt's legacy `exclude_modules`)."""
     return f"{where}/exclude_modules" if "exclude_modules" in q and "ignore" not in q \
@@ -311,4 +357,4 @@ def _some(items: list[str], n: int = 3) -> str:
 
 RULES = collect(count_vs_weights, weights_missing, speculative_tokens_indivisible,
                 speculative_tokens_reuse, tensor_shapes, quantization_mismatch,
-                head_unquantized)
+                fc_quantized_by_release, head_unquantized)

@@ -62,7 +62,9 @@ def architecture_not_registered(facts: Facts):
         if known is None:
             continue
         if release.runtime == "vllm" and facts.family != "mtp":
-            rewrite = runtimes.value("registry.draft-rewrite", release, {})
+            rewrite = runtimes.value("registry.draft-rewrite", release)
+            if rewrite is None:
+                continue        # how this release renames draft classes is not recorded
             looked_up = [_vllm_name(a, _method(facts, release), rewrite) for a in written]
         else:
             looked_up = list(written)
@@ -118,8 +120,7 @@ def draft_context_below_target(facts: Facts):
     """
     if facts.family in ("mtp", "unknown") or facts.family.startswith("speculators"):
         return
-    refusing = runtimes.matching(facts.releases, "draft.short-context-refused",
-                                 lambda v: True)
+    refusing = runtimes.matching(facts.releases, "draft.short-context-refused")
     if not refusing:
         return
     draft, target = _context(facts.config), _context(facts.target.config)
@@ -194,6 +195,42 @@ def family_unserved(facts: Facts):
                   f"refuses to start; check for (and serve with) a runtime that does")
 
 
+@rule("DL016", "target-model-type-refused", "error", "any", needs=("config", "target"))
+def target_model_type_refused(facts: Facts):
+    """The runtime serves this kind of draft only for targets of listed model types, and
+    the target is not one of them, so start-up stops.
+
+    vLLM from 0.8.5 to 0.21 checked the target of an EAGLE-3 draft (from 0.20 also of a
+    DFlash draft) against a list: its text config's `model_type` must contain one of the
+    listed names, else "Eagle3 is only supported for Llama models" (vllm==0.8.5
+    config.py:2588-2592), later "... is only supported for ['llama', 'qwen', ...] models"
+    (vllm==0.21.0 config/speculative.py:974-1002). The list grew release by release
+    (qwen in 0.10.1, vLLM PR #22333; kimi_k2 and deepseek_v3 in 0.18.0, vLLM #31254); 0.22
+    dropped the check.
+
+    Fails: an EAGLE-3 draft for a `qwen3` target under `--runtime vllm==0.10.0`.
+    Passes: the same under `vllm==0.10.1`; a `llama` target.
+    """
+    if facts.family not in ("eagle3", "dflash"):
+        return
+    text = facts.target.config.get("text_config")
+    text = text if isinstance(text, dict) else facts.target.config
+    model_type = text.get("model_type")
+    if not isinstance(model_type, str):
+        return
+    method = "dflash" if facts.family == "dflash" else "eagle3"
+    refusing = [r for r in facts.releases
+                if (gate := runtimes.value("aux.target-model-types", r)) is not None
+                and method in gate["methods"]
+                and not any(name in model_type for name in gate["model_types"])]
+    if refusing:
+        listed = sorted(runtimes.value("aux.target-model-types", refusing[0])["model_types"])
+        yield Finding("", f"the target's model_type is {model_type!r}: "
+                      f"{runtimes.agree(refusing, 'serves')} {method} drafts only for "
+                      f"targets whose model type contains one of {listed}, and refuses to "
+                      f"start")
+
+
 @rule("MTP108", "mtp-target-unmapped", "error", "mtp")
 def mtp_target_unmapped(facts: Facts):
     """vLLM has no MTP draft model for this target's model type, so `method: mtp` is
@@ -233,5 +270,5 @@ def mtp_target_unmapped(facts: Facts):
                       f"refuses method mtp at start-up (Unsupported speculative method)")
 
 
-RULES = collect(architecture_not_registered, family_unserved, draft_context_below_target, model_type_unknown,
-                mtp_target_unmapped)
+RULES = collect(architecture_not_registered, family_unserved, draft_context_below_target,
+                model_type_unknown, target_model_type_refused, mtp_target_unmapped)

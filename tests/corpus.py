@@ -42,6 +42,13 @@ class Case:
         return self.meta.get("detectable", True)
 
     @property
+    def failures(self) -> list[dict]:
+        """Documented release-specific failures (case.json `failures`): each names the
+        runtime, the release it failed on, the release that fixed it, the public thread,
+        and the rule, pointer and least severity that catch it."""
+        return self.meta.get("failures", [])
+
+    @property
     def allowed(self) -> dict[str, str]:
         """rule -> reason: findings a good case may draw, each justified in case.json."""
         return {a["rule"]: a["reason"] for a in self.meta.get("allowed", [])}
@@ -106,6 +113,11 @@ class Outcome:
                 return True
         return False
 
+    def flags(self, rule: str, pointer: str, level: str) -> list:
+        """Findings of at least `level` by `rule`, or by any rule at `pointer` (or under it)."""
+        return [f for f in self.at_least(level) if f[0] == rule or f[2] == pointer
+                or (pointer and f[2].startswith(pointer + "/"))]
+
     def caught(self) -> bool:
         """A bad case is caught when a finding of at least its `expect` severity (default
         warning) points at its faulty field."""
@@ -115,10 +127,11 @@ class Outcome:
 
 
 def lint_case(case: Case, dest: Path, runtime: str | None = None) -> Outcome:
+    from drafter_lint.rules import RULES
+
     from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import lint
     from drafter_lint.options import Options
-    from drafter_lint.rules import RULES
     from drafter_lint.target import read_target
 
     drafter, target_dir = materialize(case, dest)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from corpus import cases, lint_case, snapshot
 
+
 def _snapshot_path() -> Path:
     """One snapshot per transformers major: the TF rules describe the installed one."""
     from drafter_lint.loading import transformers_version
@@ -83,6 +84,39 @@ def test_documented_bad_drafter_is_caught_at_its_field(outcomes, case):
     assert outcomes[case.id].caught(), outcomes[case.id].findings
 
 
+FAILURES = [(c, f) for c in CASES for f in c.failures]
+
+
+def test_the_record_holds_ten_release_specific_failures():
+    """Each from a public thread, on a named release, fixed by a later one."""
+    from drafter_lint import runtimes
+
+    assert len(FAILURES) >= 10
+    for case, failure in FAILURES:
+        published = runtimes.PUBLISHED[failure["runtime"]]
+        assert failure["failed_on"] in published and failure["fixed_in"] in published
+        assert published.index(failure["failed_on"]) < published.index(failure["fixed_in"])
+        assert failure["thread"].startswith("https://") and failure["quote"], case.id
+        assert failure["rule"] and failure["expect"] in ("info", "warning", "error")
+
+
+@pytest.mark.parametrize("case,failure", FAILURES,
+                         ids=[f"{c.id}@{f['runtime']}=={f['failed_on']}" for c, f in FAILURES])
+def test_a_documented_failure_is_caught_on_its_release_and_quiet_on_the_fix(
+        tmp_path, case, failure):
+    """Linted for the release the thread reports, the case draws the recorded rule (or a
+    finding at the faulty field) at the recorded severity; for the release that fixed it,
+    neither. Mutation caught: a fact row whose range is dropped or moved (the old release
+    is told the new behaviour, or the reverse)."""
+    runtime = failure["runtime"]
+    rule, pointer, level = failure["rule"], failure["pointer"], failure["expect"]
+    before = lint_case(case, tmp_path / "before", f"{runtime}=={failure['failed_on']}")
+    after = lint_case(case, tmp_path / "after", f"{runtime}=={failure['fixed_in']}")
+    assert [f for f in before.flags(rule, pointer, level) if f[0] == rule and (
+        f[2] == pointer or f[2].startswith(pointer + "/"))], before.findings
+    assert after.flags(rule, pointer, level) == [], after.findings
+
+
 def test_findings_match_the_snapshot(outcomes):
     current = snapshot(list(outcomes.values()))
     if os.environ.get("UPDATE_SNAPSHOTS"):
@@ -99,3 +133,35 @@ def test_every_finding_is_at_a_severity_its_rule_lists(outcomes):
              for rule, severity, _, _ in o.findings
              if rule in RULES and severity not in RULES[rule].severities]
     assert wrong == []
+
+
+def _every_release():
+    from drafter_lint import runtimes
+
+    return [f"{rt}=={v}" for rt in runtimes.SERVING for v in runtimes.PUBLISHED[rt]]
+
+
+def _one_case_per_family():
+    seen, out = set(), []
+    for case in CASES:
+        if case.meta["family"] not in seen:
+            seen.add(case.meta["family"])
+            out.append(case)
+    return out
+
+
+@pytest.mark.parametrize("runtime", _every_release())
+def test_every_release_lints_every_family(tmp_path, runtime):
+    """One corpus case of each family, linted for every release of vLLM and SGLang: no
+    crash, whatever rows that release has or lacks. Mutation caught: a rule that indexes a
+    fact's value without allowing for an older release's shorter (or empty) one; the
+    slow lane runs every case."""
+    for case in _one_case_per_family():
+        lint_case(case, tmp_path / case.id, runtime)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runtime", _every_release())
+def test_every_release_lints_every_case(tmp_path, runtime):
+    for case in CASES:
+        lint_case(case, tmp_path / case.id, runtime)

@@ -11,14 +11,21 @@ from typing import Callable
 
 import pytest
 from drafter_lint.rules import RULES
-from sparse import (FIXTURES, apply_ops, deepseek_v3, load_manifest, materialize, qwen35_moe,
-                    write_json)
+from sparse import (
+    FIXTURES,
+    apply_ops,
+    deepseek_v3,
+    load_manifest,
+    materialize,
+    qwen35_moe,
+    write_json,
+)
 
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
+from drafter_lint.family import shards_needed
 from drafter_lint.options import Options
 from drafter_lint.registry import undeclared_fix
-from drafter_lint.family import shards_needed
 from drafter_lint.target import read_target
 
 AUX = "/eagle_aux_hidden_state_layer_ids"
@@ -46,6 +53,7 @@ class Case:
     severity: str | None = None
     generator: dict = field(default_factory=dict)   # arguments of the MTP generators
     folder: str = "drafter"                          # the checkpoint folder's name
+    weights: bool = True                             # False: config only (before download)
 
     @property
     def id(self) -> str:
@@ -72,6 +80,9 @@ def build(case: Case, root):
         if case.ops:
             config = json.loads((folder / "config.json").read_text())
             write_json(folder / "config.json", apply_ops(config, case.ops))
+        if not case.weights:
+            for path in [*folder.glob("*.safetensors"), *folder.glob("*.index.json")]:
+                path.unlink()
         return read_checkpoint(folder, "ckpt", select=shards_needed), None
     manifest = load_manifest(case.source)
     tensors = manifest["drafter"]["files"][ST]["tensors"]
@@ -320,6 +331,16 @@ FAMILY_CASES = [
          generator={"quant_ignore": ["lm_head", "mtp*"], "mtp_packed": True},
          pointer="/quantization_config/ignore"),
     Case("MTP106", "pass", "unquantized-target", "qwen3.5-moe"),
+    Case("MTP110", "fail", "nvfp4-fc-left-quantized-vllm-0.19.1-pr-38832", "qwen3.5-moe",
+         generator={"quant_ignore": ["lm_head", "mtp.layers.0*"]}, runtime="vllm==0.19.1",
+         weights=False, pointer="/quantization_config/ignore"),
+    Case("MTP110", "pass", "nvfp4-fc-left-quantized-vllm-0.20.0", "qwen3.5-moe",
+         generator={"quant_ignore": ["lm_head", "mtp.layers.0*"]}, runtime="vllm==0.20.0",
+         weights=False),
+    Case("MTP110", "pass", "nvfp4-mtp-excluded", "qwen3.5-moe",
+         generator={"quant_ignore": ["lm_head", "mtp*"]}, runtime="vllm==0.19.1", weights=False),
+    Case("MTP110", "pass", "weights-at-hand-mtp106-judges", "qwen3.5-moe",
+         generator={"quant_ignore": ["lm_head", "mtp.layers.0*"]}, runtime="vllm==0.19.1"),
     Case("MTP107", "fail", "bf16-mtp-beside-nvfp4-body", "qwen3.5-moe",
          generator={"quant_ignore": ["lm_head", "mtp.fc", "mtp.layers.0*"]},
          pointer="/quantization_config/ignore"),
@@ -645,7 +666,7 @@ def test_runtime_option_changes_the_findings(cli, tmp_path):
         run = cli("check", drafter, "--target", target, *extra, "--format", "json")
         return {(f["rule"], f["severity"]) for f in run.json()["results"][0]["findings"]}
 
-    both, vllm, sglang = rules(), rules("--runtime", "vllm"), rules("--runtime", "sglang==0.5")
+    both, vllm, sglang = rules(), rules("--runtime", "vllm"), rules("--runtime", "sglang==0.5.23")
     assert ("EA304", "warning") in vllm and ("EA302", "warning") not in vllm
     assert ("EA302", "warning") in sglang and ("EA304", "warning") not in sglang
     assert {("EA304", "warning"), ("EA302", "warning")} <= both

@@ -19,8 +19,8 @@ from sparse import FIXTURES, apply_ops, write_json, write_safetensors
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
 from drafter_lint.options import Options
-from drafter_lint.registry import undeclared_fix
 from drafter_lint.reference import read_reference
+from drafter_lint.registry import undeclared_fix
 from drafter_lint.target import read_target
 
 TINY = FIXTURES / "tiny-qwen3.6"
@@ -367,6 +367,16 @@ CASES = [
          ops=[("replace", "/max_position_embeddings", 4096)],
          target_ops=[("add", "/text_config/max_position_embeddings", 262144)],
          runtime="sglang==0.5.0rc2"),
+    Case("DF118", "fail", "taps-read-without-the-plus-one-vllm-0.21", runtime="vllm==0.21.0",
+         pointer="/dflash_config/target_layer_ids"),
+    Case("DF118", "pass", "taps-read-as-trained-vllm-0.22", runtime="vllm==0.22.0"),
+    Case("DF118", "pass", "vllm-aux-ids-in-vllm-convention-0.21", runtime="vllm==0.21.0",
+         ops=[("add", "/eagle_aux_hidden_state_layer_ids", [2, 17, 32, 47, 62])]),
+    Case("DL016", "fail", "dflash-for-a-glm-target-on-0.21", pointer="",
+         target_ops=[("replace", "/text_config/model_type", "glm4_moe")], runtime="vllm==0.21.0"),
+    Case("DL016", "pass", "dflash-for-a-glm-target-on-0.22-unchecked",
+         target_ops=[("replace", "/text_config/model_type", "glm4_moe")], runtime="vllm==0.22.0"),
+    Case("DL016", "pass", "dflash-for-a-qwen-target-on-0.20", runtime="vllm==0.20.0"),
     Case("DL014", "fail", "torchspec-model-type", ops=[("replace", "/model_type", "dflash")],
          pointer="/model_type"),
     Case("DL014", "pass", "qwen3"),

@@ -34,8 +34,12 @@ def test_every_fact_is_read_by_code():
 
 @pytest.mark.parametrize("spec,version,exact", [("vllm", "0.33.0", True),
                                                 ("vllm==0.33", "0.33.0", True),
-                                                ("vllm==0.31.0", "0.31.0", False),
+                                                ("vllm==0.31.0", "0.31.0", True),
                                                 ("vllm==0.34.0", "0.34.0", False),
+                                                ("vllm==0.8.5.post1", "0.8.5", False),
+                                                ("vllm==0.33.0+cu128", "0.33.0", True),
+                                                ("vllm==0.7.3", "0.8.0", False),
+                                                ("sglang==0.5.10.post1", "0.5.10", False),
                                                 ("SGLang==0.5.23", "0.5.23", True),
                                                 ("reference", "44947fb", True)])
 def test_runtime_specs_parse(spec, version, exact):
@@ -56,12 +60,16 @@ def test_rows_follow_their_release_range():
 # The SGLang rows of dspark.* are decided in test_families.py
 # test_dspark_tokens_against_its_block (a native DSpark drafter, which no manifest has).
 PINNED_BY = {
+    "aux.target-model-types": ["DL016-fail-dflash-for-a-glm-target-on-0.21",
+                               "DL016-pass-dflash-for-a-glm-target-on-0.22-unchecked"],
     "runner.v2-default": ["gate:LCH103-pass"],
     "runner.v1-refuses-mixed-swa": ["DF125-fail-mixed", "gate:LCH103-fail"],
     "dflash.mask-sources": ["DF102-pass-top-level-mask-for-servers",
                             "DF102-fail-top-level-mask-for-the-reference",
                             "DF102-fail-no-mask-sglang-falls-back"],
-    "dflash.tap-sources": ["DF110-fail-no-taps-for-vllm", "DF110-pass-aux-ids-for-vllm"],
+    "dflash.tap-sources": ["DF110-fail-no-taps-for-vllm", "DF110-pass-aux-ids-for-vllm",
+                           "DF118-fail-taps-read-without-the-plus-one-vllm-0.21",
+                           "DF118-pass-taps-read-as-trained-vllm-0.22"],
     "dflash.derives-missing-taps": ["DF110-pass-no-taps-sglang-derives-them"],
     "dflash.captures-last-layer": ["DF112-fail-last-layer-in-sglang",
                                    "DF112-pass-last-layer-in-vllm"],
@@ -122,7 +130,9 @@ PINNED_BY = {
     "config.unknown-model-types": ["DL014-fail-torchspec-model-type",
                                    "TF101-pass-dflash-type-is-dl014"],
     "mtp.unquantized-fc-under": ["MTP106-pass-bf16-fc-under-nvfp4-vllm-0.20.0",
-                                 "MTP106-fail-bf16-fc-under-nvfp4-vllm-0.19.0-pr-38832"],
+                                 "MTP106-fail-bf16-fc-under-nvfp4-vllm-0.19.0-pr-38832",
+                                 "MTP110-fail-nvfp4-fc-left-quantized-vllm-0.19.1-pr-38832",
+                                 "MTP110-pass-nvfp4-fc-left-quantized-vllm-0.20.0"],
     "speculators.verifier-must-be-a-repo": ["SPC107-fail-local-verifier-refused-by-vllm-0.33",
                                             "SPC107-fail-local-verifier-before-0.33"],
     "dflash.sample-from-anchor-refused": ["DF128-fail-sample-from-anchor-vllm-v2",
@@ -162,12 +172,12 @@ def test_dflash2_per_runtime(tmp_path, runtime, method, rule, severity):
     import json
     import shutil
 
+    from drafter_lint.rules import RULES
     from sparse import FIXTURES
 
     from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import lint
     from drafter_lint.options import Options
-    from drafter_lint.rules import RULES
 
     drafter = tmp_path / "drafter"
     shutil.copytree(FIXTURES / "tiny-qwen3.6" / "drafter", drafter)
@@ -185,11 +195,11 @@ def test_local_verifier_refusal_follows_its_release(tmp_path):
     """vLLM 0.33.0 refuses a local verifier when serving a speculators checkpoint alone;
     0.32.0 used it. Mutation caught: the row's `since` ignored (0.32 told it refuses) or
     the row dropped (0.33 not told)."""
+    from drafter_lint.rules import RULES
     from test_families import SPC, Case, build
 
     from drafter_lint.engine import lint
     from drafter_lint.options import Options
-    from drafter_lint.rules import RULES
 
     case = Case("SPC107", "fail", "", SPC,
                 [("replace", "/speculators_config/verifier/name_or_path", "/model/from_s3")])
@@ -214,13 +224,15 @@ def test_a_version_that_is_no_release_is_refused(cli, spec):
 
 @pytest.mark.parametrize("spec,says", [
     ("vllm==0.34.0", "newer than 0.33.0, the newest recorded release"),
-    ("vllm==0.31.0", "not a recorded release"),
+    ("vllm==0.8.5.post1", "a post-release of 0.8.5: its facts are 0.8.5's"),
+    ("vllm==0.7.3", "older than 0.8.0, the oldest recorded release"),
+    ("vllm==0.31.0", None),
     ("vllm==0.33.0", None)])
 def test_the_cli_says_which_facts_a_release_gets(cli, spec, says):
     from sparse import FIXTURES
 
     run = cli("check", FIXTURES / "tiny-qwen3.6" / "drafter", "--runtime", spec)
-    assert run.code == 0, run.err
+    assert run.code in (0, 1) and "Traceback" not in run.err, run.err   # 1: not served then
     assert (says in run.err) if says else "recorded" not in run.err, run.err
 
 
@@ -247,28 +259,46 @@ def test_no_rule_body_names_a_release():
                     assert not found, (path.name, function.name, node.value)
 
 
-def test_every_range_end_has_evidence_from_the_wheels():
-    """Each `since`/`until` of a fact row is a boundary that tests/oracle/release_evidence.py
-    found in the released code: `path:line` in the release where the code holds, and the
-    neighbouring release where it does not. A row may also start at the oldest recorded
-    release, whose wheel its value was read from. Mutation caught: a range moved (or a
-    new ranged row added) without re-running the probe tool."""
+def test_every_row_has_a_range_with_evidence_at_both_ends():
+    """Every vLLM and SGLang row holds for a range of releases that
+    tests/oracle/release_evidence.py found in the wheels: `path:line` where its probe holds
+    at `since` and at its last release (the newest recorded, or the one before `until`),
+    and the releases on either side where it does not (none below the oldest recorded).
+    z-lab reference rows are read from one commit. Mutation caught: a range moved, a row
+    added or its value changed without re-running the probe tool; a row with no range."""
     import json
 
     evidence = json.loads((ROOT / "tests" / "data" / "release-evidence.json").read_text())
-    boundaries: dict[tuple, set] = {}
-    for probe in evidence["probes"]:
-        assert re.fullmatch(rf"{probe['runtime']}==\S+ \S+\.py:\d+", probe["holds"]["at"])
-        edge = probe["holds"]["release"] if probe["end"] == "since" \
-            else probe["absent"]["release"]
-        boundaries.setdefault((probe["key"], probe["runtime"]), set()).add(edge)
-    ranged = [f for f in runtimes.FACTS if f.since or f.until]
-    assert ranged
-    for fact in ranged:
-        found = boundaries.get((fact.key, fact.runtime), set())
-        for edge in (fact.since, fact.until):
-            if edge and edge != runtimes.KNOWN[fact.runtime][0]:
-                assert edge in found, (fact.key, fact.runtime, edge, found)
+    records = {(r["key"], r["runtime"], r["since"], r["until"]): r for r in evidence["records"]}
+    assert len(runtimes.KNOWN["reference"]) == 1
+    for fact in runtimes.FACTS:
+        if fact.runtime == "reference":
+            assert fact.cite.startswith("ZL ") and not fact.since and not fact.until, fact.key
+            continue
+        published = runtimes.PUBLISHED[fact.runtime]
+        assert fact.since in published and (not fact.until or fact.until in published), \
+            (fact.key, fact.runtime, fact.since, fact.until)
+        record = records.get((fact.key, fact.runtime, fact.since, fact.until))
+        assert record, ("no evidence", fact.key, fact.runtime, fact.since, fact.until)
+        at = published.index(fact.since)
+        last = published[published.index(fact.until) - 1] if fact.until else published[-1]
+        spec = f"{fact.runtime}=="
+        assert record["lower"]["release"] == fact.since and record["upper"]["release"] == last
+        assert re.fullmatch(rf"{spec}{re.escape(fact.since)} \S+:\d+", record["lower"]["at"])
+        assert re.fullmatch(rf"{spec}{re.escape(last)} \S+:\d+", record["upper"]["at"])
+        assert record["lower"]["absent_in"] == (f"{spec}{published[at - 1]}" if at else None)
+        assert record["upper"]["absent_in"] == (f"{spec}{fact.until}" if fact.until else None)
+
+
+def test_rows_of_one_fact_do_not_overlap():
+    """At most one row of a key holds for any release. Mutation caught: a new range added
+    without closing the old row, so `lookup` silently takes whichever comes first."""
+    for runtime, published in runtimes.PUBLISHED.items():
+        for version in published:
+            release = runtimes.Release(runtime, version)
+            keys = [f.key for f in runtimes.FACTS if runtimes.holds(f, release)]
+            assert len(keys) == len(set(keys)), (version, sorted(
+                k for k in set(keys) if keys.count(k) > 1))
 
 
 @pytest.mark.parametrize("edit,before,since,rule", [

@@ -8,19 +8,14 @@ from dataclasses import dataclass
 
 from drafter_lint.errors import UnknownRuntime
 
-# Runtimes and the releases whose code the facts were read from, oldest first; the last
-# one is the default.
-KNOWN = {
-    "vllm": ("0.32.0", "0.33.0"),
-    "sglang": ("0.5.23",),
-    "reference": ("44947fb",),   # z-lab/dflash (transformers 4.57.1), not versioned
-}
 # Every release on the package index (`pip index versions`, 2026-12-01), oldest first:
-# what `--runtime NAME==VERSION` may name. vLLM from 0.10.0 (older numbers are taken as
-# given, with a note); SGLang 0.5 (0.5.0 exists only as release candidates).
+# the facts were read from each one's wheel (tests/oracle/release_evidence.py scans them
+# all). vLLM from 0.8.0 (the first to serve EAGLE-3), SGLang from 0.5 (0.5.0 exists only as
+# release candidates). `.postN` builds are not listed: they get their base release's facts.
 PUBLISHED = {
     "vllm": (
-        "0.10.0", "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2",
+        "0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.8.4", "0.8.5", "0.9.0", "0.9.0.1", "0.9.1",
+        "0.9.2", "0.10.0", "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2",
         "0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1", "0.16.0",
         "0.17.0", "0.17.1", "0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0",
         "0.20.1", "0.20.2", "0.21.0", "0.22.0", "0.22.1", "0.23.0", "0.24.0",
@@ -32,6 +27,9 @@ PUBLISHED = {
         "0.5.13", "0.5.14", "0.5.15", "0.5.16", "0.5.17", "0.5.18", "0.5.19",
         "0.5.20", "0.5.21", "0.5.22", "0.5.23"),
 }
+# The releases whose facts are recorded, oldest first; the last one is the default.
+KNOWN = {**PUBLISHED,
+         "reference": ("44947fb",)}   # z-lab/dflash (transformers 4.57.1), not versioned
 LABEL = {"vllm": "vLLM", "sglang": "SGLang", "reference": "the z-lab reference"}
 # Runtimes a finding is checked for when --runtime is not given: the serving runtimes.
 # The z-lab reference is a research implementation; ask for it with --runtime reference.
@@ -58,24 +56,26 @@ def version_key(text: str) -> tuple:
         parts.append(int(found.group(1)) if found.group(1) else 0)
         if found.group(2):
             tail = (-1, int(found.group(3)))
+    parts += [0] * (4 - len(parts))          # `0.5` is `0.5.0`
     return (*parts, *tail)
 
 
-RELEASE_VERSION = re.compile(r"\d+(\.\d+)*((rc|a|b)\d+)?")
+RELEASE_VERSION = re.compile(r"\d+(\.\d+)*((rc|a|b)\d+)?(\.post\d+)?")
 
 
 def parse(spec: str) -> Release:
     """`vllm`, `vllm==0.33`, `sglang==0.5.23`, `reference` -> a Release.
 
-    A recorded release is exact. Any other release of the runtime keeps its number (rows
-    apply by their `since`/`until`) and carries a note: between recorded releases the
-    rows without a range are those read for the nearest older one; past the newest
-    recorded, its facts may be stale. A version that is no release of that runtime (not a
-    version number, or a number the index does not have between its first and last
-    release) raises UnknownRuntime.
+    A recorded release is exact. A `.postN` build of one gets its facts, with a note. A
+    version newer than the newest recorded keeps its number (open-ended rows apply) and a
+    note says its facts are the newest's and may be stale; one older than the oldest
+    recorded gets the oldest's facts, with a note. Anything else (not a version number,
+    or a number the index does not have between its first and last release) raises
+    UnknownRuntime.
     """
     name, _, version = spec.strip().partition("==")
     name, version = name.strip().lower(), version.strip()
+    version = version.split("+", 1)[0]       # a local build tag (`0.33.0+cu128`): the release
     if name not in KNOWN:
         raise UnknownRuntime(f"unknown runtime {spec!r}: expected one of "
                              f"{', '.join(KNOWN)}, optionally NAME==VERSION")
@@ -88,27 +88,32 @@ def parse(spec: str) -> Release:
     if version.count(".") < 1:
         raise UnknownRuntime(f"{spec!r}: {version!r} is not a release version of "
                              f"{LABEL[name]} (MAJOR.MINOR[.PATCH])")
+    base, _, post = version.partition(".post")
     for known in recorded:
-        if version_key(known)[:len(version_key(version))] == version_key(version):
-            return Release(name, known)
-    published = PUBLISHED.get(name, ())
-    label, newest = LABEL[name], recorded[-1]
-    if published and version_key(version) > version_key(published[-1]):
+        if _same(known, base):
+            if not post:
+                return Release(name, known)
+            return Release(name, known, exact=False, note=(
+                f"{LABEL[name]} {version} is a post-release of {known}: its facts are "
+                f"{known}'s"))
+    label, oldest, newest = LABEL[name], recorded[0], recorded[-1]
+    if version_key(base) > version_key(newest):
         return Release(name, version, exact=False, note=(
             f"{label} {version} is newer than {newest}, the newest recorded release: its "
             f"facts are {newest}'s and may be stale"))
-    if published and version_key(version) >= version_key(published[0]) and \
-            version not in published:
-        around = [v for v in published if version_key(v) < version_key(version)][-1:] + \
-            [v for v in published if version_key(v) > version_key(version)][:1]
-        raise UnknownRuntime(f"{spec!r}: {label} has no release {version} (the releases "
-                             f"around it are {' and '.join(around)})")
-    older = [r for r in recorded if version_key(r) < version_key(version)]
-    return Release(name, version, exact=False, note=(
-        f"{label} {version} is not a recorded release: facts with a release range follow "
-        f"its number, the others are those read for "
-        f"{older[-1] if older else recorded[0]}"
-        + ("" if older else " (it is older than every recorded release)")))
+    if version_key(base) < version_key(oldest):
+        return Release(name, oldest, exact=False, note=(
+            f"{label} {version} is older than {oldest}, the oldest recorded release: its "
+            f"facts are {oldest}'s"))
+    around = [v for v in recorded if version_key(v) < version_key(base)][-1:] + \
+        [v for v in recorded if version_key(v) > version_key(base)][:1]
+    raise UnknownRuntime(f"{spec!r}: {label} has no release {version} (the releases "
+                         f"around it are {' and '.join(around)})")
+
+
+def _same(a: str, b: str) -> bool:
+    """Equal as release numbers, zero-padded: `0.33` is `0.33.0`, `0.5` is no `0.5.0rc0`."""
+    return re.sub(r"(\.0)+$", "", a) == re.sub(r"(\.0)+$", "", b)
 
 
 def default_releases() -> tuple[Release, ...]:

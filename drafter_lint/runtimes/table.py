@@ -31,20 +31,50 @@ class Fact:
 
 V, S, R = "vllm", "sglang", "reference"
 
+def read_whole(key: str, note, effect: str = "start-up") -> tuple[Fact, ...]:
+    """The rows of a value read whole from every wheel (registries.json), one per run of
+    releases with the same value; `note(runtime)` completes each cite."""
+    return tuple(Fact(key, runtime, value, effect, f"{at} ({note(runtime)})", since=since,
+                      until=until)
+                 for runtime, since, until, value, at in registries.runs(key))
+
+
+# how each runtime refuses an `architectures` it does not register
+REFUSED = {V: "V model_executor/models/registry.py:1249-1252, not supported for now",
+           S: "S model_loader/utils.py:154-161, Cannot find model module; the Transformers "
+              "fallback needs a transformers class, and has no draft hooks, "
+              "speculative/eagle_worker_v2.py:363"}
+
 FACTS: tuple[Fact, ...] = (
     # Model runner
     Fact("runner.v2-default", V, True, "start-up",
-         "V config/vllm.py:748-767 (VLLM_USE_V2_MODEL_RUNNER unset means V2); envs.py:2149"),
+         "V config/vllm.py:748-767 (VLLM_USE_V2_MODEL_RUNNER unset means V2); envs.py:2149",
+         since="0.29.0"),
+    Fact("runner.v2-default", V, "model-dependent", "start-up",
+         "vllm==0.22.0 config/vllm.py:69, 493-532 (V2 only for listed, non-MoE, unquantized "
+         "models; vllm==0.28.0 config/vllm.py:614-712)", since="0.22.0", until="0.29.0"),
+    Fact("runner.v2-default", V, False, "start-up",
+         "vllm==0.21.0 envs.py:1711-1713 (V1 unless VLLM_USE_V2_MODEL_RUNNER=1)",
+         since="0.8.0", until="0.22.0"),
     Fact("runner.v1-refuses-mixed-swa", V, True, "start-up",
-         "V config/vllm.py:3128-3137, 2092-2096 (Model Runner V1 does not support ...)"),
+         "V config/vllm.py:3128-3137, 2092-2096 (Model Runner V1 does not support ...)",
+         since="0.26.0"),
 
     # DFlash: the mask token
     Fact("dflash.mask-sources", V,
          ("/dflash_config/mask_token_id", "/mask_token_id", "/dspark_noise_token_id",
           "/pard_token", "/ptd_token_id"), "start-up",
-         "V v1/spec_decode/llm_base_proposer.py:361-379 (raises only if none is present)"),
+         "V v1/spec_decode/llm_base_proposer.py:361-379 (raises only if none is present)",
+         since="0.28.0"),
+    Fact("dflash.mask-sources", V, ("/dflash_config/mask_token_id", "/pard_token", "/ptd_token_id"),
+         "start-up", "vllm==0.20.0 v1/spec_decode/llm_base_proposer.py:332-344 (V1, the default "
+         "runner then; raises if none)", since="0.20.0", until="0.28.0"),
     Fact("dflash.mask-sources", S, ("/dflash_config/mask_token_id", "/mask_token_id"),
-         "silent", "S speculative/dflash_utils.py:677-702 (else the string <|MASK|>, :27)"),
+         "silent", "S speculative/dflash_utils.py:677-702 (else the string <|MASK|>, :27)",
+         since="0.5.18"),
+    Fact("dflash.mask-sources", S, ("/dflash_config/mask_token_id",), "silent",
+         "sglang==0.5.11 speculative/dflash_utils.py:373 (top-level mask_token_id not read)",
+         since="0.5.11", until="0.5.18"),
     Fact("dflash.mask-sources", R, ("/dflash_config/mask_token_id",), "start-up",
          "ZL dflash/model.py:312-320 (AttributeError without dflash_config)"),
 
@@ -53,120 +83,189 @@ FACTS: tuple[Fact, ...] = (
          (("/eagle_aux_hidden_state_layer_ids", 0), ("/dflash_config/target_layer_ids", 1),
           ("/dspark_target_layer_ids", 1), ("/target_layer_ids", 1)), "silent",
          "V v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-150 (fallback (2, L//2, L-3) "
-         "at :34-39; dspark ids +1 except deepseek_v41, :126-135)"),
+         "at :34-39; dspark ids +1 except deepseek_v41, :126-135)", since="0.29.0"),
+    Fact("dflash.tap-sources", V,
+         (("/eagle_aux_hidden_state_layer_ids", 0),
+          ("/eagle_config/eagle_aux_hidden_state_layer_ids", 0),
+          ("/dflash_config/target_layer_ids", 1)), "silent",
+         "vllm==0.22.0 v1/worker/gpu_model_runner.py:5241-5256 (V1, the default runner then: a "
+         "nested eagle_config id list overrides the dflash ids)", since="0.22.0", until="0.29.0"),
+    Fact("dflash.tap-sources", V,
+         (("/eagle_aux_hidden_state_layer_ids", 0), ("/dflash_config/target_layer_ids", 0)),
+         "silent", "vllm==0.20.0 v1/worker/gpu_model_runner.py:4961-4966 (target_layer_ids "
+         "taken without the +1 that z-lab adds)", since="0.20.0", until="0.22.0"),
     Fact("dflash.tap-sources", S,
          (("/dflash_config/target_layer_ids", 1), ("/target_layer_ids", 1)), "silent",
-         "S speculative/dflash_utils.py:598-612, 656-670 (else from num_target_layers)"),
+         "S speculative/dflash_utils.py:598-612, 656-670 (else from num_target_layers)",
+         since="0.5.11"),
     Fact("dflash.derives-missing-taps", S, True, "silent",
-         "S speculative/dflash_utils.py:568-571 (build_target_layer_ids(num_target_layers))"),
+         "S speculative/dflash_utils.py:568-571 (build_target_layer_ids(num_target_layers))",
+         since="0.5.11"),
     Fact("dflash.tap-sources", R, (("/dflash_config/target_layer_ids", 1),), "silent",
          "ZL dflash/model.py:39-45, 312-314 (hidden_states[id + 1])"),
     # Can a tap on the target's last layer (id L-1) be captured?
     Fact("dflash.captures-last-layer", V, True, "silent",
-         "V model_executor/models/llama.py:429-441, qwen2.py:424-434 (captures idx+1 == L)"),
+         "V model_executor/models/llama.py:429-441, qwen2.py:424-434 (captures idx+1 == L)",
+         since="0.20.0"),
     Fact("dflash.captures-last-layer", S, False, "silent",
-         "S models/qwen2.py:455-464 (captures layer inputs for i < L only), qwen3.py:803-805"),
+         "S models/qwen2.py:455-464 (captures layer inputs for i < L only), qwen3.py:803-805",
+         since="0.5.11"),
     Fact("dflash.captures-last-layer", R, True, "silent",
          "ZL dflash/model.py:39-45 (output_hidden_states has L + 1 entries)"),
     # Does the runtime check taps against the drafter's own num_target_layers?
     Fact("dflash.checks-num-target-layers", V, False, "ignored",
-         "V model_executor/models/qwen3_dflash.py:838-845 (checks the real target only)"),
+         "V model_executor/models/qwen3_dflash.py:838-845 (checks the real target only)",
+         since="0.20.0"),
     Fact("dflash.checks-num-target-layers", S, True, "start-up",
-         "S speculative/dflash_utils.py:579-584"),
+         "S speculative/dflash_utils.py:579-584", since="0.5.11"),
     Fact("dflash.requires-num-target-layers", R, True, "start-up",
          "ZL dflash/model.py:312-314 (eager default build_target_layer_ids(num_target_layers))"),
 
     # DFlash: attention windows and causality
     Fact("dflash.null-window-with-sliding-layers", V, "start-up", "start-up",
-         "V model_executor/models/qwen3_dflash.py:145-154 (requires a window size)"),
+         "V model_executor/models/qwen3_dflash.py:145-154 (requires a window size)",
+         since="0.25.0"),
+    Fact("dflash.null-window-with-sliding-layers", V, "silent", "silent",
+         "vllm==0.24.0 model_executor/models/qwen3_dflash.py:50-120 (layer_types not read: every "
+         "layer full attention)", since="0.20.0", until="0.25.0"),
     Fact("dflash.null-window-with-sliding-layers", S, "start-up", "start-up",
-         "S speculative/dflash_utils.py:400-414"),
+         "S speculative/dflash_utils.py:400-414", since="0.5.14"),
+    Fact("dflash.null-window-with-sliding-layers", S, "silent", "silent",
+         "sglang==0.5.11 models/dflash.py:118 (layer_types not read: every layer unwindowed)",
+         since="0.5.11", until="0.5.14"),
     Fact("dflash.null-window-with-sliding-layers", R, "silent", "silent",
          "ZL dflash/model.py:194-209 (sliding layers run unwindowed)"),
     Fact("dflash.window-sources", V, ("/dflash_config/swa_window_size", "/sliding_window"),
-         "start-up", "V model_executor/models/qwen3_dflash.py:145-149"),
+         "start-up", "V model_executor/models/qwen3_dflash.py:145-149", since="0.25.0"),
+    Fact("dflash.window-sources", V, (), "ignored",
+         "vllm==0.24.0 model_executor/models/qwen3_dflash.py (no window read)",
+         since="0.20.0", until="0.25.0"),
     Fact("dflash.window-sources", S, ("/sliding_window",), "start-up",
-         "S speculative/dflash_utils.py:400-414 (swa_window_size for Nemotron-3.5 only)"),
+         "S speculative/dflash_utils.py:400-414 (swa_window_size for Nemotron-3.5 only)",
+         since="0.5.14"),
+    Fact("dflash.window-sources", S, (), "ignored",
+         "sglang==0.5.11 models/dflash.py:118 (no window read)", since="0.5.11", until="0.5.14"),
     Fact("dflash.window-sources", R, ("/sliding_window",), "silent",
          "ZL dflash/model.py:194-209"),
     # dflash_config.use_swa: every layer slides (MiMo-style drafters)
     Fact("dflash.reads-use-swa", V, True, "silent",
-         "V model_executor/models/qwen3_dflash.py:96-144"),
-    Fact("dflash.reads-use-swa", S, False, "ignored", "S speculative/dflash_utils.py:400-414"),
+         "V model_executor/models/qwen3_dflash.py:96-144", since="0.25.0"),
+    Fact("dflash.reads-use-swa", V, False, "ignored",
+         "vllm==0.24.0 model_executor/models/qwen3_dflash.py (no use_swa)",
+         since="0.20.0", until="0.25.0"),
+    Fact("dflash.reads-use-swa", S, False, "ignored", "S speculative/dflash_utils.py:400-414",
+         since="0.5.11"),
     Fact("dflash.reads-use-swa", R, False, "ignored", "ZL dflash/model.py:194-209"),
     # Which keys decide causality, in order; "sliding" = causal iff the layer slides
     Fact("dflash.causal-sources", V, ("/is_causal", "/dflash_config/causal", "sliding"),
-         "silent", "V model_executor/models/qwen3_dflash.py:62-73"),
+         "silent", "V model_executor/models/qwen3_dflash.py:62-73", since="0.28.0"),
+    Fact("dflash.causal-sources", V, ("/dflash_config/causal", "sliding"), "silent",
+         "vllm==0.26.0 model_executor/models/qwen3_dflash.py:55-64", since="0.26.0",
+         until="0.28.0"),
+    Fact("dflash.causal-sources", V, ("/dflash_config/causal", "non-causal"), "silent",
+         "vllm==0.23.0 v1/spec_decode/dflash.py:71 (one flag for every layer, default False)",
+         since="0.23.0", until="0.26.0"),
+    Fact("dflash.causal-sources", V, ("non-causal",), "silent",
+         "vllm==0.20.0 v1/spec_decode/dflash.py:176 (causal=False for every layer)",
+         since="0.20.0", until="0.23.0"),
     Fact("dflash.causal-sources", S, ("/is_causal", "sliding"), "silent",
-         "S models/dflash.py:157-191 (dflash_config.causal is not read)"),
+         "S models/dflash.py:157-191 (dflash_config.causal is not read)", since="0.5.18"),
+    Fact("dflash.causal-sources", S, ("sliding",), "silent",
+         "sglang==0.5.14 models/dflash.py:44-66 (full layers non-causal, sliding causal; "
+         "is_causal not read)", since="0.5.14", until="0.5.17"),
+    Fact("dflash.causal-sources", S, ("non-causal",), "silent",
+         "sglang==0.5.11 models/dflash.py:118 (every layer ENCODER_ONLY)", since="0.5.11",
+         until="0.5.14"),
     Fact("dflash.causal-sources", R, ("non-causal",), "silent",
          "ZL dflash/model.py:118, 194 (every layer non-causal)"),
     # speculators DFlash: sliding_window_non_causal becomes one causal flag for every layer
     Fact("speculators.non-causal-flag-global", V, True, "silent",
          "V transformers_utils/configs/speculators/algos.py:122-126 with "
-         "model_executor/models/qwen3_dflash.py:62-69 (per-layer fix: open PR #56692)"),
+         "model_executor/models/qwen3_dflash.py:62-69 (per-layer fix: open PR #56692)",
+         since="0.26.0"),
     Fact("dflash.block-size-sources", V, (), "ignored",
-         "V config/speculative.py:1596 (read for DSpark only)"),
+         "V config/speculative.py:1596 (read for DSpark only)", since="0.20.0"),
     Fact("dflash.block-size-sources", S, ("/dflash_config/block_size", "/block_size"), "silent",
-         "S speculative/dflash_utils.py:608-616 (default 16)"),
+         "S speculative/dflash_utils.py:608-616 (default 16)", since="0.5.11"),
     Fact("dflash.block-size-sources", R, ("/block_size",), "start-up",
          "ZL dflash/model.py:319 (config.block_size)"),
     # Is the last-layer draft token count block_size - 1 (vLLM) or block_size (SGLang)?
     Fact("dflash.tokens-per-block", V, -1, "silent",
          "V transformers_utils/configs/speculators/algos.py:104-106; z-lab README.md:55-60 "
-         "(block_size - 1)"),
+         "(block_size - 1)", since="0.20.0"),
     Fact("dflash.tokens-per-block", S, 0, "start-up",
-         "S arg_groups/speculative_hook.py:333, 373-383 (draft tokens = block size)"),
+         "S arg_groups/speculative_hook.py:333, 373-383 (draft tokens = block size)",
+         since="0.5.11"),
     # DSpark: slot 0 predicts (anchor-first) unless sample_from_anchor is false (1 + N,
     # the anchor is the bonus token); draft tokens per trained block in each layout
     Fact("dspark.tokens-per-block", V, {"anchor-first": 0, "bonus-anchor": -1}, "silent",
          "V v1/worker/gpu/spec_decode/dspark/speculator.py:49-55; config/speculative.py:"
-         "1592-1599 (default num_speculative_tokens = block_size or dspark_block_size)"),
+         "1592-1599 (default num_speculative_tokens = block_size or dspark_block_size)",
+         since="0.27.0"),
     Fact("dspark.tokens-per-block", S, {"anchor-first": 1}, "silent",
          "S speculative/dspark_components/dspark_config.py:51-58, 100-117 (gamma = "
-         "--speculative-num-draft-tokens - 1; a gamma unlike the config's only warns)"),
+         "--speculative-num-draft-tokens - 1; a gamma unlike the config's only warns)",
+         since="0.5.16"),
     Fact("dspark.sample-from-anchor-default", S, {"native": True}, "silent",
          "S speculative/dspark_components/dspark_config.py:29-31, dspark_draft.py:350-351 "
-         "(gamma query rows, anchor-first, unless sample_from_anchor is false)"),
+         "(gamma query rows, anchor-first, unless sample_from_anchor is false)", since="0.5.19"),
     Fact("dspark.sample-from-anchor-default", V, {"native": True, "speculators": False},
          "silent", "V v1/worker/gpu/spec_decode/dspark/speculator.py:49-51; "
-         "transformers_utils/configs/speculators/algos.py:188-190"),
+         "transformers_utils/configs/speculators/algos.py:188-190", since="0.27.0"),
 
     # `vllm serve SPECULATOR`: the verifier must be a hub repo id, not a local path
     Fact("speculators.verifier-must-be-a-repo", V, True, "start-up",
          "V transformers_utils/config.py:860-873 (\"Speculators verifier must name a remote "
          "model repository\")", since="0.33.0"),
+    Fact("speculators.verifier-must-be-a-repo", V, False, "start-up",
+         "vllm==0.32.0 transformers_utils/config.py:809-811 (a local verifier path is used as "
+         "given)", since="0.10.1", until="0.33.0"),
     # vLLM's V2 DFlash speculator refuses dflash_config.sample_from_anchor: true
     Fact("dflash.sample-from-anchor-refused", V, True, "start-up",
-         "V v1/worker/gpu/spec_decode/dflash/speculator.py:80-89 (V2 runner only)"),
+         "V v1/worker/gpu/spec_decode/dflash/speculator.py:80-89 (V2 runner only)",
+         since="0.29.0"),
+    Fact("dflash.sample-from-anchor-refused", V, False, "ignored",
+         "vllm==0.26.0 v1/worker/gpu/spec_decode/dflash/speculator.py:60 (the key is not read; "
+         "V1 never reads it)", since="0.20.0", until="0.27.0"),
     # DSpark classes served only with num_speculative_tokens == the trained block
     Fact("dspark.exact-token-architectures", V, frozenset({"Qwen3OmniDSparkModel"}),
-         "start-up", "V config/speculative.py:167-202, 1669-1676 (Qwen3-Omni DSpark)"),
+         "start-up", "V config/speculative.py:167-202, 1669-1676 (Qwen3-Omni DSpark)",
+         since="0.29.0"),
+    Fact("dspark.exact-token-architectures", V, frozenset(), "start-up",
+         "vllm==0.28.0 config/speculative.py (no block check for DSpark)", since="0.25.0",
+         until="0.29.0"),
     # Where the DSpark Markov-head rank is read (first found wins); it must be > 0
     Fact("dspark.markov-rank-sources", V, ("/markov_rank",), "start-up",
-         "V model_executor/models/qwen3_dspark.py:212, gemma4_dspark.py:190 (no default)"),
+         "V model_executor/models/qwen3_dspark.py:212, gemma4_dspark.py:190 (no default)",
+         since="0.25.0"),
     Fact("dspark.markov-rank-sources", S, ("/markov_rank",), "start-up",
          "S models/dspark.py:385-390 (build_markov_head: config.markov_rank, default 0, "
          "refused), 524-528; the parser also reads dflash_config.markov_rank "
-         "(speculative/dspark_components/dspark_config.py:239-251), the model does not"),
+         "(speculative/dspark_components/dspark_config.py:239-251), the model does not",
+         since="0.5.16"),
 
     # Which drafter families each runtime serves, and how
     Fact("serves.dflash", V, True, "start-up",
-         "V model_executor/models/registry.py:664 (DFlashDraftModel)"),
+         "V model_executor/models/registry.py:664 (DFlashDraftModel)", since="0.20.0"),
     Fact("serves.dflash", S, True, "start-up",
          "sglang==0.5.11 sglang/srt/models/dflash.py:399 (EntryClass DFlashDraftModel; no "
          "models/dflash.py in 0.5.10)", since="0.5.11"),
     Fact("serves.dflash", R, True, "start-up", "ZL dflash/model.py:303"),
-    Fact("serves.eagle3", V, True, "start-up", "V model_executor/models/registry.py:698-713"),
-    Fact("serves.eagle3", S, True, "start-up", "S models/llama_eagle3.py"),
-    Fact("serves.eagle", V, True, "start-up", "V config/speculative.py:74-82 (eagle)"),
-    Fact("serves.eagle", S, True, "start-up", "S arg_groups/fields/spec.py:31-34 (EAGLE)"),
-    Fact("serves.mtp", V, True, "start-up", "V config/speculative.py:38-67, 1246-1268"),
+    Fact("serves.eagle3", V, True, "start-up", "V model_executor/models/registry.py:698-713",
+         since="0.8.5"),
+    Fact("serves.eagle3", S, True, "start-up", "S models/llama_eagle3.py", since="0.5.0rc0"),
+    Fact("serves.eagle", V, True, "start-up", "V config/speculative.py:74-82 (eagle)",
+         since="0.8.0"),
+    Fact("serves.eagle", S, True, "start-up", "S arg_groups/fields/spec.py:31-34 (EAGLE)",
+         since="0.5.0rc0"),
+    Fact("serves.mtp", V, True, "start-up", "V config/speculative.py:38-67, 1246-1268",
+         since="0.8.0"),
     Fact("serves.mtp", S, True, "start-up",
-         "S arg_groups/speculative_hook.py:109-117 (NEXTN is EAGLE with the target's MTP)"),
+         "S arg_groups/speculative_hook.py:109-117 (NEXTN is EAGLE with the target's MTP)",
+         since="0.5.0rc0"),
     Fact("serves.dflash2", V, "v2-runner", "start-up",
          "V model_executor/models/registry.py:666; v1/worker/gpu/spec_decode/__init__.py:42-47;"
-         " V1 refuses it (config/vllm.py:3133-3137)"),
+         " V1 refuses it (config/vllm.py:3133-3137)", since="0.28.0"),
     Fact("serves.dflash2", S, True, "start-up",
          "sglang==0.5.19 sglang/srt/models/dflash.py:1066 (DFlash2DraftModel; S :1264; "
          "absent in 0.5.18)", since="0.5.19"),
@@ -174,19 +273,35 @@ FACTS: tuple[Fact, ...] = (
     Fact("serves.medusa", V, False, "start-up",
          "V config/speculative.py:74-82 (no medusa method since its removal)", since="0.33.0"),
     Fact("serves.medusa", V, True, "start-up",
-         "vLLM before 0.33 shipped transformers_utils/configs/medusa.py", until="0.33.0"),
+         "vLLM before 0.33 shipped transformers_utils/configs/medusa.py",
+         since="0.8.0", until="0.33.0"),
     Fact("serves.medusa", S, False, "start-up",
-         "S arg_groups/fields/spec.py:31-34 (no MEDUSA algorithm)"),
+         "S arg_groups/fields/spec.py:31-34 (no MEDUSA algorithm)", since="0.5.0rc0"),
     Fact("serves.dspark", V, True, "start-up",
          "V model_executor/models/registry.py (DSparkDraftModel, Qwen3DSparkModel); "
-         "v1/worker/gpu/spec_decode/dspark/speculator.py"),
+         "v1/worker/gpu/spec_decode/dspark/speculator.py", since="0.25.0"),
     Fact("serves.dspark", S, True, "start-up",
          "sglang==0.5.16 sglang/srt/models/dspark.py:509 (EntryClass Qwen3DSparkModel; no "
          "models/dspark.py in 0.5.15)", since="0.5.16"),
     Fact("serves.speculators", V, ("eagle3", "peagle", "dflash", "dflash2", "dspark"),
-         "start-up", "V transformers_utils/configs/speculators/algos.py:15-195"),
+         "start-up", "V transformers_utils/configs/speculators/algos.py:15-195", since="0.29.0"),
+    Fact("serves.speculators", V, ("eagle3", "peagle", "dflash", "dspark"), "start-up",
+         "vllm==0.25.0 transformers_utils/configs/speculators/algos.py (dspark registered)",
+         since="0.25.0", until="0.29.0"),
+    Fact("serves.speculators", V, ("eagle3", "peagle", "dflash"), "start-up",
+         "vllm==0.22.0 transformers_utils/configs/speculators/algos.py (peagle registered)",
+         since="0.22.0", until="0.25.0"),
+    Fact("serves.speculators", V, ("eagle3", "dflash"), "start-up",
+         "vllm==0.20.0 transformers_utils/configs/speculators/algos.py (dflash registered)",
+         since="0.20.0", until="0.22.0"),
+    Fact("serves.speculators", V, ("eagle3",), "start-up",
+         "vllm==0.10.1 transformers_utils/configs/speculators/algos.py:16", since="0.10.1",
+         until="0.20.0"),
+    Fact("serves.speculators", V, (), "start-up",
+         "vllm==0.10.0 has no transformers_utils/configs/speculators/", since="0.8.0",
+         until="0.10.1"),
     Fact("serves.speculators", S, (), "start-up",
-         "S has no speculators_config reader (no match in sglang/srt)"),
+         "S has no speculators_config reader (no match in sglang/srt)", since="0.5.0rc0"),
     Fact("launch.methods", V, {
         "dflash": ("dflash",), "dflash2": ("dflash",), "dspark": ("dspark",),
         "eagle3": ("eagle3",), "eagle": ("eagle",), "mtp": ("mtp",), "medusa": (),
@@ -197,40 +312,107 @@ FACTS: tuple[Fact, ...] = (
         "dflash": ("dflash",), "dflash2": ("dflash",), "dspark": ("dspark",),
         "eagle3": ("eagle3",), "eagle": ("eagle",), "mtp": ("mtp",), "medusa": ("medusa",),
         "speculators": (None, "eagle3", "dflash", "dspark")}, "start-up",
-        "vllm==0.32.0 config/speculative.py:75 (medusa is a method)", until="0.33.0"),
+        "vllm==0.32.0 config/speculative.py:75 (medusa is a method)",
+         since="0.28.0", until="0.33.0"),
+    Fact("launch.methods", V, {
+        "dflash": ("dflash",), "dspark": ("dspark",), "eagle3": ("eagle3",), "eagle": ("eagle",),
+        "mtp": ("mtp",), "medusa": ("medusa",), "speculators": (None, "eagle3", "dflash", "dspark")},
+        "start-up", "vllm==0.25.0 config/speculative.py:60, 64 (DSparkModelTypes)",
+        since="0.25.0", until="0.28.0"),
+    Fact("launch.methods", V, {
+        "dflash": ("dflash",), "eagle3": ("eagle3",), "eagle": ("eagle",), "mtp": ("mtp",),
+        "medusa": ("medusa",), "speculators": (None, "eagle3", "dflash")}, "start-up",
+        "vllm==0.20.0 config/speculative.py:53 (DFlashModelTypes)", since="0.20.0",
+        until="0.25.0"),
+    Fact("launch.methods", V, {
+        "eagle3": ("eagle3",), "eagle": ("eagle",), "mtp": ("mtp",), "medusa": ("medusa",),
+        "speculators": (None, "eagle3")}, "start-up",
+        "vllm==0.11.0 config/speculative.py:32-37, 213-216 (mtp)", since="0.11.0",
+        until="0.20.0"),
+    Fact("launch.methods", V, {
+        "eagle3": ("eagle3",), "eagle": ("eagle",),
+        "mtp": ("deepseek_mtp", "ernie_mtp", "qwen3_next_mtp"), "medusa": ("medusa",),
+        "speculators": (None, "eagle3")}, "start-up",
+        "vllm==0.10.2 config/__init__.py:1897-1899, 2154-2172", since="0.10.2", until="0.11.0"),
+    Fact("launch.methods", V, {
+        "eagle3": ("eagle3",), "eagle": ("eagle",), "mtp": ("deepseek_mtp",),
+        "medusa": ("medusa",), "speculators": (None, "eagle3")}, "start-up",
+        "vllm==0.10.1 config/__init__.py:1903-1904, 2146-2147", since="0.10.1", until="0.10.2"),
+    Fact("launch.methods", V, {
+        "eagle3": ("eagle3",), "eagle": ("eagle",), "mtp": ("deepseek_mtp",),
+        "medusa": ("medusa",), "speculators": ()}, "start-up",
+        "vllm==0.9.0 config.py:2518-2530 (deepseek_mtp)", since="0.9.0", until="0.10.1"),
+    Fact("launch.methods", V, {
+        "eagle3": ("eagle3",), "eagle": ("eagle",), "mtp": (None,), "medusa": ("medusa",),
+        "speculators": ()}, "start-up",
+        "vllm==0.8.5 config.py:2292-2299 (MTP: no method), 2377-2388", since="0.8.5",
+        until="0.9.0"),
     Fact("launch.methods", S, {
         "dflash": ("DFLASH",), "dflash2": ("DFLASH",), "dspark": ("DSPARK",),
         "eagle3": ("EAGLE3",), "eagle": ("EAGLE",), "mtp": ("NEXTN", "EAGLE"), "medusa": (),
         "speculators": ()}, "start-up",
-        "S arg_groups/fields/spec.py:31-34; arg_groups/speculative_hook.py:109-143 (upper-cased)"),
+        "S arg_groups/fields/spec.py:31-34; arg_groups/speculative_hook.py:109-143 (upper-cased)",
+         since="0.5.16"),
+    Fact("launch.methods", S, {
+        "dflash": ("DFLASH",), "dflash2": ("DFLASH",), "dspark": (), "eagle3": ("EAGLE3",),
+        "eagle": ("EAGLE",), "mtp": ("NEXTN", "EAGLE"), "medusa": (), "speculators": ()},
+        "start-up", "sglang==0.5.11 server_args.py:5367, speculative/spec_info.py:18 (DFLASH)",
+        since="0.5.11", until="0.5.16"),
+    Fact("launch.methods", S, {
+        "dflash": (), "dflash2": (), "dspark": (), "eagle3": ("EAGLE3",), "eagle": ("EAGLE",),
+        "mtp": ("NEXTN", "EAGLE"), "medusa": (), "speculators": ()}, "start-up",
+        "sglang==0.5.0rc0 server_args.py:1422 (choices EAGLE, EAGLE3, NEXTN), 620-622",
+        since="0.5.0rc0", until="0.5.11"),
 
     # EAGLE-3 aux hidden-state ids
     Fact("eagle3.aux-sources", V, ("/eagle_aux_hidden_state_layer_ids",), "silent",
          "V v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-150 (V2 runner; nested "
-         "eagle_config ids are never read)"),
+         "eagle_config ids are never read)", since="0.29.0"),
+    Fact("eagle3.aux-sources", V,
+         ("/eagle_aux_hidden_state_layer_ids", "/eagle_config/eagle_aux_hidden_state_layer_ids"),
+         "silent", "vllm==0.22.0 v1/worker/gpu_model_runner.py:5241-5253 (V1, the default runner "
+         "then)", since="0.22.0", until="0.29.0"),
+    Fact("eagle3.aux-sources", V, ("/eagle_aux_hidden_state_layer_ids",), "silent",
+         "vllm==0.16.0 v1/worker/gpu_model_runner.py:4306-4311 (V1)", since="0.11.1",
+         until="0.22.0"),
+    Fact("eagle3.aux-sources", V, (), "silent",
+         "vllm==0.10.2 v1/worker/gpu_model_runner.py:2384-2385 (ids never read: the target's "
+         "default (2, L//2, L-3))", since="0.8.5", until="0.11.1"),
     Fact("eagle3.aux-sources", S, ("/eagle_config/eagle_aux_hidden_state_layer_ids",),
-         "silent", "S model_executor/model_runner_components/spec_aux_hidden_state.py:186-196"),
+         "silent", "S model_executor/model_runner_components/spec_aux_hidden_state.py:186-196",
+         since="0.5.0rc0"),
     # "input": id k is the residual entering layer k; "output": id k is layer k's output
     Fact("eagle3.aux-convention", V, "input", "silent",
-         "V model_executor/models/interfaces.py:1640-1650; llama.py:439-441"),
+         "V model_executor/models/interfaces.py:1640-1650; llama.py:439-441", since="0.8.5"),
     Fact("eagle3.aux-convention", S, "output", "silent",
-         "S models/llama.py:939-941, qwen3.py:791 (+1 added at capture)"),
+         "S models/llama.py:939-941, qwen3.py:791 (+1 added at capture)", since="0.5.0rc0"),
     # Target model types for which SGLang adds +1 only when the first id is 1 (PR #25454)
     Fact("eagle3.aux-shift-if-first-is-one", S,
          frozenset({"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "kimi_k25",
                     "glm4_moe_lite"}), "silent",
-         "S models/deepseek_v2.py:3470-3473, glm4_moe_lite.py:817-820"),
+         "S models/deepseek_v2.py:3470-3473, glm4_moe_lite.py:817-820", since="0.5.13"),
+    Fact("eagle3.aux-shift-if-first-is-one", S, frozenset(), "silent",
+         "sglang==0.5.12 models/deepseek_v2.py:2539-2541 (+1 whatever the first id)",
+         since="0.5.0rc0", until="0.5.13"),
     # EAGLE-3 draft classes built with exactly one layer (others build num_hidden_layers:
     # V llama_eagle3.py:198-207, S models/llama_eagle3.py:198-204)
     Fact("eagle3.one-layer-architectures", S, frozenset({"Eagle3DeepseekV2ForCausalLM"}),
          "start-up", "S models/kimi_k25_eagle3.py:243-244, 315, 523 (Eagle3MLAModel: "
-         "\"EAGLE3 currently only supports 1 layer\")"),
+         "\"EAGLE3 currently only supports 1 layer\")", since="0.5.12"),
+    Fact("eagle3.one-layer-architectures", S, frozenset({"LlamaForCausalLMEagle3"}), "start-up",
+         "sglang==0.5.11 models/llama_eagle3.py:212-213 (\"EAGLE3 currently only supports 1 "
+         "layer\"; from 0.5.0rc0 :180-181)", since="0.5.0rc0", until="0.5.12"),
     # EAGLE-3 classes whose output layer is embed_tokens under tie_word_embeddings
+    Fact("eagle3.tied-head-is-embedding", S,
+         frozenset({"LlamaForCausalLMEagle3", "Eagle3DeepseekV2ForCausalLM"}), "silent",
+         "S models/llama_eagle3.py:303-304, kimi_k25_eagle3.py:352-353, layers/"
+         "logits_processor.py:1346-1347", since="0.5.12"),
     Fact("eagle3.tied-head-is-embedding", S, frozenset({"LlamaForCausalLMEagle3"}), "silent",
-         "S models/llama_eagle3.py:303-304, layers/logits_processor.py:1346-1347"),
+         "sglang==0.5.0rc0 models/llama_eagle3.py:188-189", since="0.5.0rc0", until="0.5.12"),
     # EAGLE-3 classes that read config.draft_vocab_size with no default
     Fact("eagle3.requires-draft-vocab-size", S, frozenset({"LlamaForCausalLMEagle3"}),
-         "start-up", "S models/llama_eagle3.py:306, 318 (AttributeError without the key)"),
+         "start-up", "S models/llama_eagle3.py:306, 318 (AttributeError without the key)",
+         since="0.5.0rc0"),
 
     # RoPE types for which a draft's short max_position_embeddings is raised to the
     # target's max_model_len; with any other type the server's max_model_len is capped to
@@ -245,64 +427,100 @@ FACTS: tuple[Fact, ...] = (
          since="0.27.0", until="0.33.0"),
     Fact("draft.raises-max-position-for", V, frozenset(), "silent",
          "vllm==0.26.0 config/speculative.py (no raise; the draft max_model_len is only "
-         "clamped, vllm==0.20.0 config/speculative.py:699-703, 783)", until="0.27.0"),
+         "clamped, vllm==0.20.0 config/speculative.py:699-703, 783)",
+         since="0.8.0", until="0.27.0"),
 
     # Where the EAGLE-3 model takes the number of aux states that sizes `fc` (else 3)
     Fact("eagle3.fc-count-sources", V,
          ("/num_aux_hidden_states", "/eagle_config/eagle_aux_hidden_state_layer_ids"),
-         "start-up", "V model_executor/models/llama_eagle3.py:209-221"),
+         "start-up", "V model_executor/models/llama_eagle3.py:209-221", since="0.22.0"),
+    Fact("eagle3.fc-count-sources", V, (), "start-up",
+         "vllm==0.21.0 model_executor/models/llama_eagle3.py:174-177 (fc is 3 x hidden)",
+         since="0.8.5", until="0.22.0"),
     Fact("eagle3.fc-count-sources", S,
          ("/num_aux_hidden_states", "/eagle_config/eagle_aux_hidden_state_layer_ids"),
-         "start-up", "S models/llama_eagle3.py:156-161"),
+         "start-up", "S models/llama_eagle3.py:156-161", since="0.5.12"),
+    Fact("eagle3.fc-count-sources", S, (), "start-up",
+         "sglang==0.5.11 models/llama_eagle3.py:138-139 (fc is 3 x hidden)", since="0.5.0rc0",
+         until="0.5.12"),
 
     # EAGLE-3.1 flags read by the EAGLE-3 model (fc_norm: a norm per aux chunk; norm_output:
     # post-norm hidden states fed back; norm_before_fc: nested eagle_config first)
     Fact("eagle3.reads-3.1-flags", V, ("fc_norm", "norm_output", "norm_before_fc"), "silent",
-         "V model_executor/models/llama_eagle3.py:184-188, 231-240, 252, 285-286"),
+         "V model_executor/models/llama_eagle3.py:184-188, 231-240, 252, 285-286", since="0.22.0"),
+    Fact("eagle3.reads-3.1-flags", V, ("norm_before_fc",), "silent",
+         "vllm==0.18.0 model_executor/models/llama_eagle3.py:153, 179 (top level only)",
+         since="0.18.0", until="0.22.0"),
+    Fact("eagle3.reads-3.1-flags", V, (), "silent",
+         "vllm==0.17.1 model_executor/models/llama_eagle3.py (no EAGLE-3.1 flag)",
+         since="0.8.5", until="0.18.0"),
     Fact("eagle3.reads-3.1-flags", S,
          ("fc_norm", "use_aux_norm", "norm_output", "norm_before_fc"), "silent",
-         "S models/llama_eagle3.py:169-207 (use_aux_norm: the legacy fc_norm spelling)"),
+         "S models/llama_eagle3.py:169-207 (use_aux_norm: the legacy fc_norm spelling)",
+         since="0.5.17"),
+    Fact("eagle3.reads-3.1-flags", S, ("fc_norm", "use_aux_norm", "norm_output"), "silent",
+         "sglang==0.5.12 models/llama_eagle3.py:167-168, 188", since="0.5.12", until="0.5.17"),
+    Fact("eagle3.reads-3.1-flags", S, (), "silent",
+         "sglang==0.5.11 models/llama_eagle3.py (no EAGLE-3.1 flag)", since="0.5.0rc0",
+         until="0.5.12"),
 
     # EAGLE-3 input layer: residual taken after hidden_norm (norm_before_residual: true)
     Fact("eagle3.reads-norm-before-residual", V, True, "silent",
-         "V model_executor/models/llama_eagle3.py:101-104, 110-115, 134"),
+         "V model_executor/models/llama_eagle3.py:101-104, 110-115, 134", since="0.10.1"),
+    Fact("eagle3.reads-norm-before-residual", V, False, "silent",
+         "vllm==0.10.0 model_executor/models/llama_eagle3.py (residual un-normed)",
+         since="0.8.5", until="0.10.1"),
     Fact("eagle3.reads-norm-before-residual", S, False, "silent",
          "S models/llama_eagle3.py:97-101 (residual is the un-normed hidden state; "
-         "srt/ never reads norm_before_residual)"),
+         "srt/ never reads norm_before_residual)", since="0.5.0rc0"),
 
     # RoPE in draft layers
     Fact("rope.partial-rotary-applied", V, True, "silent",
          "V model_executor/layers/rotary_embedding/__init__.py:69-72 "
-         "(rotary_dim = head_size * partial_rotary_factor)"),
+         "(rotary_dim = head_size * partial_rotary_factor)", since="0.8.0"),
     Fact("rope.partial-rotary-applied", S, True, "silent",
-         "S models/dflash.py:252-278 (reads partial_rotary_factor)"),
+         "S models/dflash.py:252-278 (reads partial_rotary_factor)", since="0.5.20"),
+    Fact("rope.partial-rotary-applied", S, False, "silent",
+         "sglang==0.5.19 models/dflash.py:209-216 (DFlash rotates the whole head)",
+         since="0.5.11", until="0.5.20"),
 
     # MTP
     Fact("mtp.shares-target-lm-head", V, True, "silent",
          "V v1/spec_decode/llm_base_proposer.py:1546-1575 (target lm_head installed as "
-         "every MTP shared_head.head)"),
+         "every MTP shared_head.head)", since="0.16.0"),
+    Fact("mtp.shares-target-lm-head", V, False, "silent",
+         "vllm==0.15.1 v1/spec_decode/eagle.py:1236-1245 (only model.lm_head is replaced; "
+         "shared_head.head is the checkpoint's)", since="0.8.0", until="0.16.0"),
 
     # Model classes: a config's `architectures` must name one (after vLLM's rewrite of
     # EAGLE / EAGLE-3 / DFlash drafts), or start-up stops
-    Fact("registry.architectures", V, registries.VLLM_0_33_0, "start-up",
-         "V model_executor/models/registry.py:73-833, :1249-1252 (not supported for now)",
-         since="0.33.0"),
-    Fact("registry.architectures", V, registries.VLLM_0_32_0, "start-up",
-         "vllm==0.32.0 model_executor/models/registry.py:72-791, :1205-1207",
-         since="0.32.0", until="0.33.0"),
-    Fact("registry.architectures", S, registries.SGLANG_0_5_23, "start-up",
-         "S models/registry.py:117-150; model_loader/utils.py:154-161 (Cannot find model "
-         "module: the Transformers fallback needs a transformers class, and has no draft "
-         "hooks, speculative/eagle_worker_v2.py:363)"),
+    *read_whole("registry.architectures", lambda runtime: f"unregistered: {REFUSED[runtime]}"),
     # method -> (prefix added, prefixes and suffixes that keep the name, names kept)
     Fact("registry.draft-rewrite", V, {
         "eagle": ("Eagle", ("Eagle",), (), ()),
         "eagle3": ("Eagle3", ("Eagle3",), ("Eagle3",), ()),
         "dflash": ("DFlash", ("DFlash",), ("DFlash",), ("LiLiCorrDraftModel",))}, "start-up",
          "V transformers_utils/configs/eagle.py:46-76; config/speculative.py:1513-1532, "
-         "1872-1887 (the rewritten name is looked up)"),
+         "1872-1887 (the rewritten name is looked up)", since="0.31.0"),
+    Fact("registry.draft-rewrite", V, {
+        "eagle": ("Eagle", ("Eagle",), (), ()),
+        "eagle3": ("Eagle3", ("Eagle3",), ("Eagle3",), ()),
+        "dflash": ("DFlash", ("DFlash",), ("DFlash",), ())}, "start-up",
+         "vllm==0.20.0 transformers_utils/configs/eagle.py:46-74", since="0.20.0",
+         until="0.31.0"),
+    Fact("registry.draft-rewrite", V, {
+        "eagle": ("Eagle", ("Eagle",), (), ()),
+        "eagle3": ("Eagle3", ("Eagle3",), ("Eagle3",), ())}, "start-up",
+         "vllm==0.10.1 transformers_utils/configs/eagle.py:49-61", since="0.10.1",
+         until="0.20.0"),
+    Fact("registry.draft-rewrite", V, {
+        "eagle": ("Eagle", ("Eagle",), (), ()),
+        "eagle3": ("Eagle3", ("Eagle3",), (), ())}, "start-up",
+         "vllm==0.9.0 transformers_utils/configs/eagle.py:51-64", since="0.9.0",
+         until="0.10.1"),
     Fact("registry.draft-rewrite", S, {}, "start-up",
-         "S configs/model_config.py:1010-1211 (only MTP/NextN/DSpark drafts are renamed)"),
+         "S configs/model_config.py:1010-1211 (only MTP/NextN/DSpark drafts are renamed)",
+         since="0.5.0rc0"),
     # A draft context (max_position_embeddings, ...) below the target's: refused unless one
     # of these variables is set (then raised to the target's)
     Fact("draft.short-context-refused", S,
@@ -311,52 +529,41 @@ FACTS: tuple[Fact, ...] = (
          "utils/hf_transformers/common.py:668-694 (the derived length); refusing by default "
          "since sglang==0.5.1 configs/model_config.py:176-183 (0.5.0rc2 :170 allowed it)",
          since="0.5.1"),
+    Fact("draft.short-context-refused", S, (), "start-up",
+         "sglang==0.5.0rc0 configs/model_config.py:170 (default=\"True\": warns and raises the "
+         "draft's context)", since="0.5.0rc0", until="0.5.1"),
     # model_type values no config class exists for in the runtime or its pinned transformers
     Fact("config.unknown-model-types", V, frozenset({"dflash", "dspark"}), "start-up",
          "V engine/arg_utils.py:2139 (AutoConfig: model type `dflash` ... Transformers does "
-         "not recognize; transformers>=5.16.1,<5.21 configuration_auto.py)"),
+         "not recognize; transformers>=5.16.1,<5.21 configuration_auto.py)", since="0.8.0"),
     Fact("config.unknown-model-types", S, frozenset({"dflash", "dspark"}), "start-up",
-         "S transformers==5.19.0 models/auto/configuration_auto.py:430"),
+         "S transformers==5.19.0 models/auto/configuration_auto.py:430", since="0.5.0rc0"),
+    # EAGLE-3 (later also DFlash) targets: the methods checked and the model-type
+    # substrings one of which the target's text model_type must contain (vLLM 0.8.5-0.21)
+    *read_whole("aux.target-model-types", lambda _: "\"... is only supported for ... models\""),
     # MTP: target model types / first architectures vLLM maps to an MTP draft; others fail
     # with "Unsupported speculative method: 'mtp'"
-    Fact("mtp.mapped-targets", V, {
-        "model_types": frozenset({
-            "deepseek_v3", "deepseek_v32", "glm_moe_dsa", "deepseek_mtp", "deepseek_v4",
-            "pangu_ultra_moe", "pangu_ultra_moe_mtp", "kimi_k3", "dots3_note",
-            "ernie4_5_moe", "ernie_mtp", "nemotron_h", "nemotron_h_puzzle", "nemotron_h_mtp",
-            "qwen3_next", "qwen3_next_mtp", "qwen4_exp", "qwen4_exp_text", "qwen4_exp_mtp",
-            "bailing_hybrid", "exaone_moe", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
-            "qwen3_5_moe_text", "intern_s2_preview", "interns2_mobius", "longcat_flash",
-            "step3p5", "step3p7", "step5", "step5_vl", "hy_v3", "hy_v4", "inkling_mm_model",
-            "inkling_model", "gemma4_assistant", "gemma4_unified_assistant", "minimax_m3_vl",
-            "minimax_m3_mtp", "glm5_next", "mimo_mtp", "mimo_v2_mtp", "glm4_moe_mtp",
-            "glm4_moe_lite_mtp", "qwen3_5_mtp", "step3p5_mtp", "step5_mtp", "hy_v3_mtp",
-            "hy_v4_mtp", "longcat_flash_mtp", "exaone_moe_mtp", "kimi_k3_mtp"}),
-        "substrings": ("exaone4_5",),
-        "architectures": frozenset({
-            "MiMoForCausalLM", "MiMoV2ForCausalLM", "MiMoV2OmniForCausalLM",
-            "MiMoV2FlashForCausalLM", "Glm4MoeForCausalLM", "Glm4MoeLiteForCausalLM",
-            "GlmOcrForConditionalGeneration", "NemotronH_Super_Omni_Reasoning_V3",
-            "NemotronH_Omni_Reasoning_V3", "BailingMoeV3ForCausalLM",
-            "BailingMoeV3VLForConditionalGeneration", "BailingMoeV2_5ForCausalLM",
-            "Step3p5ForCausalLM", "Step3p7ForConditionalGeneration", "Step5ForCausalLM",
-            "Step5ForConditionalGeneration", "MistralLarge3ForCausalLM",
-            "MiniMaxM3SparseForConditionalGeneration", "MiniMaxM3MTP",
-            "RadioMBartPrefixForCausalLM"})}, "start-up",
-         "V config/speculative.py:710-1169 (hf_config_override), 38-67 (MTPModelTypes), "
-         "1469-1501 (else NotImplementedError: Unsupported speculative method: 'mtp')"),
+    # (read from each release's SpeculativeConfig.hf_config_override and MTPModelTypes)
+    *read_whole("mtp.mapped-targets", lambda _: "hf_config_override; else NotImplementedError: "
+                "Unsupported speculative method: 'mtp', vllm==0.33.0 config/speculative.py:"
+                "1469-1501"),
 
-    # Quantization methods under which the Qwen3.5 / Qwen3-Next `mtp.fc` is built
-    # unquantized whatever the exclusions say (NVFP4 exports store it in BF16)
-    Fact("mtp.unquantized-fc-under", V, frozenset({"modelopt_fp4"}), "start-up",
-         "V model_executor/models/qwen3_5_mtp.py:89-106, qwen3_next_mtp.py:70-80 (PR #38832;"
-         " first in vllm==0.20.0 qwen3_5_mtp.py:80-95)", since="0.20.0"),
-    Fact("mtp.unquantized-fc-under", V, frozenset(), "start-up",
+    # Model types (by prefix) whose `mtp.fc` vLLM builds unquantized under these
+    # quantization methods, whatever the exclusions say (NVFP4 exports store it in BF16)
+    Fact("mtp.unquantized-fc-under", V, {"qwen3_5": frozenset({"modelopt_fp4"}),
+                                         "qwen3_next": frozenset({"modelopt_fp4"})},
+         "start-up", "vllm==0.25.0 model_executor/models/qwen3_next_mtp.py:72 (PR #46316); "
+         "V qwen3_5_mtp.py:89-106, qwen3_next_mtp.py:70-80", since="0.25.0"),
+    Fact("mtp.unquantized-fc-under", V, {"qwen3_5": frozenset({"modelopt_fp4"})}, "start-up",
+         "vllm==0.20.0 model_executor/models/qwen3_5_mtp.py:86 (PR #38832; qwen3_next_mtp.py "
+         "builds fc with the checkpoint's quant_config until 0.25.0)",
+         since="0.20.0", until="0.25.0"),
+    Fact("mtp.unquantized-fc-under", V, {}, "start-up",
          "vllm==0.19.1 model_executor/models/qwen3_5_mtp.py:78-84 (fc built with the "
-         "checkpoint's quant_config)", until="0.20.0"),
+         "checkpoint's quant_config; Qwen3-Next MTP from vllm==0.10.2 qwen3_next_mtp.py)",
+         since="0.10.2", until="0.20.0"),
 
     # The transformers each runtime pins (TF rules describe the installed one)
-    Fact("transformers.pin", V, ">=5.16.1,<5.21", "silent", "vllm==0.33.0 METADATA Requires-Dist"),
-    Fact("transformers.pin", S, "==5.19.0", "silent", "sglang==0.5.23 METADATA Requires-Dist"),
+    *read_whole("transformers.pin", lambda _: "METADATA Requires-Dist", effect="silent"),
     Fact("transformers.pin", R, "==4.57.1", "silent", "ZL pyproject.toml:20-22"),
 )

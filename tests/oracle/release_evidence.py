@@ -1,19 +1,30 @@
-"""Where each ranged runtime fact starts and stops, read from the released wheels.
+"""Where each runtime fact row holds, read from every released wheel.
 
-    python tests/oracle/release_evidence.py [--cache DIR]     # writes tests/data/release-evidence.json
+    python tests/oracle/release_evidence.py                # writes tests/data/release-evidence.json
+    python tests/oracle/release_evidence.py --suggest      # prints the range each probe finds
+    python tests/oracle/release_evidence.py --sources DIR  # wheels already unzipped as DIR/<pkg>-<ver>/
+    python tests/oracle/release_evidence.py --registries   # also rewrites drafter_lint/runtimes/registries.json
 
-For every probe below (one per end of a fact row's `since`/`until` range), it downloads the
-releases on both sides of the boundary (`pip download --no-deps`), keeps only the probed
-file (in DIR, default ~/.cache/drafter-lint/release-files), searches it, and records
-`path:line` where the code is found and the releases where it is not. tests/test_runtimes.py
-checks that every ranged row of rules/runtimes.py has this evidence at both ends. Adding a
-release or moving a range is: edit the row, add or adjust its probe, run this, review the
-diff. Each vLLM wheel is ~400 MB to download (only the probed files are kept).
+Every vLLM and SGLang row of drafter_lint/runtimes/table.py has one probe below (tests/
+release_probes.py): files in the wheel, a pattern that must match there (and patterns
+that must not), or an extractor whose value must equal the row's. The tool reads the probe
+in every release of `runtimes.PUBLISHED`, oldest first, and checks that it holds in exactly
+the row's `since`/`until` range: at `since` and every release up to the last one before
+`until` (or the newest), and not in the release before `since` (unless `since` is the
+oldest recorded) nor at `until`. It records `path:line` at both ends. Without --sources it
+downloads each release (`pip download --no-deps`, about 8 s per vLLM wheel, 2 s per
+SGLang wheel), keeps only the files the probes name (in --cache, about 40 MB in all), and
+deletes the wheel. Adding a release: add it to PUBLISHED, run this, review the diff.
+
+--registries also writes the model classes each release registers (the `vllm-registry`
+and `sglang-registry` extractors), as runs of releases with the same set, to
+drafter_lint/runtimes/registries.json, which the `registry.architectures` rows are made of.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -24,107 +35,260 @@ import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-OUT = HERE.parent / "data" / "release-evidence.json"
+ROOT = HERE.parent.parent
+OUT = ROOT / "tests" / "data" / "release-evidence.json"
+REGISTRIES = ROOT / "drafter_lint" / "runtimes" / "registries.json"
+sys.path.insert(0, str(HERE))
 
-# (fact key, runtime, which end, file in the wheel, pattern, release where it holds, the
-# neighbouring release where it does not). "since": the code appears at `holds`; "until":
-# the code that made the row true is gone at `absent` (the row's `until`).
-PROBES = [
-    ("mtp.unquantized-fc-under", "vllm", "since",
-     "vllm/model_executor/models/qwen3_5_mtp.py", r'get_name\(\) == "modelopt_fp4"',
-     "0.20.0", "0.19.1"),
-    ("draft.raises-max-position-for", "vllm", "since", "vllm/config/speculative.py",
-     r"_CACHE_ONLY_ROPE_TYPES = frozenset", "0.33.0", "0.32.0"),
-    ("draft.raises-max-position-for", "vllm", "since", "vllm/config/speculative.py",
-     r"def _maybe_override_draft_max_position_embeddings", "0.27.0", "0.26.0"),
-    ("serves.medusa", "vllm", "until", "vllm/config/speculative.py", r'^\s*"medusa",',
-     "0.32.0", "0.33.0"),
-    ("launch.methods", "vllm", "until", "vllm/config/speculative.py", r'^\s*"medusa",',
-     "0.32.0", "0.33.0"),
-    ("speculators.verifier-must-be-a-repo", "vllm", "since",
-     "vllm/transformers_utils/config.py", r"Speculators verifier must name a remote model",
-     "0.33.0", "0.32.0"),
-    ("registry.architectures", "vllm", "since", "vllm/model_executor/models/registry.py",
-     r'"DFlash2BeamDraftModel"', "0.33.0", "0.32.0"),
-    ("registry.architectures", "vllm", "until", "vllm/model_executor/models/registry.py",
-     r'"MedusaModel"', "0.32.0", "0.33.0"),
-    ("draft.short-context-refused", "sglang", "since", "sglang/srt/configs/model_config.py",
-     r"get_bool_env_var\(\s*\"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN\"\s*\)",
-     "0.5.1", "0.5.0rc2"),
-    # SGLang's drafter model classes: registered from the release whose models/ has them
-    ("serves.dflash", "sglang", "since", "sglang/srt/models/dflash.py",
-     r"^EntryClass = \[?DFlashDraftModel", "0.5.11", "0.5.10"),
-    ("serves.dflash2", "sglang", "since", "sglang/srt/models/dflash.py",
-     r"^class DFlash2DraftModel\(", "0.5.19", "0.5.18"),
-    ("serves.dspark", "sglang", "since", "sglang/srt/models/dspark.py",
-     r"^EntryClass = \[Qwen3DSparkModel", "0.5.16", "0.5.15"),
-]
+from release_probes import EXTRACTORS, PROBES, Probe  # noqa: E402
+
+from drafter_lint import runtimes  # noqa: E402
 
 
-def release_file(cache: Path, package: str, version: str, path: str) -> Path | None:
-    """`path` from the `package==version` wheel, cached; None when the wheel lacks it."""
-    kept = cache / f"{package}-{version}" / path
-    missing = cache / f"{package}-{version}" / (path + ".absent")
-    if kept.is_file():
-        return kept
-    if missing.is_file():
+class Release:
+    """One release's files: from an unzipped wheel (--sources) or the probe cache."""
+
+    def __init__(self, runtime: str, version: str, root: Path):
+        self.runtime, self.version, self.root = runtime, version, root
+        self._names: list[str] | None = None
+        self._text: dict[str, str] = {}
+        self._extracted: dict[str, tuple] = {}
+
+    @property
+    def spec(self) -> str:
+        return f"{self.runtime}=={self.version}"
+
+    def names(self, pattern: str) -> list[str]:
+        if self._names is None:
+            self._names = sorted(str(p.relative_to(self.root)).replace(os.sep, "/")
+                                 for p in self.root.rglob("*") if p.is_file()
+                                 and not p.name.startswith("."))
+        matches = glob_regex(pattern).fullmatch
+        return [n for n in self._names if matches(n)]
+
+    def text(self, name: str) -> str:
+        if name not in self._text:
+            self._text[name] = (self.root / name).read_text(encoding="utf-8", errors="replace")
+        return self._text[name]
+
+    def extracted(self, name: str):
+        """(value, "path:line") of an extractor, read once per release."""
+        if name not in self._extracted:
+            self._extracted[name] = EXTRACTORS[name](self)
+        return self._extracted[name]
+
+    def find(self, files: str, pattern: str) -> str | None:
+        """`path:line` of the first match of `pattern` in the files matching `files`."""
+        for name in self.names(files):
+            text = self.text(name)
+            found = re.search(pattern, text, re.M)
+            if found:
+                return f"{name}:{text.count(chr(10), 0, found.start()) + 1}"
         return None
+
+
+@functools.lru_cache(maxsize=None)
+def glob_regex(pattern: str) -> re.Pattern:
+    """A glob as `glob.glob(recursive=True)` reads it: `**/` is any folders (or none),
+    `*` and `?` stay inside one path segment."""
+    out, i = "", 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif pattern.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif pattern[i] == "*":
+            out, i = out + "[^/]*", i + 1
+        elif pattern[i] == "?":
+            out, i = out + "[^/]", i + 1
+        else:
+            out, i = out + re.escape(pattern[i]), i + 1
+    return re.compile(out)
+
+
+def fetch(runtime: str, version: str, cache: Path, globs: set[str]) -> Path:
+    """The cached files of `runtime==version` matching `globs` (downloaded when missing)."""
+    folder = cache / f"{runtime}-{version}"
+    kept = folder / ".globs"
+    if kept.is_file() and globs <= set(kept.read_text().split("\n")):
+        return folder
     with tempfile.TemporaryDirectory() as work:
         subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q",
-                        f"{package}=={version}", "-d", work], check=True)
+                        f"{runtime}=={version}", "-d", work], check=True)
         wheel = next(Path(work).glob("*.whl"))
         with zipfile.ZipFile(wheel) as archive:
-            names = set(archive.namelist())
-            for probe in PROBES:          # keep every probed file of this wheel at once
-                name = probe[3]
-                target = cache / f"{package}-{version}" / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if name in names:
-                    target.write_bytes(archive.read(name))
-                else:
-                    Path(str(target) + ".absent").write_text("")
-    return kept if kept.is_file() else None
+            for name in archive.namelist():
+                if any(glob_regex(g).fullmatch(name) for g in globs):
+                    archive.extract(name, folder)
+    kept.write_text("\n".join(sorted(globs)))
+    return folder
 
 
-def search(file: Path | None, pattern: str) -> int | None:
-    """The line of the first match of `pattern` (multi-line aware), or None."""
-    if file is None:
+def holds(probe: Probe, release: Release, fact) -> str | None:
+    """`path:line` where the probe holds in `release`, or None."""
+    if probe.extract:
+        value, at = release.extracted(probe.extract)
+        return at if value is not None and value == fact.value else None
+    at = release.find(probe.files, probe.pattern)
+    if at is None:
         return None
-    text = file.read_text(encoding="utf-8", errors="replace")
-    found = re.search(pattern, text, re.M)
-    return text.count("\n", 0, found.start()) + 1 if found else None
+    if any(release.find(files, pattern) for files, pattern in probe.also_not):
+        return None
+    if not all(release.find(files, pattern) for files, pattern in probe.also):
+        return None
+    return at
+
+
+def row_of(probe: Probe):
+    rows = [f for f in runtimes.FACTS if (f.key, f.runtime, f.since, f.until) ==
+            (probe.key, probe.runtime, probe.since, probe.until)]
+    if len(rows) != 1:
+        raise SystemExit(f"probe {probe.key} ({probe.runtime}, {probe.since}..{probe.until})"
+                         f" names {len(rows)} rows of the table")
+    return rows[0]
+
+
+def judge(probe: Probe, releases: list[Release]) -> tuple[dict | None, str]:
+    """(record, complaint): the evidence when the probe holds exactly in the row's range."""
+    fact = row_of(probe)
+    versions = [r.version for r in releases]
+    found = {r.version: holds(probe, r, fact) for r in releases}
+    seen = [v for v in versions if found[v]]
+    summary = f"holds in {seen[0]}..{seen[-1]}" if seen else "holds nowhere"
+    gaps = [v for v in versions if seen and runtimes.version_key(seen[0]) <=
+            runtimes.version_key(v) <= runtimes.version_key(seen[-1]) and not found[v]]
+    if gaps:
+        summary += f" except {', '.join(gaps)}"
+    inside = [v for v in versions if runtimes.holds(fact, runtimes.Release(probe.runtime, v))]
+    if probe.since not in versions or (probe.until and probe.until not in versions):
+        return None, f"{summary}; since/until must be releases of {probe.runtime}"
+    wrong = [v for v in versions if bool(found[v]) != (v in inside)]
+    if wrong:
+        return None, summary
+    before = versions[versions.index(probe.since) - 1] if versions[0] != probe.since else None
+    last = inside[-1]
+    record = {
+        "key": probe.key, "runtime": probe.runtime, "since": probe.since,
+        "until": probe.until,
+        "probe": ({"extract": probe.extract} if probe.extract else
+                  {"files": probe.files, "pattern": probe.pattern,
+                   **({"also": [list(p) for p in probe.also]} if probe.also else {}),
+                   **({"also_not": [list(p) for p in probe.also_not]}
+                      if probe.also_not else {})}),
+        "lower": {"release": probe.since,
+                  "at": f"{probe.runtime}=={probe.since} {found[probe.since]}",
+                  "absent_in": f"{probe.runtime}=={before}" if before else None},
+        "upper": {"release": last, "at": f"{probe.runtime}=={last} {found[last]}",
+                  "absent_in": f"{probe.runtime}=={probe.until}" if probe.until else None},
+    }
+    return record, summary
+
+
+# extracted values written to drafter_lint/runtimes/registries.json: fact key -> runtime ->
+# extractor
+EXTRACTED_FACTS = {"registry.architectures": {"vllm": "vllm-registry",
+                                              "sglang": "sglang-registry"},
+                   "mtp.mapped-targets": {"vllm": "vllm-mtp-targets"},
+                   "aux.target-model-types": {"vllm": "vllm-aux-targets"},
+                   "transformers.pin": {"vllm": "transformers-pin", "sglang": "transformers-pin"}}
+
+
+def _plain(value):
+    """JSON for an extracted value: sets as sorted lists."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset, tuple)):
+        return sorted(value)
+    return value
+
+
+def extracted_history(releases: dict[str, list[Release]]) -> dict:
+    """{key: {runtime: [run, ...]}}: each run of releases with the same extracted value.
+    Class-name sets are stored as the change from the run before (`added`, `removed`);
+    other values whole (`value`)."""
+    out: dict = {}
+    for key, extractors in EXTRACTED_FACTS.items():
+        for runtime, extractor in extractors.items():
+            runs, before = [], None
+            for release in releases[runtime]:
+                value, at = release.extracted(extractor)
+                if value is None and runs and not runs[-1]["until"]:
+                    runs[-1]["until"] = release.version      # the check is gone
+                if value is None or (runs and value == before and not runs[-1]["until"]):
+                    before = value
+                    continue
+                if runs and not runs[-1]["until"]:
+                    runs[-1]["until"] = release.version
+                run = {"since": release.version, "until": "", "at": f"{release.spec} {at}"}
+                if isinstance(value, frozenset):
+                    old = before if isinstance(before, frozenset) else frozenset()
+                    run.update(added=sorted(value - old), removed=sorted(old - value))
+                else:
+                    run["value"] = _plain(value)
+                runs.append(run)
+                before = value
+            out.setdefault(key, {})[runtime] = runs
+    return out
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path,
                         default=Path(os.path.expanduser("~/.cache/drafter-lint/release-files")))
+    parser.add_argument("--sources", type=Path,
+                        help="unzipped wheels as DIR/<pkg>-<version>/ (no download)")
+    parser.add_argument("--suggest", action="store_true",
+                        help="print where each probe holds; write nothing")
+    parser.add_argument("--registries", action="store_true",
+                        help="also rewrite drafter_lint/runtimes/registries.json")
     parser.add_argument("--only", action="append", default=[], metavar="KEY",
-                        help="probe only the rows of KEY (repeatable); the other records "
-                             "are kept as committed")
+                        help="probe only the rows of KEY (repeatable)")
     args = parser.parse_args()
-    records = []
-    if args.only:
-        records = [r for r in json.loads(OUT.read_text())["probes"]
-                   if r["key"] not in args.only]
-    for key, runtime, end, path, pattern, holds, absent in PROBES:
-        if args.only and key not in args.only:
+    probes = [p for p in PROBES if not args.only or p.key in args.only]
+    releases: dict[str, list[Release]] = {}
+    for runtime in sorted({p.runtime for p in probes}):
+        globs = {g for p in PROBES if p.runtime == runtime for g in p.globs()}
+        releases[runtime] = [
+            Release(runtime, v, args.sources / f"{runtime}-{v}" if args.sources
+                    else fetch(runtime, v, args.cache, globs))
+            for v in runtimes.PUBLISHED[runtime]]
+    if args.registries:
+        every = {rt: releases.get(rt) or [
+            Release(rt, v, args.sources / f"{rt}-{v}" if args.sources else fetch(
+                rt, v, args.cache, {g for p in PROBES if p.runtime == rt for g in p.globs()}))
+            for v in runtimes.PUBLISHED[rt]] for rt in ("vllm", "sglang")}
+        history = extracted_history(every)
+        REGISTRIES.write_text(json.dumps({"made_by": "tests/oracle/release_evidence.py "
+                                          "--registries", **history}, indent=0) + "\n")
+        print(f"{REGISTRIES.relative_to(ROOT)}: " + ", ".join(
+            f"{key} {rt}: {len(runs)} runs" for key, by in history.items()
+            for rt, runs in by.items()))
+    records, failed = [], 0
+    for probe in probes:
+        record, summary = judge(probe, releases[probe.runtime])
+        label = f"{probe.key} ({probe.runtime}, {probe.since or '-'}..{probe.until or ''})"
+        if record is None:
+            failed += 1
+            print(f"{label}: {summary}; the row says otherwise", file=sys.stderr)
             continue
-        at = search(release_file(args.cache, runtime, holds, path), pattern)
-        gone = search(release_file(args.cache, runtime, absent, path), pattern)
-        if at is None or gone is not None:
-            print(f"{key} ({runtime}, {end}): the probe does not separate {holds} from "
-                  f"{absent}; fix the probe or the range", file=sys.stderr)
-            return 1
-        records.append({"key": key, "runtime": runtime, "end": end, "pattern": pattern,
-                        "holds": {"release": holds, "at": f"{runtime}=={holds} {path}:{at}"},
-                        "absent": {"release": absent, "in": f"{runtime}=={absent} {path}"}})
-        print(f"{key} ({runtime}, {end}): {runtime}=={holds} {path}:{at}; absent in {absent}")
-    order = {(p[0], p[1], p[2], p[4]): i for i, p in enumerate(PROBES)}
-    records.sort(key=lambda r: order.get((r["key"], r["runtime"], r["end"], r["pattern"]),
+        records.append(record)
+        if args.suggest:
+            print(f"{label}: {summary}")
+    if args.suggest:
+        return 1 if failed else 0
+    if failed:
+        print(f"{failed} probe(s) disagree with their rows: fix the probe or the range",
+              file=sys.stderr)
+        return 1
+    if args.only:
+        keep = [r for r in json.loads(OUT.read_text())["records"] if r["key"] not in args.only]
+        records = keep + records
+    order = {(p.key, p.runtime, p.since, p.until): i for i, p in enumerate(PROBES)}
+    records.sort(key=lambda r: order.get((r["key"], r["runtime"], r["since"], r["until"]),
                                          len(order)))
     OUT.write_text(json.dumps({"made_by": "tests/oracle/release_evidence.py",
-                               "probes": records}, indent=1) + "\n")
+                               "records": records}, indent=1) + "\n")
+    print(f"{len(records)} rows: evidence at both ends written to {OUT.relative_to(ROOT)}")
     return 0
 
 

@@ -1,0 +1,605 @@
+"""One probe per vLLM / SGLang row of drafter_lint/runtimes/table.py: how
+release_evidence.py tells, in a release's wheel, whether the row holds there.
+
+A probe is files (a glob under the wheel root, `**/` for any folders) with a
+pattern (Python `re`, multi-line) that must match, optional `also` pairs that must match
+too and `also_not` pairs that must not; or an extractor that reads a value from the wheel,
+which must equal the row's value. Patterns name the code the row's cite points to.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from drafter_lint.runtimes import registries
+
+
+@dataclass(frozen=True)
+class Probe:
+    key: str
+    runtime: str
+    since: str
+    until: str = ""
+    files: str = ""
+    pattern: str = ""
+    also: tuple = ()
+    also_not: tuple = ()
+    extract: str = ""
+
+    def globs(self) -> set[str]:
+        if self.extract:
+            return set(EXTRACTED[self.extract])
+        return {self.files, *(f for f, _ in self.also), *(f for f, _ in self.also_not)}
+
+
+# -- extractors: (value, "path:line") from a release, or (None, None) ---------------------
+
+def _vllm_registry(release):
+    """The keys of `_VLLM_MODELS` in vLLM's model registry, with the `_*_MODELS` dicts it
+    merges (what `architectures` must name: "Model architectures [...] are not supported
+    for now")."""
+    name = "vllm/model_executor/models/registry.py"
+    if not release.names(name):
+        return None, None
+    dicts, line = {}, None
+    for node in ast.parse(release.text(name)).body:
+        targets = [t.id for t in getattr(node, "targets", [getattr(node, "target", None)])
+                   if isinstance(t, ast.Name)]
+        if targets and isinstance(getattr(node, "value", None), ast.Dict):
+            dicts[targets[0]] = node.value
+            if targets[0] == "_VLLM_MODELS":
+                line = node.lineno
+    if "_VLLM_MODELS" not in dicts:
+        return None, None
+    keys = set()
+    for key, value in zip(dicts["_VLLM_MODELS"].keys, dicts["_VLLM_MODELS"].values):
+        if key is None and isinstance(value, ast.Name) and value.id in dicts:
+            keys |= {k.value for k in dicts[value.id].keys if isinstance(k, ast.Constant)}
+        elif isinstance(key, ast.Constant):
+            keys.add(key.value)
+    return frozenset(keys), f"{name}:{line}"
+
+
+def _sglang_registry(release):
+    """The class names of every `EntryClass` under sglang/srt/models (SGLang registers
+    each by its name)."""
+    keys, first = set(), None
+    for name in release.names("sglang/srt/models/*.py"):
+        try:
+            tree = ast.parse(release.text(name))
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == "EntryClass" for t in node.targets):
+                items = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) \
+                    else [node.value]
+                keys |= {i.id for i in items if isinstance(i, ast.Name)}
+                first = first or f"{name}:{node.lineno}"
+    return (frozenset(keys), first) if keys else (None, None)
+
+
+def _transformers_pin(release):
+    """The `Requires-Dist: transformers` specifier of the wheel's METADATA."""
+    for name in release.names("*.dist-info/METADATA"):
+        text = release.text(name)
+        found = re.search(r"^Requires-Dist: transformers\s*\(?([^;\n)]*)\)?\s*(;.*)?$",
+                          text, re.M)
+        marker = (found.group(2) or "") if found else ""
+        if found and ("extra" not in marker or re.search(r'"(srt|runtime-common)"', marker)):
+            parts = [s.strip() for s in found.group(1).split(",") if s.strip()]
+            spec = ",".join(sorted(parts, key=lambda s: "=~><!".find(s[0])))
+            return spec, f"{name}:{text.count(chr(10), 0, found.start()) + 1}"
+    return None, None
+
+
+_SPECULATIVE = ("vllm/config/speculative.py", "vllm/config/__init__.py", "vllm/config.py")
+# hf_config_override compares these too, but not to map an MTP target: deepseek_v41 is
+# refused for "mtp" (vllm==0.33.0 config/speculative.py:1474-1485), muse_glimmer_assistant
+# is a DFlash draft
+_NOT_MTP = {"deepseek_v41", "muse_glimmer_assistant"}
+
+
+def _strings(node) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant)
+                and isinstance(e.value, str)]
+    return []
+
+
+def _names_architecture(node) -> bool:
+    """`hf_config.architectures[0]`, `initial_architecture`, `getattr(x, "architectures")`."""
+    if isinstance(node, ast.NamedExpr):
+        return _names_architecture(node.value)
+    if isinstance(node, ast.Subscript):
+        return _names_architecture(node.value)
+    if isinstance(node, ast.Name):
+        return node.id in ("initial_architecture", "architectures", "arch")
+    if isinstance(node, ast.Attribute):
+        return node.attr == "architectures"
+    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "getattr":
+        return len(node.args) > 1 and _strings(node.args[1]) == ["architectures"]
+    if isinstance(node, ast.BoolOp):
+        return any(_names_architecture(v) for v in node.values)
+    return False
+
+
+def _vllm_mtp_targets(release):
+    """What `method: mtp` accepts: the target model types, model-type substrings and first
+    architectures `SpeculativeConfig.hf_config_override` maps to an MTP draft, plus the
+    draft-side MTP model types (`MTPModelTypes`, or the `*_mtp` names the method check
+    lists in releases before it)."""
+    for name in _SPECULATIVE:
+        if release.names(name) and "def hf_config_override" in release.text(name):
+            break
+    else:
+        return None, None
+    tree = ast.parse(release.text(name))
+    override = next(n for n in ast.walk(tree)
+                    if isinstance(n, ast.FunctionDef) and n.name == "hf_config_override")
+    types, substrings, architectures = set(), set(), set()
+    for node in ast.walk(override):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            left, op, right = node.left, node.ops[0], node.comparators[0]
+            if isinstance(left, ast.Attribute) and left.attr == "model_type" and \
+                    isinstance(op, (ast.Eq, ast.In)):
+                types.update(_strings(right))      # `in "pangu_ultra_moe"`: a substring test
+            elif isinstance(op, ast.In) and isinstance(right, ast.Attribute) and \
+                    right.attr == "model_type":
+                substrings.update(_strings(left))
+            elif _names_architecture(left) and isinstance(op, (ast.Eq, ast.In)):
+                architectures.update(_strings(right))
+            elif isinstance(op, ast.In) and _names_architecture(right):
+                architectures.update(_strings(left))
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "intersection" \
+                and isinstance(node.func.value, ast.Set):
+            architectures.update(_strings(node.func.value))
+    drafts = {s for n in ast.walk(tree) if isinstance(n, ast.Assign) and any(
+        getattr(t, "id", "") == "MTPModelTypes" for t in n.targets)
+        for e in ast.walk(n.value) for s in _strings(e)}
+    if not drafts:
+        drafts = {s for n in ast.walk(tree) if isinstance(n, ast.Compare)
+                  for side in (n.left, *n.comparators) for s in _strings(side)
+                  if re.fullmatch(r"[a-z0-9_]+_mtp", s)}
+    value = {"model_types": frozenset((types | drafts) - _NOT_MTP),
+             "substrings": tuple(sorted(substrings)),
+             "architectures": frozenset(architectures)}
+    return value, f"{name}:{override.lineno}"
+
+
+def _vllm_aux_targets(release):
+    """The start-up check on the target of an EAGLE-3 (later also DFlash) draft: the
+    methods it applies to and the substrings one of which the target's text model_type
+    must contain ("Eagle3 is only supported for ... models"); None where there is none."""
+    for name in _SPECULATIVE:
+        if release.names(name) and "only supported for" in release.text(name):
+            break
+    else:
+        return None, None
+    tree = ast.parse(release.text(name))
+    lists = {t.id: _strings(n.value) for n in ast.walk(tree) if isinstance(n, ast.Assign)
+             for t in n.targets if isinstance(t, ast.Name) and _strings(n.value)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If) or "hf_text_config" not in ast.unparse(node.test):
+            continue
+        methods, substrings = set(), set()
+        for part in ast.walk(node.test):
+            if isinstance(part, ast.Compare) and getattr(part.left, "attr", "") == "method":
+                methods.update(s for c in part.comparators for s in _strings(c))
+            elif isinstance(part, ast.Compare) and isinstance(part.ops[0], ast.NotIn):
+                substrings.update(_strings(part.left))           # "llama" not in model_type
+            elif isinstance(part, ast.comprehension) and isinstance(part.iter, ast.Name):
+                substrings.update(lists.get(part.iter.id, ()))   # any(s in ... for s in LIST)
+        if methods and substrings:
+            return ({"methods": frozenset(methods), "model_types": frozenset(substrings)},
+                    f"{name}:{node.lineno}")
+    return None, None
+
+
+EXTRACTORS = {"vllm-registry": _vllm_registry, "vllm-aux-targets": _vllm_aux_targets, "sglang-registry": _sglang_registry,
+              "transformers-pin": _transformers_pin, "vllm-mtp-targets": _vllm_mtp_targets}
+EXTRACTED = {"vllm-registry": ("vllm/model_executor/models/registry.py",),
+             "sglang-registry": ("sglang/srt/models/*.py",),
+             "transformers-pin": ("*.dist-info/METADATA",),
+             "vllm-mtp-targets": _SPECULATIVE, "vllm-aux-targets": _SPECULATIVE}
+
+V, S = "vllm", "sglang"
+
+# shared pieces
+V2_DEFAULT = ("vllm/config/vllm.py",       # V2 is the default runner for every model
+              r"def use_v2_model_runner\(self\)(?![\s\S]*_is_default_v2_model_runner_model)")
+V_DFLASH = "vllm/model_executor/models/qwen3_dflash.py"
+V_REGISTRY = "vllm/model_executor/models/registry.py"
+V_CONFIG = "vllm/config**.py"              # vllm/config.py, later vllm/config/*.py
+V_EAGLE3 = "vllm/model_executor/models/llama_eagle3.py"
+V_ALGOS = "vllm/transformers_utils/configs/speculators/algos.py"
+S_DFLASH = "sglang/srt/models/dflash.py"
+S_UTILS = "sglang/srt/**/dflash_utils.py"
+S_EAGLE3 = "sglang/srt/models/llama_eagle3.py"
+S_SPEC = "sglang/srt/speculative/spec_info.py"
+S_DSPARK = "sglang/srt/speculative/dspark_components/dspark_config.py"
+V_ANY = (V_REGISTRY, r"\A")               # a file every release has (for "absent" rows)
+S_ANY = ("sglang/srt/server_args.py", r"\A")
+DFLASH_V = (V_REGISTRY, r'"DFlashDraftModel"\s*:')     # vLLM serves DFlash
+DFLASH_S = (S_DFLASH, r"EntryClass\s*=[\s\S]{0,80}?DFlashDraftModel")
+DSPARK_S = ("sglang/srt/models/dspark.py", r"EntryClass\s*=[\s\S]{0,80}?Qwen3DSparkModel")
+EAGLE3_V = (V_EAGLE3, r"class Eagle3LlamaForCausalLM")
+
+
+def _absent(key, runtime, since, until="", *, where, what, also=()):
+    """A row that holds where `what` (a (files, pattern) pair) is absent."""
+    files, pattern = where
+    return Probe(key, runtime, since, until, files, pattern, also=also, also_not=(what,))
+
+
+PROBES: tuple[Probe, ...] = (
+    # runner
+    Probe("runner.v2-default", V, "0.29.0", "", "vllm/envs.py",
+          r'os\.getenv\(\s*"VLLM_USE_V2_MODEL_RUNNER",\s*None\s*\)', also=(V2_DEFAULT,)),
+    Probe("runner.v2-default", V, "0.22.0", "0.29.0", "vllm/config/vllm.py",
+          r"def _is_default_v2_model_runner_model"),
+    Probe("runner.v2-default", V, "0.8.0", "0.22.0", "vllm/**/*.py", r"\A",
+          also_not=(("vllm/config/vllm.py", r"def use_v2_model_runner"),)),
+    Probe("runner.v1-refuses-mixed-swa", V, "0.26.0", "", V_DFLASH,
+          r"0\s*<\s*num_sliding\s*<\s*len\(layer_types\)\s*and\s+not\s+"
+          r"get_current_vllm_config\(\)\.use_v2_model_runner"),
+    # mask
+    Probe("dflash.mask-sources", V, "0.28.0", "", "vllm/v1/worker/gpu/spec_decode/utils.py",
+          r'"mask_token_id"\s+in\s+dflash_config[\s\S]*?getattr\(\s*hf_config,\s*"mask_token_id"'
+          r'[\s\S]*?"dspark_noise_token_id"[\s\S]*?"pard_token"[\s\S]*?"ptd_token_id"',
+          also=(("vllm/v1/spec_decode/*.py",
+                 r'"mask_token_id"\s+in\s+dflash_config[\s\S]*?getattr\(\s*model_hf_config,\s*'
+                 r'"mask_token_id"'),)),
+    Probe("dflash.mask-sources", V, "0.20.0", "0.28.0", "vllm/v1/spec_decode/*.py",
+          r'dflash_config\s+and\s+"mask_token_id"\s+in\s+dflash_config\s*:\s*\n\s*'
+          r'self\.parallel_drafting_token_id\s*=\s*dflash_config\["mask_token_id"\]\s*\n\s*'
+          r'elif\s+hasattr\(\s*model_hf_config,\s*"pard_token"\s*\)'),
+    Probe("dflash.mask-sources", S, "0.5.18", "", S_UTILS,
+          r'mask_token_id"\s*,\s*_cfg_get\(\s*draft_hf_config\s*,\s*"mask_token_id"'),
+    Probe("dflash.mask-sources", S, "0.5.11", "0.5.18", S_UTILS,
+          r'dflash_cfg\.get\(\s*"mask_token_id"\s*,\s*None\s*\)'),
+    # taps
+    Probe("dflash.tap-sources", V, "0.29.0", "",
+          "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+          r'getattr\(\s*hf_config,\s*"eagle_aux_hidden_state_layer_ids",\s*None\s*\)[\s\S]*?'
+          r'\[\s*i\s*\+\s*1\s+for\s+i\s+in\s+\(\s*dflash_config\.get\(\s*"target_layer_ids"\s*\)'
+          r'\s+or\s+\[\]\s*\)\s*\][\s\S]*?"dspark_target_layer_ids"[\s\S]*?'
+          r'getattr\(\s*hf_config,\s*"target_layer_ids",\s*None\s*\)', also=(V2_DEFAULT,)),
+    Probe("dflash.tap-sources", V, "0.22.0", "0.29.0", "vllm/v1/worker/gpu_model_runner.py",
+          r'layer_ids\s*=\s*\[\s*i\s*\+\s*1\s+for\s+i\s+in\s+\(\s*dflash_config\.get\(\s*'
+          r'"target_layer_ids"\s*\)', also_not=(V2_DEFAULT,)),
+    Probe("dflash.tap-sources", V, "0.20.0", "0.22.0", "vllm/v1/worker/gpu_model_runner.py",
+          r'layer_ids\s*=\s*dflash_config\.get\(\s*"target_layer_ids"\s*\)'),
+    Probe("dflash.tap-sources", S, "0.5.11", "", S_UTILS,
+          r'dflash_cfg\.get\(\s*"target_layer_ids"\s*,\s*_cfg_get\(\s*draft_hf_config\s*,\s*'
+          r'"target_layer_ids"',
+          also=(("sglang/srt/models/qwen3.py", r"def\s+set_dflash_layers_to_capture[\s\S]{0,600}?"
+                 r"layers_to_capture\s*=\s*\[\s*val\s*\+\s*1"),)),
+    Probe("dflash.derives-missing-taps", S, "0.5.11", "", S_UTILS,
+          r"if\s+self\.target_layer_ids\s+is\s+None:[\s\S]{0,200}?build_target_layer_ids\(\s*"
+          r"target_num_layers"),
+    Probe("dflash.captures-last-layer", V, "0.20.0", "", "vllm/model_executor/models/llama.py",
+          r"_maybe_add_hidden_state\(\s*aux_hidden_states,\s*idx\s*\+\s*1,", also=(DFLASH_V,)),
+    Probe("dflash.captures-last-layer", S, "0.5.11", "", "sglang/srt/models/qwen2.py",
+          r"for\s+i\s+in\s+range\(\s*self\.start_layer\s*,\s*self\.end_layer\s*\):[\s\S]{0,300}?"
+          r"\bi\s+in\s+self\.layers_to_capture", also=(DFLASH_S,)),
+    Probe("dflash.checks-num-target-layers", V, "0.20.0", "", V_DFLASH,
+          r"\A(?![\s\S]*num_target_layers)"),
+    Probe("dflash.checks-num-target-layers", S, "0.5.11", "", S_UTILS,
+          r"val\s*<\s*0\s+or\s+val\s*>=\s*target_num_layers"),
+    # windows
+    Probe("dflash.null-window-with-sliding-layers", V, "0.25.0", "", V_DFLASH,
+          r'if\s+sliding_window\s+is\s+None:\s*raise\s+ValueError\(\s*"DFlash sliding attention '
+          r'requires a window size'),
+    Probe("dflash.null-window-with-sliding-layers", V, "0.20.0", "0.25.0", V_DFLASH,
+          r"\A(?![\s\S]*sliding_window)"),
+    Probe("dflash.null-window-with-sliding-layers", S, "0.5.14", "", S_UTILS,
+          r"DFLASH sliding_attention layers require config\.sliding_window"),
+    Probe("dflash.null-window-with-sliding-layers", S, "0.5.11", "0.5.14", S_DFLASH,
+          r"\A(?![\s\S]*layer_types)[\s\S]*attn_type\s*=\s*AttentionType\.ENCODER_ONLY"),
+    Probe("dflash.window-sources", V, "0.25.0", "", V_DFLASH,
+          r'sliding_window\s*=\s*dflash_config\.get\(\s*"swa_window_size",\s*getattr\(\s*config,'
+          r'\s*"sliding_window",\s*None\s*\)\s*\)'),
+    Probe("dflash.window-sources", V, "0.20.0", "0.25.0", V_DFLASH,
+          r"\A(?![\s\S]*sliding_window)"),
+    Probe("dflash.window-sources", S, "0.5.14", "", S_UTILS,
+          r'def\s+get_dflash_attention_sliding_window_size[\s\S]{0,500}?"sliding_window"'
+          r'[\s\S]{0,400}?require config\.sliding_window'),
+    Probe("dflash.window-sources", S, "0.5.11", "0.5.14", S_DFLASH,
+          r"\A(?![\s\S]*layer_types)[\s\S]*attn_type\s*=\s*AttentionType\.ENCODER_ONLY"),
+    Probe("dflash.reads-use-swa", V, "0.25.0", "", V_DFLASH,
+          r'use_swa\s*=\s*dflash_config\.get\(\s*"use_swa",\s*False\s*\)'),
+    Probe("dflash.reads-use-swa", V, "0.20.0", "0.25.0", V_DFLASH, r"\A(?![\s\S]*use_swa)"),
+    Probe("dflash.reads-use-swa", S, "0.5.11", "", S_DFLASH,
+          r"\A(?![\s\S]*use_swa)[\s\S]*class\s+DFlashDraftModel"),
+    # causality
+    Probe("dflash.causal-sources", V, "0.28.0", "", V_DFLASH,
+          r'def _dflash_layer_causal[\s\S]{0,300}?getattr\(\s*config,\s*"is_causal",\s*None\s*\)'
+          r'[\s\S]{0,300}?\.get\(\s*"causal"\s*\)[\s\S]{0,300}?layer_types\[layer_idx\]\s*==\s*'
+          r'_SLIDING_ATTENTION'),
+    Probe("dflash.causal-sources", V, "0.26.0", "0.28.0", V_DFLASH,
+          r'def _dflash_layer_causal[\s\S]{0,300}?\.get\(\s*"causal"\s*\)[\s\S]{0,300}?'
+          r'layer_types\[layer_idx\]\s*==\s*_SLIDING_ATTENTION',
+          also_not=((V_DFLASH, r'def _dflash_layer_causal[\s\S]{0,300}?"is_causal"'),)),
+    Probe("dflash.causal-sources", V, "0.23.0", "0.26.0", "vllm/v1/spec_decode/dflash.py",
+          r'self\.dflash_causal\s*=\s*self\.dflash_config\.get\(\s*"causal",\s*False\s*\)'),
+    Probe("dflash.causal-sources", V, "0.20.0", "0.23.0", "vllm/v1/spec_decode/dflash.py",
+          r"causal=False,\s*#\s*Non-causal attention is required for DFlash"),
+    Probe("dflash.causal-sources", S, "0.5.18", "", S_DFLASH,
+          r'if\s+layer_type\s*==\s*"sliding_attention":[\s\S]{0,300}?_get_dflash_attention_type'
+          r'\(\s*config\s*,\s*default\s*=\s*AttentionType\.DECODER'),
+    Probe("dflash.causal-sources", S, "0.5.14", "0.5.17", S_DFLASH,
+          r'if\s+layer_type\s*==\s*"full_attention":\s*\n\s*return\s+-1\s*,\s*'
+          r'AttentionType\.ENCODER_ONLY[\s\S]{0,300}?return\s+sliding_window_size\s*,\s*'
+          r'AttentionType\.DECODER'),
+    Probe("dflash.causal-sources", S, "0.5.11", "0.5.14", S_DFLASH,
+          r"\A(?![\s\S]*layer_types)[\s\S]*attn_type\s*=\s*AttentionType\.ENCODER_ONLY"),
+    Probe("speculators.non-causal-flag-global", V, "0.26.0", "", V_ALGOS,
+          r'\["causal"\]\s*=\s*not\s+config_dict\.get\(\s*"sliding_window_non_causal",\s*True\s*\)'),
+    # block sizes and draft tokens
+    Probe("dflash.block-size-sources", V, "0.20.0", "", V_DFLASH, r"\A(?![\s\S]*block_size)",
+          also_not=(("vllm/v1/spec_decode/dflash.py",
+                     r'(dflash_config|hf_config)(\.get\(\s*|,\s*)"block_size"'),)),
+    Probe("dflash.block-size-sources", S, "0.5.11", "", S_UTILS,
+          r'dflash_cfg\.get\(\s*"block_size"\s*,\s*_cfg_get\(\s*draft_hf_config\s*,\s*"block_size"',
+          also=((S_DFLASH, r"resolve_block_size\(\s*default\s*=\s*16\s*\)"),)),
+    Probe("dflash.tokens-per-block", V, "0.20.0", "", "vllm/v1/spec_decode/dflash.py",
+          r"num_query_per_req\s*=\s*1\s*\+\s*self\.num_speculative_tokens"),
+    Probe("dflash.tokens-per-block", S, "0.5.11", "", "sglang/srt/**/s*.py",
+          r"speculative_num_draft_tokens\s*=\s*inferred_block_size"),
+    Probe("dspark.tokens-per-block", V, "0.27.0", "",
+          "vllm/v1/worker/gpu/spec_decode/dspark/speculator.py",
+          r"if\s+self\.sample_from_anchor:\s*self\.num_query_per_req\s*=\s*"
+          r"self\.num_speculative_steps\s*else:\s*self\.num_query_per_req\s*=\s*1\s*\+\s*"
+          r"self\.num_speculative_steps",
+          also=(("vllm/v1/worker/gpu/spec_decode/dspark/speculator.py",
+                 r'getattr\(\s*self\.draft_model_config\.hf_config,\s*"sample_from_anchor"'),)),
+    Probe("dspark.tokens-per-block", S, "0.5.16", "", S_DSPARK,
+          r"gamma\s*=\s*int\(\s*num_draft_tokens\s*\)\s*-\s*1"),
+    Probe("dspark.sample-from-anchor-default", S, "0.5.19", "", "sglang/srt/speculative/"
+          "dspark_components/*.py", r'def\s+get_dspark_sample_from_anchor[\s\S]{0,200}?'
+          r'"sample_from_anchor"\s*,\s*True'),
+    Probe("dspark.sample-from-anchor-default", V, "0.27.0", "",
+          "vllm/v1/worker/gpu/spec_decode/dspark/speculator.py",
+          r'self\.sample_from_anchor\s*=\s*getattr\(\s*self\.draft_model_config\.hf_config,\s*'
+          r'"sample_from_anchor",\s*True\s*\)',
+          also=((V_ALGOS, r'def update_dspark[\s\S]*?config_dict\.get\(\s*"sample_from_anchor",'
+                          r'\s*False\s*\)'),)),
+    Probe("speculators.verifier-must-be-a-repo", V, "0.33.0", "",
+          "vllm/transformers_utils/config.py", r"Speculators verifier must name a remote model"),
+    Probe("speculators.verifier-must-be-a-repo", V, "0.10.1", "0.33.0",
+          "vllm/transformers_utils/config.py", r'\["verifier"\]\["name_or_path"\]',
+          also_not=(("vllm/transformers_utils/config.py",
+                     r"Speculators verifier must name a remote model"),)),
+    Probe("dflash.sample-from-anchor-refused", V, "0.29.0", "",
+          "vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
+          r'if\s+dflash_config\.get\(\s*"sample_from_anchor",\s*False\s*\):\s*raise\s+ValueError',
+          also=(V2_DEFAULT,)),
+    Probe("dflash.sample-from-anchor-refused", V, "0.20.0", "0.27.0", "vllm/**/*.py", r"\A",
+          also=(DFLASH_V,), also_not=(("vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
+                                       r'dflash_config\.get\(\s*"sample_from_anchor"'),)),
+    Probe("dspark.exact-token-architectures", V, "0.29.0", "", "vllm/config/speculative.py",
+          r"if\s+num_speculative_tokens\s*!=\s*block_size:\s*raise\s+ValueError\(\s*"
+          r'"Qwen3-Omni DSpark requires num_speculative_tokens to match'),
+    Probe("dspark.exact-token-architectures", V, "0.25.0", "0.29.0", V_REGISTRY,
+          r'"Qwen3DSparkModel"\s*:',
+          also_not=(("vllm/config/speculative.py", r"Qwen3-Omni DSpark requires"),)),
+    Probe("dspark.markov-rank-sources", V, "0.25.0", "",
+          "vllm/model_executor/models/qwen3_dspark.py", r"config\.markov_rank\b"),
+    Probe("dspark.markov-rank-sources", S, "0.5.16", "", "sglang/srt/models/dspark.py",
+          r'def\s+build_markov_head[\s\S]{0,200}?getattr\(\s*config\s*,\s*"markov_rank"\s*,\s*0\s*'
+          r'\)[\s\S]{0,100}?if\s+markov_rank\s*<=\s*0:\s*\n\s*raise'),
+    # which families each runtime serves
+    Probe("serves.dflash", V, "0.20.0", "", V_REGISTRY, r'"DFlashDraftModel"\s*:'),
+    Probe("serves.dflash", S, "0.5.11", "", S_DFLASH,
+          r"EntryClass\s*=[\s\S]{0,80}?DFlashDraftModel", also=((S_SPEC, r"\bDFLASH\b"),)),
+    Probe("serves.eagle3", V, "0.8.5", "", V_EAGLE3, r"class Eagle3LlamaForCausalLM",
+          also=((V_REGISTRY, r'"Eagle3LlamaForCausalLM"'),)),
+    Probe("serves.eagle3", S, "0.5.0rc0", "", S_EAGLE3, r"class\s+LlamaForCausalLMEagle3",
+          also=((S_SPEC, r"\bEAGLE3\b"),)),
+    Probe("serves.eagle", V, "0.8.0", "", V_REGISTRY, r'"(EAGLEModel|EagleLlamaForCausalLM)"\s*:'),
+    Probe("serves.eagle", S, "0.5.0rc0", "", "sglang/srt/models/llama_eagle.py",
+          r"class\s+LlamaForCausalLMEagle\b"),
+    Probe("serves.mtp", V, "0.8.0", "", V_REGISTRY, r'"DeepSeekMTPModel"\s*:'),
+    Probe("serves.mtp", S, "0.5.0rc0", "", "sglang/srt/models/deepseek_nextn.py",
+          r"class\s+DeepseekV3ForCausalLMNextN"),
+    Probe("serves.dflash2", V, "0.28.0", "", V_REGISTRY, r'"DFlash2DraftModel"\s*:\s*\(',
+          also=(("vllm/v1/worker/gpu/spec_decode/__init__.py", r"DFlash2Speculator"),)),
+    Probe("serves.dflash2", S, "0.5.19", "", S_DFLASH, r"^class DFlash2DraftModel\("),
+    Probe("serves.medusa", V, "0.33.0", "", *V_ANY, also_not=((V_REGISTRY, r'"MedusaModel"'),)),
+    Probe("serves.medusa", V, "0.8.0", "0.33.0", V_REGISTRY, r'"MedusaModel"'),
+    Probe("serves.medusa", S, "0.5.0rc0", "", *S_ANY,
+          also_not=((S_SPEC, r"\bMEDUSA\b"), ("sglang/srt/server_args.py", r'"MEDUSA"'))),
+    Probe("serves.dspark", V, "0.25.0", "", V_REGISTRY, r'"(DSparkDraftModel|Qwen3DSparkModel)"\s*:',
+          also=(("vllm/v1/worker/gpu/spec_decode/dspark/speculator.py", r"class DSparkSpeculator"),)),
+    Probe("serves.dspark", S, "0.5.16", "", "sglang/srt/models/dspark.py",
+          r"^EntryClass = \[Qwen3DSparkModel"),
+    Probe("serves.speculators", V, "0.29.0", "", V_ALGOS, r'@register_speculator\("dflash2"\)'),
+    Probe("serves.speculators", V, "0.25.0", "0.29.0", V_ALGOS, r'@register_speculator\("dspark"\)',
+          also_not=((V_ALGOS, r'@register_speculator\("dflash2"\)'),)),
+    Probe("serves.speculators", V, "0.22.0", "0.25.0", V_ALGOS, r'@register_speculator\("peagle"\)',
+          also_not=((V_ALGOS, r'@register_speculator\("dspark"\)'),)),
+    Probe("serves.speculators", V, "0.20.0", "0.22.0", V_ALGOS, r'@register_speculator\("dflash"\)',
+          also_not=((V_ALGOS, r'@register_speculator\("peagle"\)'),)),
+    Probe("serves.speculators", V, "0.10.1", "0.20.0", V_ALGOS, r'@register_speculator\("eagle3"\)',
+          also_not=((V_ALGOS, r'@register_speculator\("dflash"\)'),)),
+    _absent("serves.speculators", V, "0.8.0", "0.10.1", where=V_ANY, what=(V_ALGOS, r"\A")),
+    _absent("serves.speculators", S, "0.5.0rc0", where=S_ANY,
+            what=("sglang/srt/configs/**/*.py", r"speculators_config")),
+    # launch methods
+    Probe("launch.methods", V, "0.33.0", "", "vllm/config/speculative.py",
+          r'^DSparkModelTypes\s*=\s*Literal\[\s*"dspark"',
+          also=((V_REGISTRY, r'"DFlash2DraftModel"\s*:'),),
+          also_not=(("vllm/config/speculative.py", r'^\s*"medusa",'),)),
+    Probe("launch.methods", V, "0.28.0", "0.33.0", "vllm/config/speculative.py", r'^\s*"medusa",',
+          also=((V_REGISTRY, r'"DFlash2DraftModel"\s*:'),)),
+    Probe("launch.methods", V, "0.25.0", "0.28.0", "vllm/config/speculative.py",
+          r'^DSparkModelTypes\s*=\s*Literal\[\s*"dspark"',
+          also_not=((V_REGISTRY, r'"DFlash2DraftModel"\s*:'),)),
+    Probe("launch.methods", V, "0.20.0", "0.25.0", "vllm/config/speculative.py",
+          r'^DFlashModelTypes\s*=\s*Literal\[\s*"dflash"',
+          also_not=(("vllm/config/speculative.py", r"^DSparkModelTypes"),)),
+    Probe("launch.methods", V, "0.11.0", "0.20.0", "vllm/config/speculative.py",
+          r'"mtp"\]|^\s*"mtp",', also_not=(("vllm/config/speculative.py", r"^DFlashModelTypes"),)),
+    Probe("launch.methods", V, "0.10.2", "0.11.0", V_CONFIG,
+          r'self\.method\s*=\s*"qwen3_next_mtp"'),
+    Probe("launch.methods", V, "0.10.1", "0.10.2", V_CONFIG, r'self\.method\s*=\s*"deepseek_mtp"',
+          also=((V_ALGOS, r'@register_speculator\("eagle3"\)'),),
+          also_not=((V_CONFIG, r'self\.method\s*=\s*"qwen3_next_mtp"'),)),
+    Probe("launch.methods", V, "0.9.0", "0.10.1", V_CONFIG, r'self\.method\s*=\s*"deepseek_mtp"',
+          also_not=((V_ALGOS, r"\A"),)),
+    Probe("launch.methods", V, "0.8.5", "0.9.0", "vllm/config.py", r'method\s*==\s*"eagle3"',
+          also_not=((V_CONFIG, r'self\.method\s*=\s*"deepseek_mtp"'),)),
+    Probe("launch.methods", S, "0.5.16", "", S_SPEC, r"\bDSPARK\b",
+          also=((S_SPEC, r"\bDFLASH\b"),)),
+    Probe("launch.methods", S, "0.5.11", "0.5.16", S_SPEC, r"\bDFLASH\b",
+          also_not=((S_SPEC, r"\bDSPARK\b"),)),
+    Probe("launch.methods", S, "0.5.0rc0", "0.5.11", "sglang/srt/server_args.py",
+          r'"EAGLE3"', also_not=((S_SPEC, r"\bDFLASH\b"),)),
+    # EAGLE-3
+    Probe("eagle3.aux-sources", V, "0.29.0", "",
+          "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+          r"eagle_aux_hidden_state_layer_ids", also=(V2_DEFAULT,)),
+    Probe("eagle3.aux-sources", V, "0.22.0", "0.29.0", "vllm/v1/worker/gpu_model_runner.py",
+          r'eagle_config\.get\(\s*"eagle_aux_hidden_state_layer_ids"', also_not=(V2_DEFAULT,)),
+    Probe("eagle3.aux-sources", V, "0.11.1", "0.22.0", "vllm/v1/worker/gpu_model_runner.py",
+          r'"eagle_aux_hidden_state_layer_ids"',
+          also_not=(("vllm/v1/worker/gpu_model_runner.py",
+                     r'eagle_config\.get\(\s*"eagle_aux_hidden_state_layer_ids"'),)),
+    Probe("eagle3.aux-sources", V, "0.8.5", "0.11.1", V_EAGLE3, r"\A",
+          also_not=(("vllm/v1/worker/gpu_model_runner.py", r"eagle_aux_hidden_state_layer_ids"),)),
+    Probe("eagle3.aux-sources", S, "0.5.0rc0", "", "sglang/srt/model_executor/**/*.py",
+          r'eagle_config\s*=\s*getattr\(\s*[\w.]+hf_config\s*,\s*"eagle_config"\s*,\s*None\s*\)'
+          r'[\s\S]{0,400}?eagle_config\[\s*"eagle_aux_hidden_state_layer_ids"\s*\]'),
+    Probe("eagle3.aux-convention", V, "0.8.5", "", "vllm/model_executor/models/llama.py",
+          r"(if idx in self\.aux_hidden_state_layers:\s*\n\s*aux_hidden_states\.append\("
+          r"hidden_states \+ residual\)\s*\n\s*hidden_states, residual = layer\(|"
+          r"_maybe_add_hidden_state\(\s*aux_hidden_states,\s*idx \+ 1,)"),
+    Probe("eagle3.aux-convention", S, "0.5.0rc0", "", "sglang/srt/models/llama.py",
+          r"def\s+set_eagle3_layers_to_capture[\s\S]{0,600}?layers_to_capture\s*=\s*\[\s*val\s*"
+          r"\+\s*1\s+for\s+val\s+in\s+layer_ids\s*\]"),
+    Probe("eagle3.aux-shift-if-first-is-one", S, "0.5.13", "", "sglang/srt/models/deepseek_v2.py",
+          r"if\s+layer_ids\s+and\s+layer_ids\[0\]\s*==\s*1:"),
+    _absent("eagle3.aux-shift-if-first-is-one", S, "0.5.0rc0", "0.5.13", where=S_ANY,
+            what=("sglang/srt/models/deepseek_v2.py", r"if\s+layer_ids\s+and\s+layer_ids\[0\]\s*==\s*1:")),
+    Probe("eagle3.one-layer-architectures", S, "0.5.12", "", "sglang/srt/models/*.py",
+          r"EntryClass\s*=[\s\S]{0,80}?Eagle3DeepseekV2ForCausalLM",
+          also=(("sglang/srt/models/*.py", r"EAGLE3 currently only supports 1 layer"),),
+          also_not=((S_EAGLE3, r"EAGLE3 currently only supports 1 layer"),)),
+    Probe("eagle3.one-layer-architectures", S, "0.5.0rc0", "0.5.12", S_EAGLE3,
+          r"EAGLE3 currently only supports 1 layer"),
+    Probe("eagle3.tied-head-is-embedding", S, "0.5.12", "", "sglang/srt/models/kimi_k25_eagle3.py",
+          r"if\s+(self\.)?config\.tie_word_embeddings:\s*\n\s*self\.lm_head\s*=\s*"
+          r"self\.model\.embed_tokens",
+          also=((S_EAGLE3, r"if\s+self\.config\.tie_word_embeddings:\s*\n\s*self\.lm_head\s*=\s*"
+                           r"self\.model\.embed_tokens"),)),
+    Probe("eagle3.tied-head-is-embedding", S, "0.5.0rc0", "0.5.12", S_EAGLE3,
+          r"if\s+self\.config\.tie_word_embeddings:\s*\n\s*self\.lm_head\s*=\s*"
+          r"self\.model\.embed_tokens",
+          also_not=(("sglang/srt/models/kimi_k25_eagle3.py", r"\A"),)),
+    Probe("eagle3.requires-draft-vocab-size", S, "0.5.0rc0", "", S_EAGLE3,
+          r"ParallelLMHead\(\s*config\.draft_vocab_size"),
+    # draft context
+    Probe("draft.raises-max-position-for", V, "0.33.0", "", "vllm/config/speculative.py",
+          r"_CACHE_ONLY_ROPE_TYPES = frozenset"),
+    Probe("draft.raises-max-position-for", V, "0.27.0", "0.33.0", "vllm/config/speculative.py",
+          r"def _maybe_override_draft_max_position_embeddings",
+          also_not=(("vllm/config/speculative.py", r"_CACHE_ONLY_ROPE_TYPES = frozenset"),)),
+    Probe("draft.raises-max-position-for", V, "0.8.0", "0.27.0", V_CONFIG,
+          r"class SpeculativeConfig",
+          also_not=((V_CONFIG, r"def _maybe_override_draft_max_position_embeddings"),)),
+    Probe("eagle3.fc-count-sources", V, "0.22.0", "", V_EAGLE3,
+          r'getattr\(\s*self\.config,\s*"num_aux_hidden_states"'),
+    Probe("eagle3.fc-count-sources", V, "0.8.5", "0.22.0", V_EAGLE3,
+          r"target_hidden_size\s*\*\s*3|hidden_size\s*\*\s*3",
+          also_not=((V_EAGLE3, r'"num_aux_hidden_states"'),)),
+    Probe("eagle3.fc-count-sources", S, "0.5.12", "", S_EAGLE3, r"num_aux_hidden_states",
+          also=((S_EAGLE3, r'eagle_config\.get\(\s*"eagle_aux_hidden_state_layer_ids"'),)),
+    Probe("eagle3.fc-count-sources", S, "0.5.0rc0", "0.5.12", S_EAGLE3,
+          r"self\.hidden_size_in\s*\*\s*3\b", also_not=((S_EAGLE3, r"num_aux_hidden_states"),)),
+    Probe("eagle3.reads-3.1-flags", V, "0.22.0", "", V_EAGLE3,
+          r'getattr\(\s*self\.config,\s*"fc_norm"',
+          also=((V_EAGLE3, r'getattr\(\s*self\.config,\s*"norm_output"'),
+                (V_EAGLE3, r'eagle_config\.get\(\s*"norm_before_fc"'),)),
+    Probe("eagle3.reads-3.1-flags", V, "0.18.0", "0.22.0", V_EAGLE3,
+          r'getattr\(\s*self\.config,\s*"norm_before_fc"',
+          also_not=((V_EAGLE3, r'"fc_norm"'),)),
+    Probe("eagle3.reads-3.1-flags", V, "0.8.5", "0.18.0", V_EAGLE3, r"\A",
+          also_not=((V_EAGLE3, r'"(fc_norm|norm_output|norm_before_fc)"'),)),
+    Probe("eagle3.reads-3.1-flags", S, "0.5.17", "", S_EAGLE3, r'"norm_before_fc"',
+          also=((S_EAGLE3, r'"fc_norm"'), (S_EAGLE3, r'"use_aux_norm"'),
+                (S_EAGLE3, r'"norm_output"'))),
+    Probe("eagle3.reads-3.1-flags", S, "0.5.12", "0.5.17", S_EAGLE3, r'"fc_norm"',
+          also=((S_EAGLE3, r'"use_aux_norm"'), (S_EAGLE3, r'"norm_output"')),
+          also_not=((S_EAGLE3, r'"norm_before_fc"'),)),
+    Probe("eagle3.reads-3.1-flags", S, "0.5.0rc0", "0.5.12", S_EAGLE3, r"\A",
+          also_not=((S_EAGLE3, r'"(fc_norm|use_aux_norm|norm_output|norm_before_fc)"'),)),
+    Probe("eagle3.reads-norm-before-residual", V, "0.10.1", "", V_EAGLE3,
+          r'if getattr\(\s*config,\s*"norm_before_residual",\s*False\s*\):'),
+    Probe("eagle3.reads-norm-before-residual", V, "0.8.5", "0.10.1", V_EAGLE3, r"\A",
+          also_not=((V_EAGLE3, r"norm_before_residual"),)),
+    _absent("eagle3.reads-norm-before-residual", S, "0.5.0rc0", where=(S_EAGLE3, r"\A"),
+            what=("sglang/srt/models/*eagle*.py", r"norm_before_residual")),
+    # RoPE
+    Probe("rope.partial-rotary-applied", V, "0.8.0", "", "vllm/model_executor/**/*.py",
+          r"rotary_dim\s*=\s*int\(\s*head_size\s*\*\s*partial_rotary_factor\s*\)|"
+          r'self\.partial_rotary_factor\s*=\s*getattr\(\s*config,\s*"partial_rotary_factor"|'
+          r"self\.rotary_dim\s*=\s*int\(\s*partial_rotary_factor\s*\*\s*self\.head_dim\)"),
+    Probe("rope.partial-rotary-applied", S, "0.5.20", "", S_DFLASH,
+          r'getattr\(\s*config\s*,\s*"partial_rotary_factor"\s*,\s*1\.0\s*\)'),
+    Probe("rope.partial-rotary-applied", S, "0.5.11", "0.5.20", S_DFLASH,
+          r"EntryClass", also_not=((S_DFLASH, r"partial_rotary_factor"),)),
+    # MTP
+    Probe("mtp.shares-target-lm-head", V, "0.16.0", "", "vllm/v1/spec_decode/*.py",
+          r"sh\.head\s*=\s*target_language_model\.lm_head"),
+    Probe("mtp.shares-target-lm-head", V, "0.8.0", "0.16.0", *V_ANY,
+          also_not=(("vllm/v1/spec_decode/*.py", r"sh\.head\s*=\s*target_language_model\.lm_head"),)),
+    Probe("mtp.unquantized-fc-under", V, "0.25.0", "", "vllm/model_executor/models/qwen3_next_mtp.py",
+          r'get_name\(\) == "modelopt_fp4"'),
+    Probe("mtp.unquantized-fc-under", V, "0.20.0", "0.25.0", "vllm/model_executor/models/qwen3_5_mtp.py",
+          r'get_name\(\) == "modelopt_fp4"',
+          also_not=(("vllm/model_executor/models/qwen3_next_mtp.py", r'get_name\(\) == "modelopt_fp4"'),)),
+    Probe("mtp.unquantized-fc-under", V, "0.10.2", "0.20.0",
+          "vllm/model_executor/models/qwen3_next_mtp.py", r"class Qwen3NextMTP",
+          also_not=(("vllm/model_executor/models/qwen3_*_mtp.py", r'get_name\(\) == "modelopt_fp4"'),)),
+    # draft class renames
+    Probe("registry.draft-rewrite", V, "0.31.0", "", "vllm/transformers_utils/configs/eagle.py",
+          r'arch\s*==\s*"LiLiCorrDraftModel"'),
+    Probe("registry.draft-rewrite", V, "0.20.0", "0.31.0", "vllm/transformers_utils/configs/eagle.py",
+          r'arch\.startswith\("DFlash"\)\s*or\s+arch\.endswith\("DFlash"\)',
+          also_not=(("vllm/transformers_utils/configs/eagle.py", r'"LiLiCorrDraftModel"'),)),
+    Probe("registry.draft-rewrite", V, "0.10.1", "0.20.0", "vllm/transformers_utils/configs/eagle.py",
+          r'arch\.startswith\("Eagle3"\)\s*or\s+arch\.endswith\("Eagle3"\)',
+          also_not=(("vllm/transformers_utils/configs/eagle.py", r'"DFlash"'),)),
+    Probe("registry.draft-rewrite", V, "0.9.0", "0.10.1", "vllm/transformers_utils/configs/eagle.py",
+          r'f"Eagle3\{arch\}"\s*if\s+not\s+arch\.startswith\("Eagle3"\)',
+          also_not=(("vllm/transformers_utils/configs/eagle.py", r'arch\.endswith\("Eagle3"\)'),)),
+    _absent("registry.draft-rewrite", S, "0.5.0rc0", where=("sglang/srt/configs/model_config.py",
+            r'architectures\[0\]\s*=\s*"DeepseekV3ForCausalLMNextN"'),
+            what=("sglang/srt/configs/model_config.py",
+                  r'architectures(\[0\])?\s*=\s*\[?\s*"[A-Za-z0-9_]*(Eagle|DFlash)')),
+    Probe("draft.short-context-refused", S, "0.5.1", "", "sglang/srt/configs/model_config.py",
+          r'SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN("\s*\)|\.get\(\))\s*or\s+is_in_ci\(\)'),
+    Probe("draft.short-context-refused", S, "0.5.0rc0", "0.5.1",
+          "sglang/srt/configs/model_config.py",
+          r'"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"\s*,\s*default\s*=\s*"True"'),
+    _absent("config.unknown-model-types", V, "0.8.0", where=("vllm-*.dist-info/METADATA",
+            r"^Requires-Dist: transformers"),
+            what=("vllm/transformers_utils/config.py", r'^\s*"(dflash|dspark)"\s*:')),
+    _absent("config.unknown-model-types", S, "0.5.0rc0", where=S_ANY,
+            what=("sglang/srt/configs/**/*.py", r'AutoConfig\.register\(\s*"(dflash|dspark)"|'
+                  r'^\s*"(dflash|dspark)"\s*:\s*\w+Config')),
+    # extracted: every run of releases with one value is a row of its own
+    *(Probe("registry.architectures", runtime, since, until, extract=f"{runtime}-registry")
+      for runtime, since, until, _, _ in registries.runs("registry.architectures")),
+    *(Probe("mtp.mapped-targets", runtime, since, until, extract="vllm-mtp-targets")
+      for runtime, since, until, _, _ in registries.runs("mtp.mapped-targets")),
+    *(Probe("aux.target-model-types", runtime, since, until, extract="vllm-aux-targets")
+      for runtime, since, until, _, _ in registries.runs("aux.target-model-types")),
+    *(Probe("transformers.pin", runtime, since, until, extract="transformers-pin")
+      for runtime, since, until, _, _ in registries.runs("transformers.pin")),
+)
