@@ -231,6 +231,37 @@ def target_model_type_refused(facts: Facts):
                       f"start")
 
 
+@rule("DL017", "target-lacks-eagle3-interface", "error", "eagle3", needs=("config", "target"))
+def target_lacks_eagle3_interface(facts: Facts):
+    """The target's model class has no EAGLE-3 aux hidden-state interface in this release,
+    so start-up stops.
+
+    vLLM captures EAGLE-3's aux hidden states through the target model's
+    `SupportsEagle3` hooks and refuses a target without them: "Model does not support
+    EAGLE3 interface but aux_hidden_state_outputs was requested" (vllm==0.10.1
+    v1/worker/gpu_model_runner.py:1997-2003; the same to vllm==0.33.0 :5175). Classes
+    gained the hooks release by release: Qwen3-MoE and Llama-4 in 0.11.1 (vLLM PR #26485),
+    DeepSeek-V2/V3 in 0.18.0, Qwen3-Next in 0.24.0 (vLLM #33329). Judged only for a
+    target architecture the release registers (DL012 reports the others).
+
+    Fails: an EAGLE-3 draft for a `Qwen3NextForCausalLM` target under
+    `--runtime vllm==0.23.0`. Passes: the same under `vllm==0.24.0`; a Llama target.
+    """
+    written = facts.target.config.get("architectures")
+    if not isinstance(written, list) or not written or not isinstance(written[0], str) or \
+            facts.get("/eagle_config/use_aux_hidden_state", None) is False:
+        return          # no aux hidden states asked for (vllm==0.33.0 eagle3_utils.py:15-22)
+    arch = written[0]
+    refusing = [r for r in facts.releases
+                if (able := runtimes.value("eagle3.target-architectures", r)) is not None
+                and arch not in able
+                and arch in (runtimes.value("registry.architectures", r) or ())]
+    if refusing:
+        yield Finding("", f"the target is {arch}: {runtimes.agree(refusing, 'builds')} it "
+                      f"without EAGLE-3's aux hidden-state interface and refuses to start "
+                      f"(\"Model does not support EAGLE3 interface\")")
+
+
 @rule("MTP108", "mtp-target-unmapped", "error", "mtp")
 def mtp_target_unmapped(facts: Facts):
     """vLLM has no MTP draft model for this target's model type, so `method: mtp` is
@@ -271,4 +302,5 @@ def mtp_target_unmapped(facts: Facts):
 
 
 RULES = collect(architecture_not_registered, family_unserved, draft_context_below_target,
-                model_type_unknown, target_model_type_refused, mtp_target_unmapped)
+                model_type_unknown, target_model_type_refused, target_lacks_eagle3_interface,
+                mtp_target_unmapped)

@@ -60,6 +60,8 @@ def test_rows_follow_their_release_range():
 # The SGLang rows of dspark.* are decided in test_families.py
 # test_dspark_tokens_against_its_block (a native DSpark drafter, which no manifest has).
 PINNED_BY = {
+    "eagle3.target-architectures": ["DL017-fail-qwen3-next-target-vllm-0.23-no-eagle3-interface",
+                                    "DL017-pass-qwen3-next-target-vllm-0.24"],
     "aux.target-model-types": ["DL016-fail-dflash-for-a-glm-target-on-0.21",
                                "DL016-pass-dflash-for-a-glm-target-on-0.22-unchecked"],
     "runner.v2-default": ["gate:LCH103-pass"],

@@ -541,6 +541,10 @@ FACTS: tuple[Fact, ...] = (
     # EAGLE-3 (later also DFlash) targets: the methods checked and the model-type
     # substrings one of which the target's text model_type must contain (vLLM 0.8.5-0.21)
     *read_whole("aux.target-model-types", lambda _: "\"... is only supported for ... models\""),
+    # EAGLE-3 targets: the registered architectures whose class has the aux hidden-state
+    # interface (SupportsEagle3); the others stop start-up (vLLM from 0.10.1)
+    *read_whole("eagle3.target-architectures", lambda _: "\"Model does not support EAGLE3 "
+                "interface but aux_hidden_state_outputs was requested\""),
     # MTP: target model types / first architectures vLLM maps to an MTP draft; others fail
     # with "Unsupported speculative method: 'mtp'"
     # (read from each release's SpeculativeConfig.hf_config_override and MTPModelTypes)

@@ -190,7 +190,8 @@ EXTRACTED_FACTS = {"registry.architectures": {"vllm": "vllm-registry",
                                               "sglang": "sglang-registry"},
                    "mtp.mapped-targets": {"vllm": "vllm-mtp-targets"},
                    "aux.target-model-types": {"vllm": "vllm-aux-targets"},
-                   "transformers.pin": {"vllm": "transformers-pin", "sglang": "transformers-pin"}}
+                   "transformers.pin": {"vllm": "transformers-pin", "sglang": "transformers-pin"},
+                   "eagle3.target-architectures": {"vllm": "vllm-eagle3-classes"}}
 
 
 def _plain(value):

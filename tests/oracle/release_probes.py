@@ -200,12 +200,73 @@ def _vllm_aux_targets(release):
     return None, None
 
 
-EXTRACTORS = {"vllm-registry": _vllm_registry, "vllm-aux-targets": _vllm_aux_targets, "sglang-registry": _sglang_registry,
+def _vllm_eagle3_classes(release):
+    """The registered architectures whose model class implements SupportsEagle3 (in its
+    bases, or defining its `set_aux_hidden_state_layers`, followed through the classes and
+    imports of vllm/model_executor/models): the others refuse an EAGLE-3 draft at start-up,
+    "Model does not support EAGLE3 interface but aux_hidden_state_outputs was requested"."""
+    runner = "vllm/v1/worker/gpu_model_runner.py"
+    registry = "vllm/model_executor/models/registry.py"
+    if not (release.names(runner) and "does not support EAGLE3 interface" in release.text(runner)
+            and release.names(registry)):
+        return None, None
+    modules: dict[str, dict] = {}             # module -> {class: [base names]}, {name: module}
+
+    def module(name):
+        if name not in modules:
+            path = f"vllm/model_executor/models/{name}.py"
+            classes, imported = {}, {}
+            if release.names(path):
+                tree = ast.parse(release.text(path))
+                for node in tree.body:
+                    if isinstance(node, ast.ClassDef):
+                        # structural support counts too (the check is an isinstance of
+                        # a runtime-checkable Protocol): a class that defines the hook
+                        hook = any(isinstance(n, ast.FunctionDef) and
+                                   n.name == "set_aux_hidden_state_layers" for n in node.body)
+                        classes[node.name] = [ast.unparse(b).split(".")[-1] for b in node.bases] \
+                            + (["SupportsEagle3"] if hook else [])
+                    elif isinstance(node, ast.ImportFrom) and node.module:
+                        source = node.module.rsplit(".", 1)[-1]
+                        for alias in node.names:
+                            imported[alias.asname or alias.name] = (source, alias.name)
+            modules[name] = {"classes": classes, "imported": imported}
+        return modules[name]
+
+    def supports(name, cls, seen=()):
+        if (name, cls) in seen or cls is None:
+            return False
+        found = module(name)
+        if cls not in found["classes"]:
+            source = found["imported"].get(cls)
+            return bool(source) and supports(source[0], source[1], (*seen, (name, cls)))
+        bases = found["classes"][cls]
+        return "SupportsEagle3" in bases or any(
+            supports(name, base, (*seen, (name, cls))) for base in bases)
+
+    tree = ast.parse(release.text(registry))
+    archs = set()
+    for node in tree.body:
+        value = getattr(node, "value", None)
+        if isinstance(value, ast.Dict):
+            for key, item in zip(value.keys, value.values):
+                if isinstance(key, ast.Constant) and isinstance(item, ast.Tuple) and \
+                        len(item.elts) >= 2 and all(isinstance(e, ast.Constant) for e in item.elts[:2]):
+                    if supports(item.elts[0].value, item.elts[1].value):
+                        archs.add(key.value)
+    at = release.find(runner, r"does not support EAGLE3 interface")
+    return frozenset(archs), at
+
+
+EXTRACTORS = {"vllm-registry": _vllm_registry, "vllm-aux-targets": _vllm_aux_targets,
+              "vllm-eagle3-classes": _vllm_eagle3_classes, "sglang-registry": _sglang_registry,
               "transformers-pin": _transformers_pin, "vllm-mtp-targets": _vllm_mtp_targets}
 EXTRACTED = {"vllm-registry": ("vllm/model_executor/models/registry.py",),
              "sglang-registry": ("sglang/srt/models/*.py",),
              "transformers-pin": ("*.dist-info/METADATA",),
-             "vllm-mtp-targets": _SPECULATIVE, "vllm-aux-targets": _SPECULATIVE}
+             "vllm-mtp-targets": _SPECULATIVE, "vllm-aux-targets": _SPECULATIVE,
+             "vllm-eagle3-classes": ("vllm/v1/worker/gpu_model_runner.py",
+                                     "vllm/model_executor/models/*.py")}
 
 V, S = "vllm", "sglang"
 
@@ -602,4 +663,6 @@ PROBES: tuple[Probe, ...] = (
       for runtime, since, until, _, _ in registries.runs("aux.target-model-types")),
     *(Probe("transformers.pin", runtime, since, until, extract="transformers-pin")
       for runtime, since, until, _, _ in registries.runs("transformers.pin")),
+    *(Probe("eagle3.target-architectures", runtime, since, until, extract="vllm-eagle3-classes")
+      for runtime, since, until, _, _ in registries.runs("eagle3.target-architectures")),
 )
