@@ -150,12 +150,12 @@ def _one_case_per_family():
     return out
 
 
-@pytest.mark.parametrize("runtime", _every_release())
+@pytest.mark.parametrize("runtime", _every_release()[::3] + _every_release()[-1:])
 def test_every_release_lints_every_family(tmp_path, runtime):
-    """One corpus case of each family, linted for every release of vLLM and SGLang: no
-    crash, whatever rows that release has or lacks. Mutation caught: a rule that indexes a
-    fact's value without allowing for an older release's shorter (or empty) one; the
-    slow lane runs every case."""
+    """One corpus case of each family, linted for every third release of vLLM and SGLang:
+    no crash, whatever rows that release has or lacks. Mutation caught: a rule that indexes
+    a fact's value without allowing for an older release's shorter (or empty) one; the
+    slow lane runs every case for every release."""
     for case in _one_case_per_family():
         lint_case(case, tmp_path / case.id, runtime)
 
