@@ -40,7 +40,7 @@ SERVING = ("vllm", "sglang")
 class Release:
     runtime: str
     version: str
-    exact: bool = True      # False: not a recorded release (rows apply by their ranges)
+    exact: bool = True      # False: a build or release not recorded itself (see `note`)
     note: str = ""          # what the CLI says about an inexact release
 
     @property

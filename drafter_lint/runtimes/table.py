@@ -1,8 +1,12 @@
 """What each runtime reads, as data: one row per (runtime, release range, fact).
 
-Rules ask this table instead of writing runtime behaviour into their messages. Supporting a
-new release means adding rows with `since` (and closing old rows with `until`), not editing
-rules. Each row cites the released code it was read from:
+Rules ask this table instead of writing runtime behaviour into their messages. Every vLLM
+and SGLang row holds for a release range (`since`, `until`) that
+tests/oracle/release_evidence.py found in every wheel (tests/data/release-evidence.json);
+values read whole from the wheels (registered classes, MTP targets, pins) come from
+registries.json. Supporting a new release means closing rows that changed with `until` and
+adding rows with `since`, not editing rules. Each row cites the released code it was read
+from:
 
     V  = vllm==0.33.0 (paths under vllm/)          S  = sglang==0.5.23 (under sglang/srt/)
     ZL = z-lab/dflash@44947fb (dflash/model.py)     SP = vllm-project/speculators@c05b95b
@@ -25,7 +29,7 @@ class Fact:
     value: object
     effect: str
     cite: str
-    since: str = ""          # first release it holds for ("" = every known release)
+    since: str = ""          # first release it holds for ("" only for the z-lab reference)
     until: str = ""          # first release it no longer holds for
 
 

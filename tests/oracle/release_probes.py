@@ -303,7 +303,7 @@ PROBES: tuple[Probe, ...] = (
           r'os\.getenv\(\s*"VLLM_USE_V2_MODEL_RUNNER",\s*None\s*\)', also=(V2_DEFAULT,)),
     Probe("runner.v2-default", V, "0.22.0", "0.29.0", "vllm/config/vllm.py",
           r"def _is_default_v2_model_runner_model"),
-    Probe("runner.v2-default", V, "0.8.0", "0.22.0", "vllm/**/*.py", r"\A",
+    Probe("runner.v2-default", V, "0.8.0", "0.22.0", *V_ANY,
           also_not=(("vllm/config/vllm.py", r"def use_v2_model_runner"),)),
     Probe("runner.v1-refuses-mixed-swa", V, "0.26.0", "", V_DFLASH,
           r"0\s*<\s*num_sliding\s*<\s*len\(layer_types\)\s*and\s+not\s+"
@@ -440,7 +440,7 @@ PROBES: tuple[Probe, ...] = (
           "vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
           r'if\s+dflash_config\.get\(\s*"sample_from_anchor",\s*False\s*\):\s*raise\s+ValueError',
           also=(V2_DEFAULT,)),
-    Probe("dflash.sample-from-anchor-refused", V, "0.20.0", "0.27.0", "vllm/**/*.py", r"\A",
+    Probe("dflash.sample-from-anchor-refused", V, "0.20.0", "0.27.0", *V_ANY,
           also=(DFLASH_V,), also_not=(("vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
                                        r'dflash_config\.get\(\s*"sample_from_anchor"'),)),
     Probe("dspark.exact-token-architectures", V, "0.29.0", "", "vllm/config/speculative.py",
