@@ -34,11 +34,11 @@ from drafter_lint.engine import lint
 from drafter_lint.options import Options
 from drafter_lint.write import backups_of
 
-# The quick lane replays 200 fixed examples per reader; the slow lane (`pytest -m slow`,
+# The quick lane replays 100 fixed examples per reader; the slow lane (`pytest -m slow`,
 # which CI runs) 10,000 from a random seed per run, printed with any failure
 # (--hypothesis-seed=N replays it).
 SLOW_LANE = os.environ.get("DRAFTER_LINT_LANE") == "slow"
-EXAMPLES = int(os.environ.get("DRAFTER_LINT_FUZZ_EXAMPLES", "10000" if SLOW_LANE else "200"))
+EXAMPLES = int(os.environ.get("DRAFTER_LINT_FUZZ_EXAMPLES", "10000" if SLOW_LANE else "100"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not SLOW_LANE,
                 print_blob=True, suppress_health_check=list(HealthCheck))
 TINY = FIXTURES / "tiny-qwen3.6"
@@ -554,14 +554,14 @@ CRASH_CHILD = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("stride", [8, pytest.param(1, marks=pytest.mark.slow)],
-                         ids=["every-eighth-step", "every-step"])
+@pytest.mark.parametrize("stride", [16, pytest.param(1, marks=pytest.mark.slow)],
+                         ids=["every-sixteenth-step", "every-step"])
 def test_a_crash_at_every_write_step_leaves_old_or_new_bytes(tmp_path, stride):
     """`fix` is killed at its 1st, 2nd, ... file-system step (open, fsync, chmod, replace,
     close, unlink, link) until a run finishes: config.json is always the old or the new
     bytes, every backup is whole, and config.json itself is never opened for writing.
     Mutations caught, deterministically in the slow lane (every step; the quick lane takes
-    every eighth): an in-place write (open(config, "w")) and a rename before the data is
+    every sixteenth): an in-place write (open(config, "w")) and a rename before the data is
     synced or complete."""
     reference = tmp_path / "published"
     shutil.copytree(TINY / "drafter", reference)
