@@ -1,24 +1,8 @@
 """The rule registry: every rule module, listed explicitly. Code -> Rule."""
 
-from drafter_lint.rules import (
-    dflash_block,
-    dflash_mask,
-    dflash_taps,
-    dflash_weights,
-    dflash_window,
-    dspark,
-    eagle,
-    eagle3,
-    files,
-    launch,
-    loaded,
-    medusa,
-    mtp,
-    reference,
-    rope,
-    speculators,
-    startup,
-)
+from drafter_lint.rules import (dflash_block, dflash_mask, dflash_taps, dflash_weights,
+                                dflash_window, dspark, eagle, eagle3, files, launch, loaded,
+                                medusa, mtp, reference, rope, speculators, startup)
 
 MODULES = (files, startup, dflash_mask, dflash_taps, dflash_window, dflash_block,
            dflash_weights, dspark, eagle3, eagle, mtp, medusa, speculators, rope, reference,

@@ -4,13 +4,7 @@ runtime reads them.
 
 from __future__ import annotations
 
-from drafter_lint.rules.dflash import (
-    LAYER_KINDS,
-    block_size_of,
-    dumped,
-    layer_types_of,
-    sliding_of,
-)
+from drafter_lint.rules.dflash import LAYER_KINDS, block_size_of, dumped, layer_types_of, sliding_of
 
 from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts

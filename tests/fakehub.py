@@ -31,6 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
+
 LAZY = 1 << 20   # files over this stay on disk (a Path) and are read by range
 
 

@@ -11,21 +11,14 @@ from typing import Callable
 
 import pytest
 from drafter_lint.rules import RULES
-from sparse import (
-    FIXTURES,
-    apply_ops,
-    deepseek_v3,
-    load_manifest,
-    materialize,
-    qwen35_moe,
-    write_json,
-)
+from sparse import (FIXTURES, apply_ops, deepseek_v3, load_manifest, materialize, qwen35_moe,
+                    write_json)
 
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
-from drafter_lint.family import shards_needed
 from drafter_lint.options import Options
 from drafter_lint.registry import undeclared_fix
+from drafter_lint.family import shards_needed
 from drafter_lint.target import read_target
 
 AUX = "/eagle_aux_hidden_state_layer_ids"

@@ -391,13 +391,12 @@ def test_published_launch_of_a_published_drafter_draws_no_error(index, case):
     EAGLE alias for NEXTN refused, an MTP token count misjudged)."""
     import shlex
 
-    from drafter_lint.rules import RULES
-
     from drafter_lint import gate as gating
     from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import lint
-    from drafter_lint.family import shards_needed
     from drafter_lint.options import Options
+    from drafter_lint.family import shards_needed
+    from drafter_lint.rules import RULES
 
     entry = LAUNCH_LINES[index]
     assert entry["draft"] == entry["target"] and entry["server"] == "accepts"

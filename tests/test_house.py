@@ -15,13 +15,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 import import_graph  # noqa: E402
-from drafter_lint.rules import MODULES, RULES, redirect  # noqa: E402
 
 from drafter_lint import errors, family, runtimes  # noqa: E402
 from drafter_lint.engine import lint  # noqa: E402
 from drafter_lint.findings import DISPLAY_ONLY, SAFE, UNSAFE, Applicability, Finding  # noqa: E402
 from drafter_lint.options import Options  # noqa: E402
 from drafter_lint.registry import collect, rule, undeclared_fix  # noqa: E402
+from drafter_lint.rules import MODULES, RULES, redirect  # noqa: E402
 
 # Third-party imports kept inside the function that needs them, with the measured reason
 # (`python -X importtime`, this machine): everything else is imported at module top.
@@ -163,10 +163,10 @@ def family_cases(tmp_path_factory) -> dict[str, list[str]]:
     """family -> the manifests and published corpus cases that detect as it, read as the
     tool reads them (corpus cases written out by tests/corpus.py)."""
     from corpus import cases, materialize
-    from sparse import load_manifest
 
     from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.family import detect
+    from sparse import load_manifest
 
     out: dict[str, list[str]] = {}
     for path in sorted((ROOT / "fixtures" / "manifests").glob("*.json")):

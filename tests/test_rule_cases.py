@@ -19,8 +19,8 @@ from sparse import FIXTURES, apply_ops, write_json, write_safetensors
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
 from drafter_lint.options import Options
-from drafter_lint.reference import read_reference
 from drafter_lint.registry import undeclared_fix
+from drafter_lint.reference import read_reference
 from drafter_lint.target import read_target
 
 TINY = FIXTURES / "tiny-qwen3.6"

@@ -29,10 +29,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sparse import FIXTURES, write_safetensors
 
+from drafter_lint.write import backups_of
+
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
 from drafter_lint.options import Options
-from drafter_lint.write import backups_of
 
 # The quick lane replays 100 fixed examples per reader; the slow lane (`pytest -m slow`,
 # which CI runs) 10,000 from a random seed per run, printed with any failure

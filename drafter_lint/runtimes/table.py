@@ -320,7 +320,8 @@ FACTS: tuple[Fact, ...] = (
          since="0.28.0", until="0.33.0"),
     Fact("launch.methods", V, {
         "dflash": ("dflash",), "dspark": ("dspark",), "eagle3": ("eagle3",), "eagle": ("eagle",),
-        "mtp": ("mtp",), "medusa": ("medusa",), "speculators": (None, "eagle3", "dflash", "dspark")},
+        "mtp": ("mtp",), "medusa": ("medusa",),
+        "speculators": (None, "eagle3", "dflash", "dspark")},
         "start-up", "vllm==0.25.0 config/speculative.py:60, 64 (DSparkModelTypes)",
         since="0.25.0", until="0.28.0"),
     Fact("launch.methods", V, {

@@ -61,11 +61,10 @@ class Linted:
 
 
 def lint_record(record: dict, runtime: str, version: str, pairs: dict) -> Linted:
-    from drafter_lint.rules import RULES
-
     from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import lint
     from drafter_lint.options import Options
+    from drafter_lint.rules import RULES
     from drafter_lint.target import read_target
 
     pair = pairs[record["pair"]]

@@ -2,23 +2,25 @@
 
     python tests/oracle/release_evidence.py                # writes tests/data/release-evidence.json
     python tests/oracle/release_evidence.py --suggest      # prints the range each probe finds
-    python tests/oracle/release_evidence.py --sources DIR  # wheels already unzipped as DIR/<pkg>-<ver>/
-    python tests/oracle/release_evidence.py --registries   # also rewrites drafter_lint/runtimes/registries.json
+    python tests/oracle/release_evidence.py --sources DIR  # wheels unzipped as DIR/<pkg>-<ver>/
+    python tests/oracle/release_evidence.py --registries   # and rewrites runtimes/registries.json
 
-Every vLLM and SGLang row of drafter_lint/runtimes/table.py has one probe below (tests/
-release_probes.py): files in the wheel, a pattern that must match there (and patterns
-that must not), or an extractor whose value must equal the row's. The tool reads the probe
-in every release of `runtimes.PUBLISHED`, oldest first, and checks that it holds in exactly
-the row's `since`/`until` range: at `since` and every release up to the last one before
-`until` (or the newest), and not in the release before `since` (unless `since` is the
-oldest recorded) nor at `until`. It records `path:line` at both ends. Without --sources it
-downloads each release (`pip download --no-deps`, about 8 s per vLLM wheel, 2 s per
-SGLang wheel), keeps only the files the probes name (in --cache, about 0.65 GB in all), and
-deletes the wheel. Adding a release: add it to PUBLISHED, run this, review the diff.
+Every vLLM and SGLang row of drafter_lint/runtimes/table.py has one probe in
+tests/oracle/release_probes.py: files in the wheel, a pattern that must match there (and
+patterns that must not), or an extractor whose value must equal the row's. The tool
+reads each probe in every release of `runtimes.PUBLISHED`, oldest first, and checks that
+it holds in exactly the row's `since`/`until` range: at `since` and every release up to
+the last one before `until` (or the newest), and not in the release before `since`
+(unless `since` is the oldest recorded) nor at `until`. It records `path:line` at both
+ends. Without --sources it downloads each release (`pip download --no-deps`, about 8 s per
+vLLM wheel, 2 s per SGLang wheel), keeps only the files the probes name (in --cache, about
+0.65 GB in all), and deletes the wheel. Adding a release: add it to PUBLISHED, run this
+with --registries, review the diff.
 
---registries also writes the model classes each release registers (the `vllm-registry`
-and `sglang-registry` extractors), as runs of releases with the same set, to
-drafter_lint/runtimes/registries.json, which the `registry.architectures` rows are made of.
+--registries also writes what the extractors read whole from every release (registered
+model classes, what `method: mtp` maps, EAGLE-3 target lists and classes, transformers
+pins), as runs of releases with the same value, to drafter_lint/runtimes/registries.json,
+which those rows are made of; it then re-runs itself to judge the probes against them.
 """
 
 from __future__ import annotations

@@ -251,7 +251,8 @@ def _vllm_eagle3_classes(release):
         if isinstance(value, ast.Dict):
             for key, item in zip(value.keys, value.values):
                 if isinstance(key, ast.Constant) and isinstance(item, ast.Tuple) and \
-                        len(item.elts) >= 2 and all(isinstance(e, ast.Constant) for e in item.elts[:2]):
+                        len(item.elts) >= 2 and \
+                        all(isinstance(e, ast.Constant) for e in item.elts[:2]):
                     if supports(item.elts[0].value, item.elts[1].value):
                         archs.add(key.value)
     at = release.find(runner, r"does not support EAGLE3 interface")
@@ -278,6 +279,10 @@ V_REGISTRY = "vllm/model_executor/models/registry.py"
 V_CONFIG = "vllm/config**.py"              # vllm/config.py, later vllm/config/*.py
 V_EAGLE3 = "vllm/model_executor/models/llama_eagle3.py"
 V_ALGOS = "vllm/transformers_utils/configs/speculators/algos.py"
+V_EAGLE_CONFIG = "vllm/transformers_utils/configs/eagle.py"
+V_NEXT_MTP = "vllm/model_executor/models/qwen3_next_mtp.py"
+V_QWEN35_MTP = "vllm/model_executor/models/qwen3_5_mtp.py"
+MODELOPT_FP4 = r'get_name\(\) == "modelopt_fp4"'     # mtp.fc built unquantized under NVFP4
 S_DFLASH = "sglang/srt/models/dflash.py"
 S_UTILS = "sglang/srt/**/dflash_utils.py"
 S_EAGLE3 = "sglang/srt/models/llama_eagle3.py"
@@ -400,7 +405,8 @@ PROBES: tuple[Probe, ...] = (
     Probe("dflash.causal-sources", S, "0.5.11", "0.5.14", S_DFLASH,
           r"\A(?![\s\S]*layer_types)[\s\S]*attn_type\s*=\s*AttentionType\.ENCODER_ONLY"),
     Probe("speculators.non-causal-flag-global", V, "0.26.0", "", V_ALGOS,
-          r'\["causal"\]\s*=\s*not\s+config_dict\.get\(\s*"sliding_window_non_causal",\s*True\s*\)'),
+          r'\["causal"\]\s*=\s*not\s+config_dict\.get\(\s*"sliding_window_non_causal",'
+          r'\s*True\s*\)'),
     # block sizes and draft tokens
     Probe("dflash.block-size-sources", V, "0.20.0", "", V_DFLASH, r"\A(?![\s\S]*block_size)",
           also_not=(("vllm/v1/spec_decode/dflash.py",
@@ -475,8 +481,10 @@ PROBES: tuple[Probe, ...] = (
     Probe("serves.medusa", V, "0.8.0", "0.33.0", V_REGISTRY, r'"MedusaModel"'),
     Probe("serves.medusa", S, "0.5.0rc0", "", *S_ANY,
           also_not=((S_SPEC, r"\bMEDUSA\b"), ("sglang/srt/server_args.py", r'"MEDUSA"'))),
-    Probe("serves.dspark", V, "0.25.0", "", V_REGISTRY, r'"(DSparkDraftModel|Qwen3DSparkModel)"\s*:',
-          also=(("vllm/v1/worker/gpu/spec_decode/dspark/speculator.py", r"class DSparkSpeculator"),)),
+    Probe("serves.dspark", V, "0.25.0", "", V_REGISTRY,
+          r'"(DSparkDraftModel|Qwen3DSparkModel)"\s*:',
+          also=(("vllm/v1/worker/gpu/spec_decode/dspark/speculator.py",
+                 r"class DSparkSpeculator"),)),
     Probe("serves.dspark", S, "0.5.16", "", "sglang/srt/models/dspark.py",
           r"^EntryClass = \[Qwen3DSparkModel"),
     Probe("serves.speculators", V, "0.29.0", "", V_ALGOS, r'@register_speculator\("dflash2"\)'),
@@ -546,7 +554,8 @@ PROBES: tuple[Probe, ...] = (
     Probe("eagle3.aux-shift-if-first-is-one", S, "0.5.13", "", "sglang/srt/models/deepseek_v2.py",
           r"if\s+layer_ids\s+and\s+layer_ids\[0\]\s*==\s*1:"),
     _absent("eagle3.aux-shift-if-first-is-one", S, "0.5.0rc0", "0.5.13", where=S_ANY,
-            what=("sglang/srt/models/deepseek_v2.py", r"if\s+layer_ids\s+and\s+layer_ids\[0\]\s*==\s*1:")),
+            what=("sglang/srt/models/deepseek_v2.py",
+                  r"if\s+layer_ids\s+and\s+layer_ids\[0\]\s*==\s*1:")),
     Probe("eagle3.one-layer-architectures", S, "0.5.12", "", "sglang/srt/models/*.py",
           r"EntryClass\s*=[\s\S]{0,80}?Eagle3DeepseekV2ForCausalLM",
           also=(("sglang/srt/models/*.py", r"EAGLE3 currently only supports 1 layer"),),
@@ -618,27 +627,25 @@ PROBES: tuple[Probe, ...] = (
     Probe("mtp.shares-target-lm-head", V, "0.16.0", "", "vllm/v1/spec_decode/*.py",
           r"sh\.head\s*=\s*target_language_model\.lm_head"),
     Probe("mtp.shares-target-lm-head", V, "0.8.0", "0.16.0", *V_ANY,
-          also_not=(("vllm/v1/spec_decode/*.py", r"sh\.head\s*=\s*target_language_model\.lm_head"),)),
-    Probe("mtp.unquantized-fc-under", V, "0.25.0", "", "vllm/model_executor/models/qwen3_next_mtp.py",
-          r'get_name\(\) == "modelopt_fp4"'),
-    Probe("mtp.unquantized-fc-under", V, "0.20.0", "0.25.0", "vllm/model_executor/models/qwen3_5_mtp.py",
-          r'get_name\(\) == "modelopt_fp4"',
-          also_not=(("vllm/model_executor/models/qwen3_next_mtp.py", r'get_name\(\) == "modelopt_fp4"'),)),
-    Probe("mtp.unquantized-fc-under", V, "0.10.2", "0.20.0",
-          "vllm/model_executor/models/qwen3_next_mtp.py", r"class Qwen3NextMTP",
-          also_not=(("vllm/model_executor/models/qwen3_*_mtp.py", r'get_name\(\) == "modelopt_fp4"'),)),
+          also_not=(("vllm/v1/spec_decode/*.py",
+                     r"sh\.head\s*=\s*target_language_model\.lm_head"),)),
+    Probe("mtp.unquantized-fc-under", V, "0.25.0", "", V_NEXT_MTP, MODELOPT_FP4),
+    Probe("mtp.unquantized-fc-under", V, "0.20.0", "0.25.0", V_QWEN35_MTP, MODELOPT_FP4,
+          also_not=((V_NEXT_MTP, MODELOPT_FP4),)),
+    Probe("mtp.unquantized-fc-under", V, "0.10.2", "0.20.0", V_NEXT_MTP, r"class Qwen3NextMTP",
+          also_not=(("vllm/model_executor/models/qwen3_*_mtp.py", MODELOPT_FP4),)),
     # draft class renames
-    Probe("registry.draft-rewrite", V, "0.31.0", "", "vllm/transformers_utils/configs/eagle.py",
+    Probe("registry.draft-rewrite", V, "0.31.0", "", V_EAGLE_CONFIG,
           r'arch\s*==\s*"LiLiCorrDraftModel"'),
-    Probe("registry.draft-rewrite", V, "0.20.0", "0.31.0", "vllm/transformers_utils/configs/eagle.py",
+    Probe("registry.draft-rewrite", V, "0.20.0", "0.31.0", V_EAGLE_CONFIG,
           r'arch\.startswith\("DFlash"\)\s*or\s+arch\.endswith\("DFlash"\)',
-          also_not=(("vllm/transformers_utils/configs/eagle.py", r'"LiLiCorrDraftModel"'),)),
-    Probe("registry.draft-rewrite", V, "0.10.1", "0.20.0", "vllm/transformers_utils/configs/eagle.py",
+          also_not=((V_EAGLE_CONFIG, r'"LiLiCorrDraftModel"'),)),
+    Probe("registry.draft-rewrite", V, "0.10.1", "0.20.0", V_EAGLE_CONFIG,
           r'arch\.startswith\("Eagle3"\)\s*or\s+arch\.endswith\("Eagle3"\)',
-          also_not=(("vllm/transformers_utils/configs/eagle.py", r'"DFlash"'),)),
-    Probe("registry.draft-rewrite", V, "0.9.0", "0.10.1", "vllm/transformers_utils/configs/eagle.py",
+          also_not=((V_EAGLE_CONFIG, r'"DFlash"'),)),
+    Probe("registry.draft-rewrite", V, "0.9.0", "0.10.1", V_EAGLE_CONFIG,
           r'f"Eagle3\{arch\}"\s*if\s+not\s+arch\.startswith\("Eagle3"\)',
-          also_not=(("vllm/transformers_utils/configs/eagle.py", r'arch\.endswith\("Eagle3"\)'),)),
+          also_not=((V_EAGLE_CONFIG, r'arch\.endswith\("Eagle3"\)'),)),
     _absent("registry.draft-rewrite", S, "0.5.0rc0", where=("sglang/srt/configs/model_config.py",
             r'architectures\[0\]\s*=\s*"DeepseekV3ForCausalLMNextN"'),
             what=("sglang/srt/configs/model_config.py",
