@@ -333,8 +333,9 @@ def fc_quantized_by_release(facts: Facts):
     if not name or not (type(text.get("mtp_num_hidden_layers")) is int
                         and text["mtp_num_hidden_layers"] > 0):
         return
-    later = [runtimes.Release("vllm", v) for v in runtimes.PUBLISHED["vllm"]]
-    if not any(name in _forced_unquantized(model_type, r) for r in later):
+    if not any(name in methods for fact in runtimes.FACTS
+               if fact.key == "mtp.unquantized-fc-under"
+               for kind, methods in fact.value.items() if model_type.startswith(kind)):
         return          # no release special-cases this layout: nothing known about it
     building = [r for r in _vllm(facts) if name not in _forced_unquantized(model_type, r)]
     if building and quantization.excluded_by("mtp.fc", q) == "":

@@ -219,16 +219,15 @@ def target_model_type_refused(facts: Facts):
     if not isinstance(model_type, str):
         return
     method = "dflash" if facts.family == "dflash" else "eagle3"
-    refusing = [r for r in facts.releases
-                if (gate := runtimes.value("aux.target-model-types", r)) is not None
+    gates = [(r, runtimes.value("aux.target-model-types", r)) for r in facts.releases]
+    refusing = [(r, gate) for r, gate in gates if gate is not None
                 and method in gate["methods"]
                 and not any(name in model_type for name in gate["model_types"])]
     if refusing:
-        listed = sorted(runtimes.value("aux.target-model-types", refusing[0])["model_types"])
         yield Finding("", f"the target's model_type is {model_type!r}: "
-                      f"{runtimes.agree(refusing, 'serves')} {method} drafts only for "
-                      f"targets whose model type contains one of {listed}, and refuses to "
-                      f"start")
+                      f"{runtimes.agree([r for r, _ in refusing], 'serves')} {method} drafts "
+                      f"only for targets whose model type contains one of "
+                      f"{sorted(refusing[0][1]['model_types'])}, and refuses to start")
 
 
 @rule("DL017", "target-lacks-eagle3-interface", "error", "eagle3", needs=("config", "target"))

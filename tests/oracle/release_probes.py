@@ -292,8 +292,10 @@ V_ANY = (V_REGISTRY, r"\A")               # a file every release has (for "absen
 S_ANY = ("sglang/srt/server_args.py", r"\A")
 DFLASH_V = (V_REGISTRY, r'"DFlashDraftModel"\s*:')     # vLLM serves DFlash
 DFLASH_S = (S_DFLASH, r"EntryClass\s*=[\s\S]{0,80}?DFlashDraftModel")
-DSPARK_S = ("sglang/srt/models/dspark.py", r"EntryClass\s*=[\s\S]{0,80}?Qwen3DSparkModel")
-EAGLE3_V = (V_EAGLE3, r"class Eagle3LlamaForCausalLM")
+# DFlash models that read no window / no layer_types (every layer full, non-causal)
+V_NO_WINDOW = (V_DFLASH, r"\A(?![\s\S]*sliding_window)")
+S_NO_LAYER_TYPES = (S_DFLASH, r"\A(?![\s\S]*layer_types)[\s\S]*attn_type\s*=\s*"
+                              r"AttentionType\.ENCODER_ONLY")
 
 
 def _absent(key, runtime, since, until="", *, where, what, also=()):
@@ -361,22 +363,18 @@ PROBES: tuple[Probe, ...] = (
     Probe("dflash.null-window-with-sliding-layers", V, "0.25.0", "", V_DFLASH,
           r'if\s+sliding_window\s+is\s+None:\s*raise\s+ValueError\(\s*"DFlash sliding attention '
           r'requires a window size'),
-    Probe("dflash.null-window-with-sliding-layers", V, "0.20.0", "0.25.0", V_DFLASH,
-          r"\A(?![\s\S]*sliding_window)"),
+    Probe("dflash.null-window-with-sliding-layers", V, "0.20.0", "0.25.0", *V_NO_WINDOW),
     Probe("dflash.null-window-with-sliding-layers", S, "0.5.14", "", S_UTILS,
           r"DFLASH sliding_attention layers require config\.sliding_window"),
-    Probe("dflash.null-window-with-sliding-layers", S, "0.5.11", "0.5.14", S_DFLASH,
-          r"\A(?![\s\S]*layer_types)[\s\S]*attn_type\s*=\s*AttentionType\.ENCODER_ONLY"),
+    Probe("dflash.null-window-with-sliding-layers", S, "0.5.11", "0.5.14", *S_NO_LAYER_TYPES),
     Probe("dflash.window-sources", V, "0.25.0", "", V_DFLASH,
           r'sliding_window\s*=\s*dflash_config\.get\(\s*"swa_window_size",\s*getattr\(\s*config,'
           r'\s*"sliding_window",\s*None\s*\)\s*\)'),
-    Probe("dflash.window-sources", V, "0.20.0", "0.25.0", V_DFLASH,
-          r"\A(?![\s\S]*sliding_window)"),
+    Probe("dflash.window-sources", V, "0.20.0", "0.25.0", *V_NO_WINDOW),
     Probe("dflash.window-sources", S, "0.5.14", "", S_UTILS,
           r'def\s+get_dflash_attention_sliding_window_size[\s\S]{0,500}?"sliding_window"'
           r'[\s\S]{0,400}?require config\.sliding_window'),
-    Probe("dflash.window-sources", S, "0.5.11", "0.5.14", S_DFLASH,
-          r"\A(?![\s\S]*layer_types)[\s\S]*attn_type\s*=\s*AttentionType\.ENCODER_ONLY"),
+    Probe("dflash.window-sources", S, "0.5.11", "0.5.14", *S_NO_LAYER_TYPES),
     Probe("dflash.reads-use-swa", V, "0.25.0", "", V_DFLASH,
           r'use_swa\s*=\s*dflash_config\.get\(\s*"use_swa",\s*False\s*\)'),
     Probe("dflash.reads-use-swa", V, "0.20.0", "0.25.0", V_DFLASH, r"\A(?![\s\S]*use_swa)"),
@@ -402,8 +400,7 @@ PROBES: tuple[Probe, ...] = (
           r'if\s+layer_type\s*==\s*"full_attention":\s*\n\s*return\s+-1\s*,\s*'
           r'AttentionType\.ENCODER_ONLY[\s\S]{0,300}?return\s+sliding_window_size\s*,\s*'
           r'AttentionType\.DECODER'),
-    Probe("dflash.causal-sources", S, "0.5.11", "0.5.14", S_DFLASH,
-          r"\A(?![\s\S]*layer_types)[\s\S]*attn_type\s*=\s*AttentionType\.ENCODER_ONLY"),
+    Probe("dflash.causal-sources", S, "0.5.11", "0.5.14", *S_NO_LAYER_TYPES),
     Probe("speculators.non-causal-flag-global", V, "0.26.0", "", V_ALGOS,
           r'\["causal"\]\s*=\s*not\s+config_dict\.get\(\s*"sliding_window_non_causal",'
           r'\s*True\s*\)'),
