@@ -1,8 +1,8 @@
-"""Command line: check, fix, explain, rules. Exit 0 clean, 1 findings, 2 usage/IO/internal.
+"""Command line: check, fix, gate, inspect, explain, rules. Exit 0 clean, 1 findings, 2
+usage/IO/internal.
 
-The one module that imports the engine inside its commands, for a measured reason:
-`--version`, `--help`, `rules` and `explain` start in 0.09 s this way, 0.2 s with the
-engine imported here (the benchmark's goal is 0.15 s; tests/test_house.py holds it).
+The one module that imports the engine inside its commands, so that `--version`, `--help`,
+`rules` and `explain` start without it (tests/test_house.py holds the start-up time).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import difflib
 import errno
 import functools
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -37,57 +38,6 @@ def _use_colour(choice: str, stream=None) -> bool:
     if os.environ.get("FORCE_COLOR", "") not in ("", "0"):
         return True
     return os.environ.get("TERM") != "dumb" and (stream or sys.stdout).isatty()
-
-
-def _runtime_option(ctx, param, value):
-    from drafter_lint.runtimes import UnknownRuntime, parse
-    if value is None:
-        return None
-
-    try:
-        release = parse(value)
-    except UnknownRuntime as exc:
-        raise Abort(f"--runtime: {exc}") from None     # one line, exit 2
-    if release.note:
-        _note(release.note)
-    return value
-
-
-def _launch_release(launch, python: str | None) -> str:
-    """`vllm==X` for the release installed behind the launch line (the interpreter that
-    runs it, its distribution metadata: the runtime is not imported), else the bare name
-    (the newest recorded release), with a note saying which."""
-    from drafter_lint import gate as gating
-    from drafter_lint import runtimes
-
-    version = gating.installed_version(python, launch) if python else None
-    name = runtimes.LABEL[launch.runtime]
-    if version is None:
-        _note(f"cannot tell which {name} release `{launch.command[0]}` runs (no {launch.runtime} "
-              f"installed for {python or 'an interpreter found on PATH'}); linting for the "
-              f"newest recorded, {runtimes.newest(launch.runtime)}")
-        return launch.runtime
-    try:
-        release = runtimes.parse(f"{launch.runtime}=={version}")
-    except runtimes.UnknownRuntime:       # a source or dev build: no release number
-        _note(f"{name} {version}, installed for {python}, is not a release; linting for "
-              f"the newest recorded, {runtimes.newest(launch.runtime)}")
-        return launch.runtime
-    _note(f"linting for {name} {version}, installed for {python}"
-          + (f" ({release.note})" if release.note else ""))
-    return f"{launch.runtime}=={version}"
-
-
-def _dry_run_note(launch) -> str:
-    verdict = launch.dry_run or {}
-    name = f"{launch.runtime}=={verdict.get('version', '?')}"
-    seconds = verdict.get("seconds", 0)
-    if verdict.get("verdict") == "accepted":
-        return f"dry run: {name}'s own start-up accepted the launch ({seconds:g} s)"
-    if verdict.get("verdict") == "refused":
-        return f"dry run: {name}'s own start-up refused the launch ({seconds:g} s)"
-    return (f"dry run: not judged ({verdict.get('message', 'no verdict')}; {seconds:g} s); "
-            f"skip it with --no-dry-run")
 
 
 def _note(message: str) -> None:
@@ -124,8 +74,7 @@ def inputs(function):
                           "the config file's]."),
         click.option("--family", type=click.Choice(families.CHOICES), default=None,
                      help="Drafter family, instead of detecting it."),
-        click.option("--runtime", metavar="NAME[==VERSION]", default=None,
-                     callback=_runtime_option,
+        click.option("--runtime", metavar="NAME[==VERSION]", multiple=True,
                      help="Check for one runtime: vllm, sglang or reference (z-lab), "
                           "optionally ==VERSION [default: every serving runtime's newest "
                           "known release; settings key `runtime`]."),
@@ -346,6 +295,13 @@ def _fix_one(root, options, fail_on, show_diff, dry_run, output, unsafe_fixes,
     return code, outcome.result
 
 
+def _timeout(ctx, param, value):
+    """A number of seconds: finite and at least 1 (NaN and `1e400` would wait forever)."""
+    if value is not None and not (math.isfinite(value) and value >= 1):
+        raise click.BadParameter(f"{value!r} is not a finite number of seconds >= 1")
+    return value
+
+
 @cli.command(context_settings={"ignore_unknown_options": True,
                                "allow_interspersed_args": False})
 @click.option("--target", "target_arg", metavar="PATH|REPO[@REV]",
@@ -357,7 +313,7 @@ def _fix_one(root, options, fail_on, show_diff, dry_run, output, unsafe_fixes,
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes.")
 @click.option("--select", multiple=True, metavar="CODES",
               help="Only these rule codes or prefixes (comma-separated, repeatable).")
-@click.option("--runtime", default=None, metavar="NAME[==VERSION]", callback=_runtime_option,
+@click.option("--runtime", multiple=True, metavar="NAME[==VERSION]",
               help="Lint for this release instead of the one installed behind the line.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="How findings are shown on stderr (stdout is the "
@@ -368,7 +324,7 @@ def _fix_one(root, options, fail_on, show_diff, dry_run, output, unsafe_fixes,
               help="Refuse a launch line that uses no speculative decoding.")
 @click.option("--no-dry-run", "no_dry_run", is_flag=True,
               help="Do not run the installed runtime's own start-up resolution first.")
-@click.option("--dry-run-timeout", type=click.FloatRange(min=1), default=180.0,
+@click.option("--dry-run-timeout", type=float, default=180.0, callback=_timeout,
               show_default=True, metavar="SECONDS",
               help="How long the runtime's start-up resolution may take; past it, not judged.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
@@ -378,72 +334,41 @@ def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
 
     Reads `vllm serve TARGET --speculative-config JSON` or
     `python -m sglang.launch_server --model-path ... --speculative-algorithm ...` the way
-    the server does, lints the drafter against the target and the launch settings, and
-    replaces itself with the command (exec). On findings at or above --fail-on it exits 1
-    and starts nothing.
+    the server does, lints the drafter against the target and the launch settings, asks
+    the installed runtime's own start-up when the lint passes, and replaces itself with
+    the command (exec). On findings at or above --fail-on it exits 1 and starts nothing; a
+    bad option is exit 2 and starts nothing.
     """
     from drafter_lint import gate as gating
     from drafter_lint import pipeline
-    from drafter_lint.findings import Severity, one_line
-    from drafter_lint.options import Options
+    from drafter_lint.findings import one_line
 
     argv = list(command)
     if argv and argv[0] == "--":
         argv = argv[1:]
-    try:
-        launch = gating.parse(argv)
-        served = gating.speculation(launch, offline)
-        if served == "speculators":
-            launch.draft, launch.speculators_direct = launch.target, True
-            _note(f"{launch.target} is a speculators checkpoint: vLLM serves the verifier it "
-                  f"names with it as the draft; linting both")
-        elif served == "none" and not launch.draft and not launch.method:
-            if require_speculative:
-                raise gating.GateError("the launch line uses no speculative decoding "
-                                       "(--require-speculative)")
-            _note(f"the launch line uses no speculative decoding: nothing to lint; "
-                  f"starting {' '.join(launch.argv[:2])}")
-            _exec(launch)
-        if launch.draftless:
-            _note(f"method {launch.method or 'ngram'} has no draft checkpoint to lint; "
-                  f"starting {' '.join(launch.argv[:2])}")
-            _exec(launch)
-        root, target = gating.resolve_models(launch, target_arg, offline)
-    except gating.GateError as exc:
-        click.echo(f"drafter-lint gate: refused: {one_line(str(exc))}; nothing started",
-                   err=True)
+    options = pipeline.prepare(offline=offline, select=select, ignore=ignore,
+                               runtime=runtime, note=_note, resolve=False)
+    decision = gating.decide(argv, options, target_arg, offline, fail_on,
+                             require_speculative, None if no_dry_run else dry_run_timeout,
+                             note=_note)
+    if decision.refused:
+        click.echo(f"drafter-lint gate: refused: {one_line(decision.refused)}; nothing "
+                   f"started", err=True)
         sys.exit(1)
-    python = gating.interpreter(launch)
-    if runtime and runtime.split("==")[0].strip().lower() == launch.runtime:
-        launch.release = runtime if "==" in runtime else launch.runtime
-        _note(f"linting for {runtime}, as --runtime asks")
-    else:
-        launch.release = _launch_release(launch, python)
-    options = Options(rules=_rules(), select=pipeline.codes(select),
-                      ignore=pipeline.codes(ignore), target=target, runtime=launch.release,
-                      launch=launch.facts())
-    result, found = pipeline.lint_folder(root, options)
-    fail_on = fail_on or found.fail_on
-    level = Severity(fail_on)
-    blocking = [f for f in result.findings if f.severity.rank >= level.rank]
-    if python and "==" in launch.release and not no_dry_run:     # the runtime's own word
-        launch.dry_run = gating.dry_run(python, launch, dry_run_timeout)
-        _note(_dry_run_note(launch))
-        if launch.dry_run.get("verdict") == "refused":
-            result, found = pipeline.lint_folder(root, options.but(launch=launch.facts()))
-            blocking = [f for f in result.findings if f.severity.rank >= level.rank]
-    if blocking:
-        result.findings, result.skipped = blocking, []
+    result = decision.result
+    if not decision.start:
+        result.findings, result.skipped = decision.blocking, []
         _gate_report(result, fmt, colour)
-        click.echo(f"drafter-lint gate: refused: {len(blocking)} finding(s) at or above "
-                   f"{fail_on}; nothing started", err=True)
+        click.echo(f"drafter-lint gate: refused: {len(decision.blocking)} finding(s) at or "
+                   f"above {decision.fail_on}; nothing started", err=True)
         sys.exit(1)
-    if result.findings:
-        result.skipped = []
-        _gate_report(result, fmt, colour)
-    _note(f"gate passed ({len(result.findings)} finding(s) below {fail_on}, shown above); "
-          f"starting {' '.join(launch.argv[:2])}")
-    _exec(launch)
+    if result is not None:
+        if result.findings:
+            result.skipped = []
+            _gate_report(result, fmt, colour)
+        _note(f"gate passed ({len(result.findings)} finding(s) below {decision.fail_on}, "
+              f"shown above); starting {' '.join(decision.launch.argv[:2])}")
+    _exec(decision.launch)
 
 
 def _gate_report(result, fmt: str, colour: str) -> None:

@@ -67,8 +67,7 @@ def _fetch(repo: str, offline: bool) -> Fetched:
 def verdicts(result: Result, checkpoint, options: Options) -> dict[str, str]:
     """Per runtime release checked: "ok", "N errors", or "not served". A release's errors
     are those the error findings' rules still report when linted for it alone."""
-    releases = ((runtimes.parse(str(options.runtime)),) if options.runtime
-                else runtimes.default_releases())
+    releases = (options.runtime,) if options.runtime else runtimes.default_releases()
     codes = tuple(sorted({f.rule for f in result.findings if f.severity == Severity.ERROR}))
     out = {}
     for release in releases:
@@ -78,7 +77,7 @@ def verdicts(result: Result, checkpoint, options: Options) -> dict[str, str]:
         count = 0
         if codes:
             again = pipeline.lint_prepared(checkpoint, options.but(
-                select=codes, runtime=f"{release.runtime}=={release.version}"))
+                select=codes, runtime=release))
             count = sum(1 for f in again.findings if f.severity == Severity.ERROR)
         out[release.label] = f"{count} error{'s' if count != 1 else ''}" if count else "ok"
     return out

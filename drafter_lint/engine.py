@@ -45,7 +45,7 @@ def _missing_need(rule: Rule, facts: Facts) -> str | None:
                     f" cannot be read (DL004)")
         if need == "target" and facts.target is None:
             return NEEDS[need]
-        if need == "launch" and not facts.launch:
+        if need == "launch" and facts.options.launch is None:
             return NEEDS[need]
         if need == "loaded" and facts.loaded is None:
             if not loads_through_transformers(facts.family, facts.checkpoint.config):

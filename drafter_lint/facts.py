@@ -9,6 +9,7 @@ from drafter_lint import jsondoc, runtimes
 from drafter_lint.checkpoint import Checkpoint
 from drafter_lint.family import rule_families
 from drafter_lint.findings import Finding
+from drafter_lint.launch import Launch
 from drafter_lint.loading import Pending
 from drafter_lint.options import Options
 from drafter_lint.reference import Reference
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from drafter_lint.loading import Loaded
 
 MISSING = object()
+NO_LAUNCH = Launch()
 
 
 @dataclass
@@ -43,14 +45,16 @@ class Facts:
         return self.options.reference
 
     @property
-    def runtime(self):
-        """--runtime (a string or a runtimes.Release), or None: every serving runtime."""
+    def runtime(self) -> runtimes.Release | None:
+        """The release asked for (--runtime, the settings', or the launch line's), or None:
+        every serving runtime's newest."""
         return self.options.runtime
 
     @property
-    def launch(self):
-        """The launch's settings, e.g. num_speculative_tokens (`gate`, or the option)."""
-        return self.options.launch
+    def launch(self) -> Launch:
+        """The launch (`gate`'s line, or check's --num-speculative-tokens); an empty one
+        without (rules that need it are skipped then, see engine.NEEDS)."""
+        return self.options.launch or NO_LAUNCH
 
     @property
     def use_cache(self) -> bool:
@@ -79,23 +83,17 @@ class Facts:
         """The runtime releases findings are checked for: the one asked for (--runtime, or
         the launch line's), else the newest release of every serving runtime; only those
         that serve this drafter's family."""
-
-        if self.runtime is not None:
-            chosen = (self.runtime if isinstance(self.runtime, runtimes.Release)
-                      else runtimes.parse(str(self.runtime)),)
-        else:
-            chosen = runtimes.default_releases()
-        return tuple(r for r in chosen if runtimes.serves(r, self.family))
+        if "releases" not in self._computed:
+            chosen = (self.runtime,) if self.runtime is not None else \
+                runtimes.default_releases()
+            self._computed["releases"] = tuple(r for r in chosen
+                                               if runtimes.serves(r, self.family))
+        return self._computed["releases"]
 
     @property
     def runtime_name(self) -> str | None:
         """The runtime asked for by name, or None when checking every serving runtime."""
-        if self.runtime is None:
-            return None
-
-        if isinstance(self.runtime, runtimes.Release):
-            return self.runtime.runtime
-        return runtimes.parse(str(self.runtime)).runtime
+        return self.runtime.runtime if self.runtime is not None else None
 
     @property
     def families(self) -> frozenset[str]:

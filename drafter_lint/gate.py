@@ -1,6 +1,7 @@
 """`drafter-lint gate -- <launch command>`: read a vLLM or SGLang launch line the way the
-server does, lint its drafter against its target and the launch settings, then `exec` the
-command (or exit 1 without starting anything)."""
+server does, lint its drafter against its target and the launch settings, ask the installed
+runtime's own start-up (the dry run), and decide (`decide`): the CLI then execs the command
+or exits 1 without starting anything."""
 
 from __future__ import annotations
 
@@ -11,50 +12,25 @@ import shutil
 import subprocess
 import tempfile
 import time
+import re
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import yaml
 
-from drafter_lint.bounded import read_regular
+from drafter_lint import pipeline, runtimes
+from drafter_lint.bounded import read_regular, read_text
 from drafter_lint.checkpoint import CheckpointNotFound, find_root
-from drafter_lint.errors import GateError
-from drafter_lint.findings import describe
+from drafter_lint.errors import GateError, UsageError
+from drafter_lint.findings import Finding, Result, Severity, describe
 from drafter_lint.hub import HubError, _settings, fetch, parse_repo_arg
+from drafter_lint.launch import Launch
+from drafter_lint.options import Options
 from drafter_lint.remote import materialize
+from drafter_lint.runtimes import LABEL, Release
 from drafter_lint.target import TargetError, resolve_target
-
-
-@dataclass
-class Launch:
-    runtime: str                       # "vllm" | "sglang"
-    argv: list[str]                    # the line to exec (without its VAR=value prefix)
-    env: dict[str, str] = field(default_factory=dict)   # what the server's env adds
-    exec_env: dict[str, str] = field(default_factory=dict)   # the prefix, for the exec
-    target: str | None = None
-    draft: str | None = None
-    method: str | None = None
-    tokens: int | None = None          # vLLM num_speculative_tokens / SGLang draft tokens
-    draftless: bool = False            # ngram/suffix: no draft checkpoint to lint
-    server_args: list[str] = field(default_factory=list)   # what the server's parser reads
-    command: list[str] = field(default_factory=list)   # the server line behind launchers
-    env_cleared: bool = False          # `env -i`: the server sees only `env`
-    speculators_direct: bool = False   # `vllm serve SPECULATOR`: it names its verifier
-    target_revision: str | None = None  # the hub revisions the server loads (else main)
-    draft_revision: str | None = None
-    release: str | None = None         # "vllm==0.33.0": the release installed behind it
-    dry_run: dict | None = None        # the runtime's own start-up verdict (gate)
-
-    def facts(self) -> dict:
-        """The launch facts rules read (`facts.launch`)."""
-        out = {"runtime": self.runtime, "method": self.method, "env": self.env,
-               "env_cleared": self.env_cleared, "speculators_direct": self.speculators_direct,
-               "draft": self.draft, "release": self.release, "dry_run": self.dry_run}
-        if self.runtime == "vllm" and self.tokens:
-            out["num_speculative_tokens"] = self.tokens
-        if self.runtime == "sglang" and self.tokens:
-            out["num_draft_tokens"] = self.tokens
-        return out
 
 
 SGLANG_OPTIONS = {  # option -> field; argparse also accepts unambiguous prefixes
@@ -90,7 +66,7 @@ VLLM_BOOLEANS = frozenset({
     "--enable-force-include-usage", "--enable-log-outputs", "--return-tokens-as-token-ids",
     "--disable-frontend-multiprocessing", "--enable-request-id-headers",
     "--disable-uvicorn-access-log", "--enable-reasoning", "--fully-sharded-loras",
-    "--enable-mfu-metrics", "--no-trust-remote-code", "--enforce-eager=false",
+    "--enable-mfu-metrics", "--no-trust-remote-code",
 })
 SGLANG_BOOLEANS = frozenset({
     "--trust-remote-code", "--enable-torch-compile", "--disable-radix-cache",
@@ -197,8 +173,13 @@ DRAFTLESS = frozenset({"ngram", "ngram_gpu", "suffix", "extract_hidden_states"})
 # line unchanged.
 WRAPPERS = {
     "nohup": {}, "exec": {}, "setsid": {"-w": None, "--wait": None},
-    "numactl": {"-N": 1, "-m": 1, "-C": 1, "-i": 1, "-p": 1, "-l": None, "-a": None,
-                "--localalloc": None, "--all": None},
+    # numactl 2.0 (numactl(8)): long options take their value as the next word too
+    "numactl": {"-N": 1, "--cpunodebind": 1, "-m": 1, "--membind": 1, "-C": 1,
+                "--physcpubind": 1, "-i": 1, "--interleave": 1, "-p": 1, "--preferred": 1,
+                "-P": 1, "--preferred-many": 1, "-w": 1, "--weighted-interleave": 1,
+                "-l": None, "--localalloc": None, "-a": None, "--all": None, "-b": None,
+                "--balancing": None, "-t": None, "--strict": None, "-u": None,
+                "--huge": None, "-T": None, "--touch": None},
     "taskset": {"-a": None, "--all-tasks": None, "-c": None, "--cpu-list": None},
     "nice": {"-n": 1}, "timeout": {"-s": 1, "-k": 1, "--signal": 1, "--kill-after": 1,
                                    "--preserve-status": None, "--foreground": None, "-v": None},
@@ -272,7 +253,10 @@ def _python_module(words: list[str]) -> tuple[str | None, int]:
     return None, 0
 
 
-def parse(argv: list[str]) -> Launch:
+def parse(argv: list[str], inherited: dict[str, str] | None = None) -> Launch:
+    """The launch line `argv` as the server reads it; `inherited` is the environment the
+    gate itself runs in (default: this process's), which the server inherits unless the
+    line clears it (`env -i`)."""
     env, line = _split_env(argv)
     while line and line[0] == "exec":
         line = line[1:]           # the shell's builtin: the gate replaces itself anyway
@@ -284,6 +268,7 @@ def parse(argv: list[str]) -> Launch:
         raise GateError(f"no server command after {' '.join(line[:3])}")
     launch = _parse_command(command, line, seen)
     launch.env_cleared, launch.command, launch.exec_env = cleared, command, env
+    launch.inherited = dict(os.environ if inherited is None else inherited)
     return launch
 
 
@@ -310,11 +295,32 @@ SPEC_FLAGS = {"--spec-method": "method", "--spec-model": "model",
               "--spec-tokens": "num_speculative_tokens"}   # vllm==0.33.0 arg_utils.py:1869
 
 
-def _with_config_file(args: list[str], booleans: frozenset) -> list[str]:
-    """`--config FILE.yaml` expanded the way vLLM's FlexibleArgumentParser and SGLang do:
-    each key becomes `--key value` placed before the command line's own arguments, which
-    win (vllm==0.33.0 utils/argparse_utils.py:551-553; sglang==0.5.23 server_args.py:
-    400-405). Nested values (a speculative_config object) are passed as JSON."""
+# the most YAML nodes a --config file may expand to (aliases counted at each use): an
+# alias bomb of a few lines would otherwise expand to gigabytes
+MAX_CONFIG_NODES = 100_000
+
+
+def _expanded_size(value, budget: int) -> int:
+    """How many nodes `value` has with every shared (aliased) node counted at each use,
+    stopping once over `budget`."""
+    count, stack = 0, [value]
+    while stack and count <= budget:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
+
+
+def _config_files(args: list[str], booleans: frozenset) -> tuple[list[str], list[str]]:
+    """(the arguments `--config FILE.yaml` adds, the command line's own arguments), read
+    the way vLLM's FlexibleArgumentParser and SGLang do: each key becomes `--key value`,
+    placed before the command line's own arguments, which win (vllm==0.33.0
+    utils/argparse_utils.py:551-553; sglang==0.5.23 server_args.py:400-405). Nested values
+    (a speculative_config object) are passed as JSON."""
     out, i = [], 0
     files = []
     while i < len(args):
@@ -332,10 +338,13 @@ def _with_config_file(args: list[str], booleans: frozenset) -> list[str]:
 
         try:
             data = yaml.safe_load(read_regular(name, 1 << 20).decode("utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError) as exc:
             raise GateError(f"--config {name}: {describe(exc)}") from None
         if not isinstance(data, dict):
             raise GateError(f"--config {name}: expected a mapping of options")
+        if _expanded_size(data, MAX_CONFIG_NODES) > MAX_CONFIG_NODES:
+            raise GateError(f"--config {name}: its aliases expand to more than "
+                            f"{MAX_CONFIG_NODES:,} values; not read")
         for key, value in data.items():
             flag = "--" + str(key).replace("_", "-")
             if value is True and flag in booleans:
@@ -343,18 +352,26 @@ def _with_config_file(args: list[str], booleans: frozenset) -> list[str]:
             elif value is not False and value is not None:
                 expanded += [flag, json.dumps(value) if isinstance(value, (dict, list))
                              else str(value)]
-    return expanded + out
+    return expanded, out
 
 
 def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
     launch = Launch("vllm", argv, env, server_args=(["serve"] if positional_model else [])
                     + list(args))
     config: dict = {}
-    for option, value in _options(_with_config_file(args, VLLM_BOOLEANS), VLLM_BOOLEANS):
+    from_file, own = _config_files(args, VLLM_BOOLEANS)
+    positional = [v for o, v in _options(own, VLLM_BOOLEANS) if o is None]
+    own_model = [v for o, v in _options(own, VLLM_BOOLEANS) if o == "--model"]
+    if positional_model and positional and own_model:
+        # vLLM moves --model's value before the positional one; two model tags then stop
+        # argparse ("unrecognized arguments", vllm==0.33.0 utils/argparse_utils.py:324-355,
+        # entrypoints/common/cli_args.py:439-443); 0.10.x raised ValueError instead
+        raise GateError(f"the line names the model twice ({positional[0]} after `serve`, "
+                        f"{own_model[-1]} with --model); vLLM refuses it: give it once")
+    for option, value in _options(from_file + own, VLLM_BOOLEANS):
         if option is None:
-            if positional_model and launch.target is None:
-                launch.target = value
-        elif option == "--model":
+            continue
+        if option == "--model":
             launch.target = value
         elif option == "--revision":
             launch.target_revision = value
@@ -369,6 +386,8 @@ def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
             if key in config:
                 raise GateError(f"{option} repeats speculative-config {key}; vLLM refuses it")
             config[key] = value
+    if positional_model and positional:
+        launch.target = positional[0]     # `serve A` wins over a config file's model (serve.py:54-57)
     method = config.get("method")
     if isinstance(method, str) and method.endswith("_mtp"):
         method = "mtp"                    # every *_mtp alias is mtp (speculative.py:1246)
@@ -401,7 +420,8 @@ def _parse_sglang(argv, env, args) -> Launch:
     of a known option is that option, an ambiguous one is refused."""
     launch = Launch("sglang", argv, env, server_args=list(args))
     known = tuple(dict.fromkeys(tuple(SGLANG_OPTIONS) + SGLANG_SPECULATIVE))
-    for option, value in _options(_with_config_file(args, SGLANG_BOOLEANS), SGLANG_BOOLEANS):
+    for option, value in _options(sum(_config_files(args, SGLANG_BOOLEANS), []),
+                                  SGLANG_BOOLEANS):
         if option is None:
             continue
         exact = [o for o in known if o == option]
@@ -463,9 +483,9 @@ def resolve_models(launch: Launch, target_arg, offline: bool):
 def _verifier(folder: Path) -> str | None:
     """`speculators_config.verifier.name_or_path` of the speculators checkpoint `folder`."""
     try:
-        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
+        config = json.loads(read_text(Path(folder) / "config.json"))
         name = config["speculators_config"]["verifier"]["name_or_path"]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return None
     return name if isinstance(name, str) and name else None
 
@@ -478,8 +498,8 @@ def speculation(launch: Launch, offline: bool) -> str:
         return "configured"
     try:
         folder = resolve(launch.target, offline, "model", headers=True)
-        config = json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
-    except (GateError, OSError, ValueError):
+        config = json.loads(read_text(Path(folder) / "config.json"))
+    except (GateError, OSError, ValueError, RecursionError):
         return "none"
     return "speculators" if isinstance(config, dict) and \
         isinstance(config.get("speculators_config"), dict) else "none"
@@ -517,25 +537,24 @@ def resolve(model: str, offline: bool, what: str, headers: bool = False,
 # --- the runtime behind the launch line ---------------------------------------------------
 
 DRYRUN = Path(__file__).resolve().parent / "dryrun"
-
-
-def _env(launch: Launch) -> dict[str, str]:
-    """The environment the server process sees."""
-    return dict(launch.env) if launch.env_cleared else {**os.environ, **launch.env}
+# what a Python interpreter's file is called: python, python3, python3.11, pypy3, python3-dbg
+PYTHON_NAME = re.compile(r"(python|pypy)(\d+(\.\d+)*)?(-dbg)?")
 
 
 def interpreter(launch: Launch) -> str | None:
     """The Python that will run the server: `python -m ...` itself, or the interpreter on
-    the `#!` line of the `vllm` / `sglang` console script found on the launch's PATH."""
+    the `#!` line of the `vllm` / `sglang` console script found on the launch's PATH. None
+    when that is not a Python (a shell script, a binary): nothing is then run through it."""
 
     command = launch.command or launch.argv
     program = command[0]
+    path = launch.environment.get("PATH")
     local = Path(".venv") / "bin" / program      # `uv run` uses the project's venv
     found = str(local.resolve()) if "uv" in launch.argv[:1] and local.is_file() else \
-        shutil.which(program, path=_env(launch).get("PATH"))
+        shutil.which(program, path=path)
     if found is None:
         return None
-    if os.path.basename(program).startswith("python"):
+    if PYTHON_NAME.fullmatch(os.path.basename(program)):
         return found
     try:
         with open(found, "rb") as handle:
@@ -545,9 +564,40 @@ def interpreter(launch: Launch) -> str | None:
     if not first.startswith(b"#!"):
         return None
     words = first[2:].decode("utf-8", "replace").split()
-    if words and os.path.basename(words[0]) == "env" and len(words) > 1:
-        return shutil.which(words[1], path=_env(launch).get("PATH"))
-    return words[0] if words else None
+    if words and os.path.basename(words[0]) == "env":
+        words = [w for w in words[1:] if not w.startswith("-")]   # `env -S python3 -u`
+        python = shutil.which(words[0], path=path) if words else None
+    else:
+        python = words[0] if words else None
+    return python if python and PYTHON_NAME.fullmatch(os.path.basename(python)) else None
+
+
+def _run_group(argv: list[str], env: dict[str, str], timeout: float,
+               capture: bool = False) -> tuple[int, str] | None:
+    """(exit code, stdout) of `argv` run in a session (process group) of its own, which is
+    killed as a whole when it ends, times out or the gate is interrupted: nothing it
+    started outlives it. None on timeout."""
+    process = subprocess.Popen(argv, env=env, cwd=os.getcwd(), stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        out, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    finally:
+        _kill_group(process)
+    return process.returncode, out or ""
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
 
 
 def installed_version(python: str, launch: Launch, timeout: float = 30.0) -> str | None:
@@ -556,12 +606,14 @@ def installed_version(python: str, launch: Launch, timeout: float = 30.0) -> str
 
     query = "import importlib.metadata as m, sys; sys.stdout.write(m.version(sys.argv[1]))"
     try:
-        done = subprocess.run([python, "-c", query, launch.runtime], env=_env(launch),
-                              capture_output=True, text=True, timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired):
+        done = _run_group([python, "-c", query, launch.runtime], launch.environment,
+                          timeout, capture=True)
+    except OSError:
         return None
-    version = done.stdout.strip()
-    return version if done.returncode == 0 and version else None
+    if done is None:
+        return None
+    version = done[1].strip()
+    return version if done[0] == 0 and version else None
 
 
 def dry_run(python: str, launch: Launch, timeout: float) -> dict:
@@ -575,17 +627,121 @@ def dry_run(python: str, launch: Launch, timeout: float) -> dict:
         out = Path(work) / "verdict.json"
         request = json.dumps({"argv": launch.server_args, "init": True, "out": str(out)})
         try:
-            subprocess.run([python, str(script), request], env=_env(launch), cwd=os.getcwd(),
-                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return {"verdict": "unavailable", "seconds": round(time.monotonic() - started, 1),
-                    "message": f"no verdict within {timeout:g} s"}
+            done = _run_group([python, str(script), request], launch.environment, timeout)
         except OSError as exc:
             return {"verdict": "unavailable", "message": str(exc), "seconds": 0.0}
+        if done is None:
+            return {"verdict": "unavailable", "seconds": round(time.monotonic() - started, 1),
+                    "message": f"no verdict within {timeout:g} s"}
         try:
             verdict = json.loads(out.read_text())
         except (OSError, ValueError):
             verdict = {"verdict": "unavailable", "message": "the dry run wrote no verdict"}
     verdict["seconds"] = round(time.monotonic() - started, 1)
     return verdict
+
+
+def dry_run_note(launch: Launch) -> str:
+    verdict = launch.dry_run or {}
+    name = f"{launch.runtime}=={verdict.get('version', '?')}"
+    seconds = verdict.get("seconds", 0)
+    if verdict.get("verdict") == "accepted":
+        return f"dry run: {name}'s own start-up accepted the launch ({seconds:g} s)"
+    if verdict.get("verdict") == "refused":
+        return f"dry run: {name}'s own start-up refused the launch ({seconds:g} s)"
+    return (f"dry run: not judged ({verdict.get('message', 'no verdict')}; {seconds:g} s); "
+            f"skip it with --no-dry-run")
+
+
+# --- the policy ----------------------------------------------------------------------------
+
+@dataclass
+class Decision:
+    """What the gate decided: start the launch, or refuse it (and why)."""
+    launch: Launch | None = None
+    start: bool = False
+    result: Result | None = None         # the lint (and dry-run) findings
+    blocking: list[Finding] = field(default_factory=list)
+    fail_on: str = "error"
+    refused: str = ""                    # one line, when the line itself is refused
+
+
+def decide(argv: list[str], options: Options, target_arg: str | None, offline: bool,
+           fail_on: str | None, require_speculative: bool, timeout: float | None,
+           note: Callable[[str], None]) -> Decision:
+    """The gate's policy, in order. Read the line as the server does; a line that cannot
+    be read, or names a model that cannot be resolved, is refused. Lint the drafter for the
+    release installed behind the line (or --runtime's). Only if nothing blocks, ask that
+    runtime's own start-up (the dry run, unless `timeout` is None). Block on either. The
+    checkpoint is read once and each rule runs once."""
+    try:
+        launch = parse(argv)
+        served = speculation(launch, offline)
+        if served == "speculators":
+            launch.draft, launch.speculators_direct = launch.target, True
+            note(f"{launch.target} is a speculators checkpoint: vLLM serves the verifier it "
+                 f"names with it as the draft; linting both")
+        elif served == "none" and not launch.draft and not launch.method:
+            if require_speculative:
+                raise GateError("the launch line uses no speculative decoding "
+                                "(--require-speculative)")
+            note(f"the launch line uses no speculative decoding: nothing to lint; "
+                 f"starting {' '.join(launch.argv[:2])}")
+            return Decision(launch, start=True)
+        if launch.draftless:
+            note(f"method {launch.method or 'ngram'} has no draft checkpoint to lint; "
+                 f"starting {' '.join(launch.argv[:2])}")
+            return Decision(launch, start=True)
+        if options.runtime is not None and options.runtime.runtime != launch.runtime:
+            raise UsageError(f"--runtime {options.runtime.runtime} does not match the "
+                             f"launch line, which starts {LABEL[launch.runtime]}")
+        root, target = resolve_models(launch, target_arg, offline)
+    except GateError as exc:
+        return Decision(refused=str(exc))
+    python = interpreter(launch)
+    installed = installed_version(python, launch) if python else None
+    launch.release = _release(launch, options.runtime, python, installed, note)
+    checkpoint, folder, found = pipeline.prepare_folder(
+        root, options.but(target=target, runtime=launch.release, launch=launch))
+    result = pipeline.lint_prepared(checkpoint, folder)
+    level = Severity(fail_on or found.fail_on)
+    blocking = [f for f in result.findings if f.severity.rank >= level.rank]
+    if not blocking and installed and timeout is not None:     # the runtime's own word
+        launch.dry_run = dry_run(python, launch, timeout)
+        note(dry_run_note(launch))
+        if launch.dry_run.get("verdict") == "refused":
+            refusal = pipeline.lint_prepared(checkpoint, folder.but(select=(REFUSED,)))
+            result.findings += refusal.findings
+            blocking = [f for f in refusal.findings if f.severity.rank >= level.rank]
+    return Decision(launch, not blocking, result, blocking, level.value)
+
+
+REFUSED = "LCH106"      # the rule that reports the dry run's refusal (rules/launch.py)
+
+
+def _release(launch: Launch, asked: Release | None, python: str | None,
+             installed: str | None, note: Callable[[str], None]) -> Release:
+    """The release the lint speaks for: --runtime's, else the one installed behind the
+    line (its distribution metadata), else the newest recorded; a note says which."""
+    name = LABEL[launch.runtime]
+    if asked is not None:
+        note(f"linting for {asked.label}, as --runtime asks"
+             + (f" (the dry run asks the installed {name} {installed})"
+                if installed and installed != asked.version else ""))
+        return asked
+    newest = runtimes.parse(launch.runtime)
+    if installed is None:
+        why = (f"no {launch.runtime} installed for {python}" if python else
+               f"`{launch.command[0]}` is not run by a Python found on the line's PATH")
+        note(f"cannot tell which {name} release `{launch.command[0]}` runs ({why}); "
+             f"linting for the newest recorded, {newest.label}; no dry run")
+        return newest
+    try:
+        release = runtimes.parse(f"{launch.runtime}=={installed}")
+    except runtimes.UnknownRuntime:       # a source or dev build: no release number
+        note(f"{name} {installed}, installed for {python}, is not a release; linting for "
+             f"the newest recorded, {newest.label}")
+        return newest
+    note(f"linting for {name} {installed}, installed for {python}"
+         + (f" ({release.note})" if release.note else ""))
+    return release

@@ -1,6 +1,6 @@
 """What one lint run is asked for, made once by the pipeline (drafter_lint/pipeline.py)
-from the command line and the settings files, and read by the engine and the rules
-(through `Facts`): no option travels in a dict."""
+from the command line and the settings files, validated there, and read by the engine and
+the rules (through `Facts`): typed values, never strings to parse again."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
 
+from drafter_lint.launch import Launch
 from drafter_lint.reference import Reference
 from drafter_lint.registry import Rule
+from drafter_lint.runtimes import Release
 from drafter_lint.target import Target
 
 
@@ -21,11 +23,10 @@ class Options:
     target: Target | None = None          # --target, or the card's base_model
     reference: Reference | None = None    # --reference / --from-hub
     family: str | None = None             # --family: no detection
-    runtime: object = None                # --runtime (str) or a runtimes.Release; None: every
-    #                                       serving runtime's newest release
-    launch: Mapping = field(default_factory=dict)   # the launch's settings (`gate`, or
-    #                                       --num-speculative-tokens): num_speculative_tokens,
-    #                                       method, runtime, env, dry_run, ...
+    runtime: Release | None = None        # --runtime, the settings' or the launch's release;
+    #                                       None: every serving runtime's newest release
+    launch: Launch | None = None          # the launch line (`gate`), or the settings check
+    #                                       takes without one (--num-speculative-tokens)
     use_cache: bool = True                # --no-cache turns result caches off
     settings: object = None               # settings.Settings of the folder, once applied
     baseline: list | None = None          # the baseline's entries

@@ -18,7 +18,8 @@ from typing import Callable
 import click
 
 from drafter_lint import family as families
-from drafter_lint import remote
+from drafter_lint import remote, runtimes
+from drafter_lint.bounded import read_regular
 from drafter_lint import settings as config
 from drafter_lint.checkpoint import (
     find_root,
@@ -26,9 +27,10 @@ from drafter_lint.checkpoint import (
     read_checkpoint,
 )
 from drafter_lint.engine import lint_with_settings
-from drafter_lint.errors import DrafterLintError, UsageError
+from drafter_lint.errors import DrafterLintError, SettingsError, UsageError
 from drafter_lint.findings import one_line
 from drafter_lint.hub import base_models, parse_repo_arg, read_card
+from drafter_lint.launch import Launch
 from drafter_lint.options import Options
 from drafter_lint.reference import read_reference
 from drafter_lint.report import locate
@@ -47,10 +49,30 @@ def codes(values: tuple[str, ...]) -> tuple[str, ...]:
                  if c.strip())
 
 
-def prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cache,
-            family=None, runtime=None, speculative_tokens=None,
-            note: Callable[[str], None] = lambda _: None) -> Options:
-    """Resolve what the command line names into the run's Options."""
+def requested_release(values, note: Callable[[str], None] = lambda _: None):
+    """The one release `--runtime` names (given at most once), or None; its note said."""
+    values = tuple(v for v in ((values,) if isinstance(values, str) else values or ()))
+    if len(values) > 1:
+        raise UsageError(f"--runtime is given {len(values)} times ({', '.join(values)}); "
+                         f"give it once")
+    if not values:
+        return None
+    try:
+        release = runtimes.parse(values[0])
+    except runtimes.UnknownRuntime as exc:
+        raise UsageError(f"--runtime: {exc}") from None
+    if release.note:
+        note(release.note)
+    return release
+
+
+def prepare(target_arg=None, reference_arg=None, from_hub=None, offline=False, select=(),
+            ignore=(), no_cache=False, family=None, runtime=(), speculative_tokens=None,
+            note: Callable[[str], None] = lambda _: None, resolve: bool = True) -> Options:
+    """Validate what the command line names and resolve it into the run's Options: the
+    one way in for check, fix, gate, inspect and collections. Every option is checked
+    before anything is read (a UsageError, exit 2); with `resolve`, the target and the
+    reference are then read."""
     known = rules()
     select, ignore = codes(select), codes(ignore)
     for code in select + ignore:
@@ -58,6 +80,18 @@ def prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cac
             raise UsageError(f"no rule code starts with {code!r} (see `drafter-lint rules`)")
     if reference_arg and from_hub:
         raise UsageError("give --reference or --from-hub, not both")
+    release = requested_release(runtime, note)
+    if speculative_tokens is not None and release is not None and \
+            release.runtime != "vllm":
+        raise UsageError(f"--num-speculative-tokens is vLLM's num_speculative_tokens and "
+                         f"does not apply to --runtime {release.runtime}; lint an SGLang "
+                         f"launch line with `drafter-lint gate -- python -m "
+                         f"sglang.launch_server ...`")
+    launch = Launch(tokens=speculative_tokens) if speculative_tokens else None
+    options = Options(rules=known, select=select, ignore=ignore, family=family,
+                      runtime=release, launch=launch, use_cache=not no_cache)
+    if not resolve:
+        return options
     reference = None
     if reference_arg or from_hub:
         reference = read_reference(reference_arg or from_hub, offline, card=bool(from_hub))
@@ -71,10 +105,7 @@ def prepare(target_arg, reference_arg, from_hub, offline, select, ignore, no_cac
         target = resolve_target(target_arg, offline)
         for message in target.notes:
             note(message)
-    launch = {"num_speculative_tokens": speculative_tokens} if speculative_tokens else {}
-    return Options(rules=known, select=select, ignore=ignore, target=target,
-                   reference=reference, family=family, runtime=runtime, launch=launch,
-                   use_cache=not no_cache)
+    return options.but(target=target, reference=reference)
 
 
 def with_settings(root, options: Options, baseline_arg=None, write_baseline=False):
@@ -87,8 +118,14 @@ def with_settings(root, options: Options, baseline_arg=None, write_baseline=Fals
                if baseline_path and not write_baseline else None)
     found.select = options.select or found.select
     found.ignore = options.ignore or found.ignore
-    return options.but(select=found.select, ignore=found.ignore,
-                       runtime=options.runtime or found.runtime, settings=found,
+    release = options.runtime
+    if release is None and found.runtime is not None:
+        try:
+            release = runtimes.parse(found.runtime)
+        except runtimes.UnknownRuntime as exc:
+            raise SettingsError(f"{found.runtime_source}: runtime: {exc}") from None
+    return options.but(select=found.select, ignore=found.ignore, runtime=release,
+                       settings=found,
                        baseline=entries,
                        baseline_path=baseline_path if entries is not None else None), found
 
@@ -145,11 +182,10 @@ def discover(folder) -> list:
         if "config.json" not in files:
             continue
         config = Path(top) / "config.json"
-        try:
-            with open(config, "rb") as handle:
-                data = json.loads(handle.read(4 << 20))
+        try:            # a FIFO or device is refused at once, never waited on
+            data = json.loads(read_regular(config, 4 << 20))
             model = not isinstance(data, dict) or any(k in data for k in MODEL_KEYS)
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):   # the check then reports it (DL001)
             model = True
         if model:
             out.append(Path(top))

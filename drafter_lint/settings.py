@@ -33,7 +33,6 @@ from drafter_lint.bounded import read_text
 from drafter_lint.errors import SettingsError
 from drafter_lint.findings import describe
 from drafter_lint.rules import RULES, redirect
-from drafter_lint.runtimes import UnknownRuntime, parse
 from drafter_lint.write import WriteError, atomic_write
 
 try:
@@ -77,7 +76,8 @@ class Settings:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     fail_on: str = "error"
-    runtime: str | None = None
+    runtime: str | None = None             # as written; parsed by pipeline.with_settings
+    runtime_source: Path | None = None
     baseline: Path | None = None
     severity: dict[str, str] = field(default_factory=dict)
     ignores: list[Ignore] = field(default_factory=list)
@@ -149,12 +149,8 @@ def load(root: Path) -> Settings:
             if data["fail-on"] not in LEVELS:
                 raise SettingsError(f"{where}: fail-on must be one of {', '.join(LEVELS)}")
             settings.fail_on = data["fail-on"]
-        if "runtime" in data:
-            try:
-                parse(str(data["runtime"]))
-            except UnknownRuntime as exc:
-                raise SettingsError(f"{where}: {exc}") from None
-            settings.runtime = str(data["runtime"])
+        if "runtime" in data:        # parsed where it is used: --runtime wins over it
+            settings.runtime, settings.runtime_source = str(data["runtime"]), path
         if "baseline" in data:
             settings.baseline = (path.parent / str(data["baseline"])).resolve()
         for code, level in (data.get("severity") or {}).items():

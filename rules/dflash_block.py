@@ -159,7 +159,7 @@ def sample_from_anchor_refused(facts: Facts):
     where, value = _sample_from_anchor(facts)
     if where is None or not value:
         return
-    env = facts.launch.get("env") or {}
+    env = facts.launch.environment
     if str(env.get("VLLM_USE_V2_MODEL_RUNNER", "")).strip() in ("0", "false", "False"):
         return
     refusing = runtimes.matching(facts.releases, "dflash.sample-from-anchor-refused")

@@ -603,9 +603,9 @@ def path_without_method(facts: Facts):
     Passes: `/models/Llama-3.1-8B-eagle3`; `"method": "eagle3"` on the launch line.
     """
     vllm = [r for r in facts.releases if r.runtime == "vllm"]
-    if facts.launch.get("method") or not vllm:
+    if facts.launch.method or not vllm:
         return
-    written = facts.launch.get("draft")
+    written = facts.launch.draft
     name = written or facts.checkpoint.root.resolve().name
     guess = inferred_method(name)
     if guess != "eagle3":

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from drafter_lint.rules.common import architecture_names
 from drafter_lint.rules.speculators import speculators_type
 
@@ -40,16 +38,9 @@ def _dspark_layout(facts: Facts, release) -> str | None:
 
 
 def _release(facts: Facts):
-    """The launch line's runtime release: the one installed behind it (gate sets it), the
-    one asked for with --runtime, else the newest recorded; None without a launch line."""
-    chosen = facts.launch.get("runtime")
-    if not chosen:
-        return None
-    if isinstance(facts.runtime, runtimes.Release) and facts.runtime.runtime == chosen:
-        return facts.runtime
-    spec = facts.launch.get("release") or (str(facts.runtime) if facts.runtime else chosen)
-    release = runtimes.parse(spec)
-    return release if release.runtime == chosen else runtimes.parse(chosen)
+    """The launch line's runtime release (the one installed behind it, or --runtime's: the
+    gate sets it); None without a launch line."""
+    return facts.launch.release if facts.launch.runtime else None
 
 
 @rule("LCH101", "launch-method-vs-family", "error", "any", needs=("config", "launch"))
@@ -68,7 +59,7 @@ def method_vs_family(facts: Facts):
     Passes: `"method": "dflash"` for a DFlash or DFlash2 drafter.
     """
     release = _release(facts)
-    method = facts.launch.get("method")
+    method = facts.launch.method
     if release is None:
         return
     fact = runtimes.lookup("launch.methods", release)
@@ -112,11 +103,11 @@ def tokens_vs_block(facts: Facts):
         return
     ptr = next((p for p in ("/block_size", "/dflash_config/block_size", "/dspark_block_size")
                 if facts.has(p)), "/block_size")
-    for key, runtime, what in (("num_speculative_tokens", "vllm", "num_speculative_tokens"),
-                               ("num_draft_tokens", "sglang",
-                                "--speculative-num-draft-tokens")):
-        count = facts.launch.get(key)
-        release = runtimes.parse(runtime)
+    what = {"vllm": "num_speculative_tokens", "sglang": "--speculative-num-draft-tokens"}
+    for release in facts.releases:
+        count = facts.launch.count(release.runtime)
+        if not count:
+            continue
         layout = _dspark_layout(facts, release)
         if layout:
             limit = block + runtimes.value("dspark.tokens-per-block", release)[layout]
@@ -126,9 +117,9 @@ def tokens_vs_block(facts: Facts):
         else:
             fact = runtimes.lookup("dflash.tokens-per-block", release)
             limit, slots = block + (fact.value if fact else 0), block - 1
-        if count and count > limit:
-            yield Finding(ptr, f"{what} {count} exceeds {limit}, the most "
-                          f"{runtimes.LABEL[runtime]} can use of {dotted(ptr)} {block}: the "
+        if count > limit:
+            yield Finding(ptr, f"{what[release.runtime]} {count} exceeds {limit}, the most "
+                          f"{release.label} can use of {dotted(ptr)} {block}: the "
                           f"drafter was trained for {slots} draft slots"
                           + (f" ({layout})" if layout else ""))
 
@@ -146,13 +137,12 @@ def omni_dspark_tokens(facts: Facts):
 
     Fails: block 16 served with 8 tokens. Passes: 16; a `Qwen3DSparkModel` with 8.
     """
-    count = facts.launch.get("num_speculative_tokens")
+    count = facts.launch.count("vllm")
     names = architecture_names(facts)
     if not isinstance(count, int) or not names:
         return
     exact = runtimes.matching(facts.releases, "dspark.exact-token-architectures",
                               lambda classes: bool(names & classes))
-    exact = [r for r in exact if r.runtime == facts.launch.get("runtime", r.runtime)]
     ptr = next((p for p in ("/block_size", "/dflash_config/block_size", "/dspark_block_size")
                 if facts.has(p)), "/block_size")
     block = facts.int(ptr)
@@ -177,7 +167,7 @@ def refused_by_runtime(facts: Facts):
     Fails: `VLLM_USE_V2_MODEL_RUNNER=0` with a mixed sliding DFlash drafter, vLLM 0.33.0
     installed. Passes: a launch the runtime accepts; no dry run (`--no-dry-run`).
     """
-    verdict = facts.launch.get("dry_run")
+    verdict = facts.launch.dry_run
     if not isinstance(verdict, dict) or verdict.get("verdict") != "refused":
         return
     name = runtimes.LABEL.get(verdict.get("runtime", ""), "the runtime")
@@ -199,7 +189,7 @@ def mtp_without_layers(facts: Facts):
     Fails: `"method": "mtp"` with `"num_nextn_predict_layers": 0` and no MTP tensors.
     Passes: a count of 1 or more; MTP tensors in the weights; no count written.
     """
-    release, method = _release(facts), facts.launch.get("method")
+    release, method = _release(facts), facts.launch.method
     if release is None or not isinstance(method, str) or \
             facts.family not in ("mtp", "unknown"):
         return
@@ -232,9 +222,7 @@ def swa_runtime(facts: Facts):
     release = _release(facts)
     if release is None or not runtimes.lookup("runner.v1-refuses-mixed-swa", release):
         return                                   # only vLLM has the two runners
-    env = {**({} if facts.launch.get("env_cleared") else os.environ),
-           **(facts.launch.get("env") or {})}
-    chosen = env.get("VLLM_USE_V2_MODEL_RUNNER", "").strip()
+    chosen = facts.launch.environment.get("VLLM_USE_V2_MODEL_RUNNER", "").strip()
     v1 = chosen in V1_VALUES or (not chosen and not runtimes.value("runner.v2-default",
                                                                    release, False))
     if not v1:

@@ -98,8 +98,7 @@ def unserved(facts: Facts):
     chosen = runtimes.default_releases() if facts.runtime is None else ()
     refusing = [r for r in chosen if not runtimes.serves(r, "medusa")]
     if facts.runtime is not None and not facts.releases:
-        refusing = [runtimes.parse(str(facts.runtime))
-                    if not isinstance(facts.runtime, runtimes.Release) else facts.runtime]
+        refusing = [facts.runtime]
     if refusing:
         last = next((f.until for f in runtimes.FACTS if f.key == "serves.medusa"
                      and f.value and f.until), None)

@@ -97,7 +97,7 @@ def speculative_tokens_indivisible(facts: Facts):
 
     Fails: 3 tokens with 2 MTP layers. Passes: 4 tokens with 2 layers; 1 with 1.
     """
-    count, k = mtp_count(facts.config), facts.launch.get("num_speculative_tokens")
+    count, k = mtp_count(facts.config), facts.launch.count("vllm")
     vllm = _vllm(facts)
     if vllm and count and count[1] > 0 and k and k > count[1] and k % count[1]:
         yield Finding(count[0], f"num_speculative_tokens {k} > {count[1]} MTP layers and not "
@@ -115,7 +115,7 @@ def speculative_tokens_reuse(facts: Facts):
 
     Informs: 3 tokens with 1 MTP layer. Passes: 1 token with 1 layer.
     """
-    count, k = mtp_count(facts.config), facts.launch.get("num_speculative_tokens")
+    count, k = mtp_count(facts.config), facts.launch.count("vllm")
     if count and count[1] > 0 and k and k > count[1]:
         yield Finding(count[0], f"num_speculative_tokens {k} > {count[1]} MTP layer(s): each "
                       f"layer runs several draft steps, at lower acceptance (vLLM #48892)")

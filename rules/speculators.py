@@ -207,7 +207,7 @@ def verifier_local_path(facts: Facts):
     value = raw(facts, "/speculators_config/verifier/name_or_path", None)
     if isinstance(value, str) and (os.path.isabs(value) or value.startswith((".", "~"))):
         strict = runtimes.matching(facts.releases, "speculators.verifier-must-be-a-repo")
-        if strict and facts.launch.get("speculators_direct"):
+        if strict and facts.launch.speculators_direct:
             yield Finding("/speculators_config/verifier/name_or_path", f"verifier."
                           f"name_or_path is the local path {value!r}: "
                           f"{runtimes.agree(strict, 'refuses')} to serve the checkpoint "
@@ -295,9 +295,7 @@ def norm_output(facts: Facts):
     """
     if raw(facts, "/norm_output", None) is not True:
         return
-    chosen = ([facts.runtime] if isinstance(facts.runtime, runtimes.Release) else
-              [runtimes.parse(str(facts.runtime))] if facts.runtime else
-              list(runtimes.default_releases()))
+    chosen = [facts.runtime] if facts.runtime else list(runtimes.default_releases())
     reading = runtimes.matching(chosen, "eagle3.reads-3.1-flags",
                                 lambda flags: "norm_output" in flags)
     ignoring = [r for r in chosen if r not in reading]

@@ -24,8 +24,7 @@ def _vllm_name(arch: str, method: str | None, rewrite: dict) -> str:
 
 
 def _method(facts: Facts, release) -> str | None:
-    chosen = facts.launch.get("method") if facts.launch.get("runtime") == release.runtime \
-        else None
+    chosen = facts.launch.method if facts.launch.runtime == release.runtime else None
     if isinstance(chosen, str) and release.runtime == "vllm":
         return chosen.lower()
     return None if facts.family == "mtp" else method(facts.family, "vllm")
@@ -51,7 +50,7 @@ def architecture_not_registered(facts: Facts):
     Passes: `LlamaForCausalLMEagle3` (both runtimes), `DFlashDraftModel`.
     """
     if facts.family.startswith("speculators") or facts.family == "medusa" or \
-            (facts.family == "unknown" and not facts.launch.get("method")):
+            (facts.family == "unknown" and not facts.launch.method):
         return              # unknown: judged only when a launch line says how it is served
     written = facts.get("/architectures")
     if not isinstance(written, list) or not written or \
@@ -130,7 +129,7 @@ def draft_context_below_target(facts: Facts):
                                     "model_max_length") if facts.has(f"/{k}")),
                  "/max_position_embeddings")
     variables = runtimes.value("draft.short-context-refused", refusing[0])
-    env = facts.launch.get("env") or {}
+    env = facts.launch.environment
     allowed = [v for v in variables if str(env.get(v, "")).lower() in ("1", "true", "yes", "y")]
     if allowed:
         yield Finding(where, f"the draft's context length is {draft}, below the target's "
@@ -188,8 +187,7 @@ def family_unserved(facts: Facts):
     if facts.runtime is None or facts.releases or facts.family in ("unknown", "medusa",
                                                                    "dflash2"):
         return
-    release = facts.runtime if isinstance(facts.runtime, runtimes.Release) \
-        else runtimes.parse(str(facts.runtime))
+    release = facts.runtime
     kind = "speculators-format" if facts.family.startswith("speculators") else facts.family
     yield Finding("", f"{runtimes.agree([release], 'does')} not serve {kind} drafters and "
                   f"refuses to start; check for (and serve with) a runtime that does")

@@ -131,13 +131,14 @@ def lint_case(case: Case, dest: Path, runtime: str | None = None) -> Outcome:
 
     from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import lint
+    from drafter_lint import runtimes
     from drafter_lint.options import Options
     from drafter_lint.target import read_target
 
     drafter, target_dir = materialize(case, dest)
     checkpoint = read_checkpoint(drafter, display=case.id)
     target = read_target(target_dir) if target_dir else None
-    result = lint(checkpoint, Options(rules=RULES, target=target, runtime=runtime))
+    result = lint(checkpoint, Options(rules=RULES, target=target, runtime=runtimes.parse(runtime) if runtime else None))
     from drafter_lint.registry import undeclared_fix
 
     mismatches = [m for f in result.findings if (m := undeclared_fix(RULES[f.rule], f))]

@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
               "drafter_lint.quantization", "drafter_lint.hub", "drafter_lint.loading",
               "drafter_lint.structure", "drafter_lint.remote", "drafter_lint.checkpoint",
               "drafter_lint.target", "drafter_lint.reference")),
-    ("facts", ("drafter_lint.options", "drafter_lint.facts", "drafter_lint.registry")),
+    ("facts", ("drafter_lint.launch", "drafter_lint.options", "drafter_lint.facts", "drafter_lint.registry")),
     ("rules", ("drafter_lint.rules.",)),
     ("engine", ("drafter_lint.settings", "drafter_lint.engine")),
     ("report", ("drafter_lint.report.", "drafter_lint.picture")),

@@ -17,6 +17,7 @@ from sparse import (FIXTURES, apply_ops, deepseek_v3, load_manifest, materialize
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
 from drafter_lint.options import Options
+from lintopts import options
 from drafter_lint.registry import undeclared_fix
 from drafter_lint.family import shards_needed
 from drafter_lint.target import read_target
@@ -480,7 +481,7 @@ def run_case(case: Case, tmp_path, rebuild: bool = True):
         name = "model.layers.61.eh_proj.weight"
         checkpoint.weights[name] = checkpoint.weights[name].__class__(
             name, "BF16", (7168, 7168), checkpoint.weights[name].file, (0, 0))
-    return lint(checkpoint, Options(rules=RULES, target=target, runtime=case.runtime, launch=case.launch))
+    return lint(checkpoint, options(rules=RULES, target=target, runtime=case.runtime, launch=case.launch))
 
 
 @pytest.mark.parametrize("case", FAMILY_CASES, ids=lambda c: c.id)
@@ -768,7 +769,7 @@ def test_dspark_tokens_against_its_block(tmp_path, ops, tokens, fails, runtime, 
     folder.mkdir()
     config = apply_ops(json.loads(NATIVE_DSPARK.read_text()), ops)
     write_json(folder / "config.json", config)
-    result = lint(read_checkpoint(folder, "dspark"), Options(rules=RULES, runtime=runtime, launch={key: tokens + offset}))
+    result = lint(read_checkpoint(folder, "dspark"), options(rules=RULES, runtime=runtime, launch={"runtime": runtime, key: tokens + offset}))
     hits = [f for f in result.findings if f.rule == "LCH102"]
     if runtime == "sglang" and ops == [("add", "/sample_from_anchor", False)]:
         assert not hits   # SGLang's layout for a bonus-anchor DSpark is not recorded
@@ -783,7 +784,7 @@ def test_spc114_offers_no_fix_that_leaves_a_refused_config(tmp_path):
         ("add", "/block_size", 16), ("add", "/sample_from_anchor", True),
         ("replace", "/speculators_config/proposal_methods/0/speculative_tokens", 16)])
     checkpoint, target = build(case, tmp_path)
-    result = lint(checkpoint, Options(rules=RULES, target=target, runtime="vllm"))
+    result = lint(checkpoint, options(rules=RULES, target=target, runtime="vllm"))
     spc114 = [f for f in result.findings if f.rule == "SPC114"]
     assert spc114 and spc114[0].fix is None and "DF128" in spc114[0].message
     assert [f.severity.value for f in result.findings if f.rule == "DF128"] == ["error"]

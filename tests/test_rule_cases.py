@@ -19,6 +19,7 @@ from sparse import FIXTURES, apply_ops, write_json, write_safetensors
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
 from drafter_lint.options import Options
+from lintopts import options
 from drafter_lint.registry import undeclared_fix
 from drafter_lint.reference import read_reference
 from drafter_lint.target import read_target
@@ -531,7 +532,7 @@ def test_rule_case(case: Case, tmp_path):
         if (transformers_version() or "").split(".")[0] != case.transformers:
             pytest.skip(f"pins transformers {case.transformers}.x behaviour")
     checkpoint, target, reference = build(case, tmp_path)
-    result = lint(checkpoint, Options(rules=RULES, target=target, reference=reference, runtime=case.runtime, launch=case.launch))
+    result = lint(checkpoint, options(rules=RULES, target=target, reference=reference, runtime=case.runtime, launch=case.launch))
     mine = [f for f in result.findings if f.rule == case.rule]
     # each rule's fixes are what it declares (fix availability and applicability)
     assert not [m for f in result.findings if (m := undeclared_fix(RULES[f.rule], f))], \
@@ -561,7 +562,7 @@ def assert_fix_repairs(case: Case, finding, root, target, reference) -> None:
     edits = [(e["op"], e["path"], *([e["value"]] if "value" in e else []))
              for e in finding.fix.edits]
     path.write_text(json.dumps(apply_ops(json.loads(path.read_text()), edits)))
-    again = lint(read_checkpoint(root / "drafter", "drafter"), Options(rules=RULES, target=target, reference=reference, runtime=case.runtime))
+    again = lint(read_checkpoint(root / "drafter", "drafter"), options(rules=RULES, target=target, reference=reference, runtime=case.runtime))
     left = [f.message for f in again.findings
             if f.rule == case.rule and f.pointer == case.pointer]
     assert left == [], (finding.fix.edits, left)

@@ -179,7 +179,7 @@ def test_dflash2_per_runtime(tmp_path, runtime, method, rule, severity):
 
     from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import lint
-    from drafter_lint.options import Options
+    from lintopts import options
 
     drafter = tmp_path / "drafter"
     shutil.copytree(FIXTURES / "tiny-qwen3.6" / "drafter", drafter)
@@ -187,7 +187,7 @@ def test_dflash2_per_runtime(tmp_path, runtime, method, rule, severity):
     config["architectures"] = ["DFlash2DraftModel"]
     (drafter / "config.json").write_text(json.dumps(config))
     launch = {"runtime": runtime, "method": method} if method else {}
-    result = lint(read_checkpoint(drafter, "d"), Options(rules=RULES, runtime=runtime, launch=launch))
+    result = lint(read_checkpoint(drafter, "d"), options(rules=RULES, runtime=runtime, launch=launch))
     found = [f.severity.value for f in result.findings if f.rule == rule]
     assert found == ([severity] if severity else []), [f.message for f in result.findings
                                                         if f.rule == rule]
@@ -208,7 +208,7 @@ def test_local_verifier_refusal_follows_its_release(tmp_path):
     messages = {}
     for version in ("0.33.0", "0.32.0"):
         checkpoint, target = build(case, tmp_path / version)
-        result = lint(checkpoint, Options(rules=RULES, target=target, runtime=f"vllm=={version}"))
+        result = lint(checkpoint, Options(rules=RULES, target=target, runtime=runtimes.parse(f"vllm=={version}")))
         messages[version] = [f.message for f in result.findings if f.rule == "SPC107"]
     assert "vLLM 0.33.0 refuses" in messages["0.33.0"][0]
     assert "refuses" not in messages["0.32.0"][0] and "cannot resolve" in messages["0.32.0"][0]

@@ -3,8 +3,11 @@ one (`parse`); labels and verb agreement for messages."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
+
+from packaging.version import InvalidVersion, Version
 
 from drafter_lint.errors import UnknownRuntime
 
@@ -48,16 +51,11 @@ class Release:
         return f"{LABEL[self.runtime]} {self.version}"
 
 
-def version_key(text: str) -> tuple:
-    """A comparable key: `0.5.0rc2` < `0.5.0` < `0.5.1` < `0.10.1.1` < `0.10.2`."""
-    parts, tail = [], (0,)
-    for piece in text.split("."):
-        found = re.fullmatch(r"(\d*)(?:(rc|a|b)(\d+))?.*", piece)
-        parts.append(int(found.group(1)) if found.group(1) else 0)
-        if found.group(2):
-            tail = (-1, int(found.group(3)))
-    parts += [0] * (4 - len(parts))          # `0.5` is `0.5.0`
-    return (*parts, *tail)
+@functools.lru_cache(maxsize=None)
+def version_key(text: str) -> Version:
+    """Releases ordered as pip orders them (PEP 440): `0.5.0rc2` < `0.5.0` < `0.5.1` <
+    `0.10.1.1` < `0.10.2`; `0.5` is `0.5.0`."""
+    return Version(text)
 
 
 RELEASE_VERSION = re.compile(r"\d+(\.\d+)*((rc|a|b)\d+)?(\.post\d+)?")
@@ -80,6 +78,12 @@ def parse(spec: str) -> Release:
         raise UnknownRuntime(f"unknown runtime {spec!r}: expected one of "
                              f"{', '.join(KNOWN)}, optionally NAME==VERSION")
     recorded = KNOWN[name]
+    if "==" in spec and not version:
+        raise UnknownRuntime(f"{spec!r}: no version after '=='; give {name} alone for the "
+                             f"newest recorded release, or {name}==VERSION")
+    if name == "reference" and version and version != recorded[-1]:
+        raise UnknownRuntime(f"{spec!r}: the z-lab reference is not versioned; its facts "
+                             f"are read from commit {recorded[-1]} (give `reference`)")
     if not version or name == "reference":
         return Release(name, recorded[-1])
     if not RELEASE_VERSION.fullmatch(version):
@@ -89,6 +93,11 @@ def parse(spec: str) -> Release:
         raise UnknownRuntime(f"{spec!r}: {version!r} is not a release version of "
                              f"{LABEL[name]} (MAJOR.MINOR[.PATCH])")
     base, _, post = version.partition(".post")
+    try:
+        version_key(base)
+    except InvalidVersion:
+        raise UnknownRuntime(f"{spec!r}: {version!r} is not a release version of "
+                             f"{LABEL[name]}") from None
     for known in recorded:
         if _same(known, base):
             if not post:
@@ -113,7 +122,7 @@ def parse(spec: str) -> Release:
 
 def _same(a: str, b: str) -> bool:
     """Equal as release numbers, zero-padded: `0.33` is `0.33.0`, `0.5` is no `0.5.0rc0`."""
-    return re.sub(r"(\.0)+$", "", a) == re.sub(r"(\.0)+$", "", b)
+    return version_key(a) == version_key(b)
 
 
 def default_releases() -> tuple[Release, ...]:

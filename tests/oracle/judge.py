@@ -21,6 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))      # tests/: lintopts
 
 DATA = HERE.parent / "data" / "oracle"
 RUNTIME_NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
@@ -63,14 +64,16 @@ class Linted:
 def lint_record(record: dict, runtime: str, version: str, pairs: dict) -> Linted:
     from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import lint
+    from drafter_lint import runtimes
     from drafter_lint.options import Options
+    from lintopts import launch_of
     from drafter_lint.rules import RULES
     from drafter_lint.target import read_target
 
     pair = pairs[record["pair"]]
     checkpoint = read_checkpoint(pair.drafter, display=pair.id)
     target = read_target(pair.target or pair.drafter)
-    result = lint(checkpoint, Options(rules=RULES, target=target, runtime=f"{runtime}=={version}", launch=launch_facts(record, runtime, pair.drafter)))
+    result = lint(checkpoint, Options(rules=RULES, target=target, runtime=runtimes.parse(f"{runtime}=={version}"), launch=launch_of(launch_facts(record, runtime, pair.drafter), runtimes.parse(f"{runtime}=={version}"))))
     return Linted(record, runtime, version, sorted(
         (f.rule, f.severity.value, f.pointer, f.message) for f in result.findings))
 

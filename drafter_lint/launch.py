@@ -1,0 +1,42 @@
+"""A server launch as read: the line `gate` parses (drafter_lint/gate.py), or the settings
+`check --num-speculative-tokens` gives without one. Rules read it through `facts.launch`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from drafter_lint.runtimes import Release
+
+
+@dataclass
+class Launch:
+    runtime: str | None = None         # "vllm" | "sglang"; None: settings without a line
+    argv: list[str] = field(default_factory=list)   # the line to exec (no VAR=value prefix)
+    env: dict[str, str] = field(default_factory=dict)   # what the line sets for the server
+    exec_env: dict[str, str] = field(default_factory=dict)   # the prefix, for the exec
+    inherited: dict[str, str] = field(default_factory=dict)  # the gate's own environment
+    target: str | None = None
+    draft: str | None = None
+    method: str | None = None
+    tokens: int | None = None          # vLLM num_speculative_tokens / SGLang draft tokens
+    draftless: bool = False            # ngram/suffix: no draft checkpoint to lint
+    server_args: list[str] = field(default_factory=list)   # what the server's parser reads
+    command: list[str] = field(default_factory=list)   # the server line behind launchers
+    env_cleared: bool = False          # `env -i`: the server sees only `env`
+    speculators_direct: bool = False   # `vllm serve SPECULATOR`: it names its verifier
+    target_revision: str | None = None  # the hub revisions the server loads (else main)
+    draft_revision: str | None = None
+    release: Release | None = None     # the release installed behind it (or --runtime's)
+    dry_run: dict | None = None        # the runtime's own start-up verdict (gate)
+
+    @property
+    def environment(self) -> dict[str, str]:
+        """What the server process sees: the inherited environment (unless `env -i`) with
+        the line's own assignments over it."""
+        return dict(self.env) if self.env_cleared else {**self.inherited, **self.env}
+
+    def count(self, runtime: str) -> int | None:
+        """The token count in `runtime`'s own terms: vLLM's `num_speculative_tokens`, SGLang's
+        `--speculative-num-draft-tokens`. Settings without a line (`check
+        --num-speculative-tokens`) are vLLM's."""
+        return self.tokens if (self.runtime or "vllm") == runtime else None

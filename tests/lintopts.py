@@ -1,0 +1,36 @@
+"""Options for a test's lint, from the plain values the case tables write: a runtime spec
+(`"vllm==0.25.0"`) and a launch as a dict of the settings a line carries."""
+
+from __future__ import annotations
+
+from drafter_lint import runtimes
+from drafter_lint.launch import Launch
+from drafter_lint.options import Options
+
+LAUNCH_KEYS = {"runtime", "method", "draft", "env", "env_cleared", "speculators_direct",
+               "num_speculative_tokens", "num_draft_tokens", "release", "dry_run"}
+
+
+def launch_of(settings: dict | None, release: runtimes.Release | None = None) -> Launch | None:
+    """A Launch from `{"runtime": "vllm", "method": "mtp", "num_speculative_tokens": 1}`; its
+    release is `release` when that is the launch's runtime, else the newest recorded."""
+    if not settings:
+        return None
+    unknown = set(settings) - LAUNCH_KEYS
+    assert not unknown, f"unknown launch settings {unknown}"
+    runtime = settings.get("runtime")
+    tokens = settings.get("num_speculative_tokens") or settings.get("num_draft_tokens")
+    if runtime and "release" in settings:
+        release = runtimes.parse(settings["release"])
+    elif runtime and (release is None or release.runtime != runtime):
+        release = runtimes.parse(runtime)
+    return Launch(runtime=runtime, method=settings.get("method"), draft=settings.get("draft"),
+                  env=dict(settings.get("env") or {}), tokens=tokens,
+                  env_cleared=bool(settings.get("env_cleared")),
+                  speculators_direct=bool(settings.get("speculators_direct")),
+                  release=release if runtime else None, dry_run=settings.get("dry_run"))
+
+
+def options(runtime: str | None = None, launch: dict | None = None, **rest) -> Options:
+    release = runtimes.parse(runtime) if runtime else None
+    return Options(runtime=release, launch=launch_of(launch, release), **rest)
