@@ -58,6 +58,7 @@ class Checkpoint:
     family: str | None = None      # detected when read (family.detect), or as asked
     unread_shards: list[str] = field(default_factory=list)  # not needed by the family
     unreadable_shards: list[str] = field(default_factory=list)  # needed, header not read
+    repo: str | None = None        # "org/name" of a hub repo read before download
 
     @property
     def documents(self) -> dict[str, jsondoc.JsonDocument]:

@@ -167,11 +167,14 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     problems: list[str] = []          # paths that cannot be used; the others go on
     repos = [p for p in paths if not Path(p).exists() and parse_repo_arg(p)]
     if hub_author or hub_search:
-        repos += collection.list_repos(hub_author, hub_search)
-        if not repos:
-            _note("the hub lists no model repo for "
-                  + " and ".join(filter(None, [hub_author and f"author {hub_author}",
-                                               hub_search and f"search {hub_search!r}"])))
+        listed = collection.list_repos(hub_author, hub_search, offline)
+        if not listed:
+            what = " and ".join(filter(None, [hub_author and f"author {hub_author}",
+                                              hub_search and f"search {hub_search!r}"]))
+            if not paths:
+                raise Abort(f"the hub lists no model repo for {what}: nothing to lint")
+            _note(f"the hub lists no model repo for {what}")
+        repos += listed
     many = bool(hub_author or hub_search or len(repos) > 1)     # a collection
     if many:
         paths = tuple(p for p in paths if p not in repos)
@@ -190,19 +193,27 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
                 raise
             problems.append(str(exc))
             continue
+        except Exception as exc:  # noqa: BLE001 -- one folder's internal error, not the run's
+            if len(roots) == 1:
+                raise
+            problems.append(f"{root}: internal error: {type(exc).__name__}: {exc}")
+            continue
         results.append(result)
-        for_baseline.append((result, root))
+        for_baseline.append((result, root, pipeline.remote_repo(root)))
         level = Severity(fail_on or found.fail_on)
         failed = failed or any(f.severity.rank >= level.rank for f in result.findings)
     table = ""
     if many:
         fetched = collection.lint_repos(repos, options, jobs, offline, progress,
-                                        baseline_arg, note=_note)
+                                        None if write_baseline_arg else baseline_arg,
+                                        note=_note)
         level = Severity(fail_on or "error")
         failed = failed or any(f.severity.rank >= level.rank
                                for r in fetched for f in r.findings)
         problems += [f"{r.path}: {r.error}" for r in fetched if r.error]
         results += fetched
+        for_baseline += [(r, None, r.path.rsplit("@", 1)[0]) for r in fetched
+                         if r.error is None]
         table = collection.table(fetched)
     progress.close()
     precommit.remember(roots)

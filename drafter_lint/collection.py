@@ -14,7 +14,8 @@ HF_HUB_DOWNLOAD_TIMEOUT) of one worker.
 
 from __future__ import annotations
 
-import concurrent.futures
+import queue
+import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
@@ -36,24 +37,29 @@ class Fetched:
     notes: tuple[str, ...] = ()   # what reading its card's target said (printed in order)
 
 
-def list_repos(author: str | None, search: str | None) -> list[str]:
-    """The model repos of `author` matching `search`, as the hub lists them (every page)."""
+def list_repos(author: str | None, search: str | None, offline: bool = False) -> list[str]:
+    """The model repos of `author` matching `search`, as the hub lists them (every page).
+    Offline there is no listing to ask: a one-line error at once, never a retry."""
     from huggingface_hub import HfApi
 
+    what = " and ".join(filter(None, [author and f"author {author!r}",
+                                      search and f"search {search!r}"]))
+    if hub.offline_mode(offline):
+        raise HubError(f"cannot list the hub's models for {what}: offline mode is on "
+                       f"(--offline or HF_HUB_OFFLINE); name the repos to lint instead")
     try:
-        api = HfApi(endpoint=hub._settings()["endpoint"])
+        api = HfApi(endpoint=hub.settings()["endpoint"])
         found = [m.id for m in api.list_models(author=author or None, search=search or None)]
     except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
-        what = " and ".join(filter(None, [author and f"author {author!r}",
-                                          search and f"search {search!r}"]))
         detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise HubError(hub._scrub(f"cannot list the hub's models for {what}: "
+        raise HubError(hub.scrub(f"cannot list the hub's models for {what}: "
                                   f"{type(exc).__name__}: {detail}")) from None
     return sorted(dict.fromkeys(found))
 
 
 def _fetch(repo: str, offline: bool) -> Fetched:
-    """The hub half of one repo, in a worker thread: its files and its card's target."""
+    """The hub half of one repo, in a worker thread: its files and its card's target. Any
+    failure is this repo's one-line result, never the run's end."""
     notes: list[str] = []
     try:
         folder, display = remote.materialize(repo, offline)
@@ -62,6 +68,41 @@ def _fetch(repo: str, offline: bool) -> Fetched:
         return Fetched(repo, folder, display, notes=tuple(notes))
     except DrafterLintError as exc:
         return Fetched(repo, error=one_line(str(exc)))
+    except Exception as exc:  # noqa: BLE001 -- one repo's internal error, not the run's
+        return Fetched(repo, error=one_line(f"internal error: {type(exc).__name__}: {exc}"))
+
+
+def _fetched(repos: list[str], offline: bool, jobs: int):
+    """Each repo's Fetched as it completes, `jobs` fetched at once by daemon threads: on
+    Ctrl-C the queued repos are dropped, and the run exits without waiting for a fetch in
+    flight (its half-built folder is never read: remote.py renames a folder into place
+    only when complete)."""
+    todo: queue.SimpleQueue = queue.SimpleQueue()
+    done: queue.SimpleQueue = queue.SimpleQueue()
+    stop = threading.Event()
+    for repo in repos:
+        todo.put(repo)
+
+    def work() -> None:
+        while not stop.is_set():
+            try:
+                repo = todo.get_nowait()
+            except queue.Empty:
+                return
+            done.put(_fetch(repo, offline))
+
+    for i in range(max(1, min(jobs, len(repos)))):
+        threading.Thread(target=work, daemon=True, name=f"drafter-lint-hub-{i}").start()
+    try:
+        for _ in repos:
+            while True:
+                try:
+                    yield done.get(timeout=0.2)      # short waits: Ctrl-C is seen at once
+                    break
+                except queue.Empty:
+                    continue
+    finally:
+        stop.set()
 
 
 def verdicts(result: Result, checkpoint, options: Options) -> dict[str, str]:
@@ -91,16 +132,12 @@ def lint_repos(repos: Iterable[str], options: Options, jobs: int = DEFAULT_JOBS,
     or a one-line `error` for a repo that could not be read."""
     repos = list(dict.fromkeys(repos))
     results: dict[str, Result] = {}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs),
-                                               thread_name_prefix="drafter-lint-hub") as pool:
-        pending = [pool.submit(_fetch, repo, offline) for repo in repos]
-        for future in concurrent.futures.as_completed(pending):
-            fetched = future.result()
-            for message in fetched.notes:
-                note(message)
-            if progress is not None:
-                progress.step(fetched.repo)
-            results[fetched.repo] = _lint(fetched, options, baseline_arg)
+    for fetched in _fetched(repos, offline, jobs):
+        for message in fetched.notes:
+            note(message)
+        if progress is not None:
+            progress.step(fetched.repo)
+        results[fetched.repo] = _lint(fetched, options, baseline_arg)
     return [results[repo] for repo in repos]
 
 
@@ -115,6 +152,9 @@ def _lint(fetched: Fetched, options: Options, baseline_arg) -> Result:
         result.verdicts = verdicts(result, checkpoint, options)
     except DrafterLintError as exc:
         return Result(path=fetched.display, family="unknown", error=one_line(str(exc)))
+    except Exception as exc:  # noqa: BLE001 -- one repo's internal error, not the run's
+        return Result(path=fetched.display, family="unknown",
+                      error=one_line(f"internal error: {type(exc).__name__}: {exc}"))
     return result
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 
 from drafter_lint.checkpoint import Checkpoint
 from drafter_lint.facts import Facts
@@ -11,7 +10,7 @@ from drafter_lint.findings import Finding, Result, Severity, Skipped, one_line
 from drafter_lint.loading import loads_through_transformers, start
 from drafter_lint.options import Options
 from drafter_lint.registry import NEEDS, Rule
-from drafter_lint.settings import baseline_key
+from drafter_lint.settings import baseline_key, baseline_prefix
 from drafter_lint.structure import load_schema
 
 MAX_FINDINGS_PER_RULE = 50  # a broken 100k-tensor file must not print 100k lines
@@ -159,7 +158,7 @@ def suppress(result: Result, facts: Facts) -> None:
             continue
         if baseline_path is not None:
             key = baseline_key(finding.rule, checkpoint.root, finding.file, finding.pointer,
-                               baseline_path.parent)
+                               baseline_path.parent, checkpoint.repo)
             if key in keys:
                 used_keys.add(key)
                 continue
@@ -167,8 +166,7 @@ def suppress(result: Result, facts: Facts) -> None:
     result.findings = kept
     stale = []
     if baseline_path is not None:
-        prefix = os.path.relpath(checkpoint.root.resolve(), baseline_path.parent.resolve())
-        prefix = prefix.replace(os.sep, "/") + "/"
+        prefix = baseline_prefix(checkpoint.root, baseline_path.parent, checkpoint.repo)
         stale = [e for k, e in keys.items() if k not in used_keys
                  and (e["path"] + "/").startswith(prefix)]
     facts.unused_ignores = [i for i in settings.ignores if not i.used]
@@ -183,6 +181,6 @@ def suppress(result: Result, facts: Facts) -> None:
                 # (their file is the settings file, outside the checkpoint folder)
                 if baseline_path is not None and code != "DL010" and baseline_key(
                         code, checkpoint.root, finding.file, finding.pointer,
-                        baseline_path.parent) in keys:
+                        baseline_path.parent, checkpoint.repo) in keys:
                     continue
                 result.findings.append(finding)

@@ -41,6 +41,10 @@ class HubError(DrafterLintError):
     """The hub, or its cache in offline mode, cannot give what was asked."""
 
 
+class FileTooBig(HubError):
+    """A hub file is larger than this tool reads; it was not downloaded."""
+
+
 class CheckpointNotFound(DrafterLintError, OSError):
     """No checkpoint folder at or above a path."""
 

@@ -25,7 +25,7 @@ from drafter_lint.bounded import read_regular, read_text
 from drafter_lint.checkpoint import CheckpointNotFound, find_root
 from drafter_lint.errors import GateError, UsageError
 from drafter_lint.findings import Finding, Result, Severity, describe
-from drafter_lint.hub import HubError, _settings, fetch, parse_repo_arg
+from drafter_lint.hub import HubError, fetch, parse_repo_arg, settings
 from drafter_lint.launch import Launch
 from drafter_lint.options import Options
 from drafter_lint.remote import materialize
@@ -523,7 +523,7 @@ def resolve(model: str, offline: bool, what: str, headers: bool = False,
 
         return Path(snapshot_download(model, revision=revision or "main",
                                       local_files_only=True,
-                                      cache_dir=_settings()["cache_dir"]))
+                                      cache_dir=settings()["cache_dir"]))
     except Exception:  # noqa: BLE001 -- not cached: read it from the hub
         pass
     try:

@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drafter_lint.errors import HubError
+from drafter_lint.errors import FileTooBig, HubError
 from drafter_lint.progress import waiting
 
 # huggingface_hub's repo id characters (ASCII letters, digits, '-', '_', '.'): anything
@@ -23,6 +23,7 @@ REPO_ARG = re.compile(r"^(?P<repo>[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9_.\-]+)"
                       r"(?:@(?P<rev>[^\s@]+))?$", re.ASCII)
 SHA = re.compile(r"^[0-9a-f]{40}$")
 MAX_TOKENIZER_BYTES = 32 * 1024 * 1024
+MAX_SMALL_FILE = 4 * 1024 * 1024       # config.json and the model card (checkpoint.py's cap)
 
 
 @dataclass
@@ -59,7 +60,10 @@ def offline_mode(flag: bool = False) -> bool:
     return flag or value.strip().upper() in {"1", "ON", "YES", "TRUE"}
 
 
-def _settings() -> dict:
+def settings() -> dict:
+    """Where and how huggingface_hub is asked (endpoint, cache, timeout); its own logging
+    and progress bars quietened first (every hub access starts here)."""
+    _quiet()
     cache = os.environ.get("HF_HUB_CACHE")
     if not cache and os.environ.get("HF_HOME"):
         cache = os.path.join(os.environ["HF_HOME"], "hub")
@@ -68,7 +72,7 @@ def _settings() -> dict:
             "etag_timeout": timeout}
 
 
-def _scrub(text: str) -> str:
+def scrub(text: str) -> str:
     for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
         token = os.environ.get(name)
         if token:
@@ -107,7 +111,7 @@ def _explain(exc: Exception, repo_id: str, revision: str, filename: str, offline
         status = getattr(getattr(exc, "response", None), "status_code", "?")
         return f"{where}: the hub answered HTTP {status} for {filename}; try again later"
     if "Timeout" in type(exc).__name__ or isinstance(exc, TimeoutError):
-        waited = _settings()["etag_timeout"]
+        waited = settings()["etag_timeout"]
         return (f"{where}: {os.environ.get('HF_ENDPOINT') or 'the hub'} did not answer for "
                 f"{filename} within {waited:g} s and it is not cached; cannot reach it this "
                 f"time (raise HF_HUB_ETAG_TIMEOUT, and HF_HUB_DOWNLOAD_TIMEOUT for file "
@@ -133,25 +137,27 @@ def _quiet() -> None:
     logging.set_verbosity_error()
 
 
-def _preflight(repo_id: str, revision: str, filename: str) -> None:
+def _preflight(repo_id: str, revision: str, filename: str) -> int | None:
     """Ask for the file's metadata once, with no retries, so an unreachable or failing hub
-    is reported at once (hf_hub_download retries for ~25 s); raises what it raises."""
+    is reported at once (hf_hub_download retries for ~25 s); raises what it raises. The
+    file's size, when the hub says it."""
     import huggingface_hub
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
 
-    settings = _settings()
-    url = hf_hub_url(repo_id, filename, revision=revision, endpoint=settings["endpoint"])
+    conf = settings()
+    url = hf_hub_url(repo_id, filename, revision=revision, endpoint=conf["endpoint"])
     if not huggingface_hub.__version__.startswith("0."):
-        get_hf_file_metadata(url, timeout=settings["etag_timeout"])
-        return
+        return get_hf_file_metadata(url, timeout=conf["etag_timeout"]).size
     # huggingface_hub 0.x retries get_hf_file_metadata with backoff (~25 s on an outage):
     # one HEAD through its own session instead, raising its own error classes.
     from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
 
     response = get_session().head(url, headers=build_hf_headers(),
-                                  timeout=settings["etag_timeout"], allow_redirects=False)
+                                  timeout=conf["etag_timeout"], allow_redirects=False)
     if not 300 <= response.status_code < 400:
         hf_raise_for_status(response)
+    size = response.headers.get("X-Linked-Size") or response.headers.get("Content-Length")
+    return int(size) if size and size.isdigit() else None
 
 
 def _session_kwargs(session) -> dict:
@@ -167,11 +173,11 @@ def resolve_commit(repo_id: str, revision: str) -> str:
     import huggingface_hub
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
 
-    settings = _settings()
-    url = hf_hub_url(repo_id, "config.json", revision=revision, endpoint=settings["endpoint"])
+    conf = settings()
+    url = hf_hub_url(repo_id, "config.json", revision=revision, endpoint=conf["endpoint"])
     try:
         if not huggingface_hub.__version__.startswith("0."):
-            commit = get_hf_file_metadata(url, timeout=settings["etag_timeout"]).commit_hash
+            commit = get_hf_file_metadata(url, timeout=conf["etag_timeout"]).commit_hash
         else:
             from huggingface_hub.utils import (
                 build_hf_headers,
@@ -180,13 +186,13 @@ def resolve_commit(repo_id: str, revision: str) -> str:
             )
 
             response = get_session().head(url, headers=build_hf_headers(),
-                                          timeout=settings["etag_timeout"],
+                                          timeout=conf["etag_timeout"],
                                           allow_redirects=False)
             if not 300 <= response.status_code < 400:
                 hf_raise_for_status(response)
             commit = response.headers.get("X-Repo-Commit")
     except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
-        raise HubError(_scrub(_explain(exc, repo_id, revision, "config.json", False))) \
+        raise HubError(scrub(_explain(exc, repo_id, revision, "config.json", False))) \
             from None
     if not commit or not SHA.match(commit):
         raise HubError(f"{repo_id}@{revision}: the hub named no commit for it")
@@ -200,11 +206,11 @@ def read_range(repo_id: str, commit: str, filename: str, start: int, end: int
     from huggingface_hub import hf_hub_url
     from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
 
-    settings = _settings()
-    url = hf_hub_url(repo_id, filename, revision=commit, endpoint=settings["endpoint"])
+    conf = settings()
+    url = hf_hub_url(repo_id, filename, revision=commit, endpoint=conf["endpoint"])
     session = get_session()
     headers = {**build_hf_headers(), "Range": f"bytes={start}-{end}"}
-    timeout = max(float(settings["etag_timeout"]), 10.0)
+    timeout = max(float(conf["etag_timeout"]), 10.0)
     wanted = end - start + 1
     try:   # streamed: a server that ignores the range must not send gigabytes into memory
         if "httpx" in type(session).__module__:
@@ -220,7 +226,7 @@ def read_range(repo_id: str, commit: str, filename: str, start: int, end: int
             content = _first_bytes(reply.iter_content(1 << 16), start + wanted)
             reply.close()
     except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
-        raise HubError(_scrub(_explain(exc, repo_id, commit, filename, False))) from None
+        raise HubError(scrub(_explain(exc, repo_id, commit, filename, False))) from None
     span = reply.headers.get("Content-Range", "")
     tail = span.rsplit("/", 1)[-1]
     if reply.status_code == 206:
@@ -239,67 +245,79 @@ def _first_bytes(chunks, limit: int) -> bytes:
 
 
 def download(repo_id: str, revision: str, filename: str, offline: bool = False,
-             required: bool = True, preflight: bool = True) -> Path | None:
+             required: bool = True, preflight: bool = True,
+             limit: int | None = None) -> Path | None:
     """The cached path of one file (downloading it unless offline); None if optional and
     absent. When the hub cannot be reached, a copy already in the cache is used. A slow
     answer shows one spinner line on a terminal. `preflight=False` skips the fail-fast
-    metadata request, for a file the hub has just listed at a pinned commit."""
+    metadata request, for a file the hub has just listed at a pinned commit. A file the
+    preflight says is over `limit` bytes is refused before it is downloaded."""
     with waiting(f"{repo_id} {filename}"):
-        return _download(repo_id, revision, filename, offline, required, preflight)
+        return _download(repo_id, revision, filename, offline, required, preflight, limit)
+
+
+def too_big(repo_id: str, revision: str, filename: str, size: int | None,
+            limit: int | None) -> None:
+    """Refuse a hub file whose size is over `limit`, before downloading it."""
+    if size is not None and limit is not None and size > limit:
+        raise FileTooBig(f"{repo_id}@{revision}: {filename} is {size / (1 << 20):.1f} MiB, over "
+                       f"the {limit / (1 << 20):g} MiB this tool reads; not downloaded")
 
 
 def _download(repo_id: str, revision: str, filename: str, offline: bool,
-              required: bool, preflight: bool = True) -> Path | None:
+              required: bool, preflight: bool = True,
+              limit: int | None = None) -> Path | None:
     from huggingface_hub import errors, hf_hub_download, try_to_load_from_cache
 
     _quiet()
-    settings = _settings()
+    conf = settings()
     definite = (_remote_missing(errors), errors.RepositoryNotFoundError,
                 errors.RevisionNotFoundError)  # answers, not outages: no cache fallback
     try:
         if not offline and preflight:
             try:
-                _preflight(repo_id, revision, filename)
+                size = _preflight(repo_id, revision, filename)
             except Exception as exc:  # noqa: BLE001 -- unreachable, 5xx, timeout
                 if isinstance(exc, definite) and not isinstance(
                         exc, errors.LocalEntryNotFoundError):
                     raise
-                cached = try_to_load_from_cache(repo_id, filename, settings["cache_dir"],
+                cached = try_to_load_from_cache(repo_id, filename, conf["cache_dir"],
                                                 revision)
                 if isinstance(cached, str):
                     return Path(cached)
-                raise HubError(_scrub(_explain(exc, repo_id, revision, filename, False))) \
+                raise HubError(scrub(_explain(exc, repo_id, revision, filename, False))) \
                     from None
+            too_big(repo_id, revision, filename, size, limit)
         return Path(hf_hub_download(repo_id, filename, revision=revision,
-                                    local_files_only=offline, **settings))
+                                    local_files_only=offline, **conf))
     except HubError:
         raise
     except errors.LocalEntryNotFoundError as exc:   # before the remote one: on 0.x a subclass
         if not required and offline:
             return None
-        raise HubError(_scrub(_explain(exc, repo_id, revision, filename, offline))) from None
+        raise HubError(scrub(_explain(exc, repo_id, revision, filename, offline))) from None
     except _remote_missing(errors) as exc:
         if required:
-            raise HubError(_scrub(_explain(exc, repo_id, revision, filename, offline))) from None
+            raise HubError(scrub(_explain(exc, repo_id, revision, filename, offline))) from None
         return None
     except Exception as exc:  # noqa: BLE001 -- any hub failure is one line, exit 2
-        raise HubError(_scrub(_explain(exc, repo_id, revision, filename, offline))) from None
+        raise HubError(scrub(_explain(exc, repo_id, revision, filename, offline))) from None
 
 
 def file_size(repo_id: str, commit: str, filename: str) -> int | None:
     """Size of a file of the hub repo without downloading it (None when unknown/absent)."""
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
 
-    settings = _settings()
+    conf = settings()
     try:
-        url = hf_hub_url(repo_id, filename, revision=commit, endpoint=settings["endpoint"])
-        return get_hf_file_metadata(url, timeout=settings["etag_timeout"]).size
+        url = hf_hub_url(repo_id, filename, revision=commit, endpoint=conf["endpoint"])
+        return get_hf_file_metadata(url, timeout=conf["etag_timeout"]).size
     except Exception:  # noqa: BLE001 -- size unknown: the caller skips the file
         return None
 
 
 def fetch(arg: str, offline: bool = False, tokenizer: bool = False,
-          listed: frozenset[str] | None = None) -> Snapshot:
+          listed: dict[str, int | None] | None = None) -> Snapshot:
     """config.json (required) and the model card (optional) of `org/name[@rev]`; with
     `tokenizer`, also tokenizer files up to MAX_TOKENIZER_BYTES. `listed`: the files the
     hub just listed for this pinned commit; absent ones are not asked for, present ones
@@ -312,11 +330,15 @@ def fetch(arg: str, offline: bool = False, tokenizer: bool = False,
     known = listed is not None and not offline
     if known and "config.json" not in listed:
         raise HubError(f"{repo_id}@{revision}: the repo has no config.json")
-    config = download(repo_id, revision, "config.json", offline, preflight=not known)
+    if known:
+        too_big(repo_id, revision, "config.json", listed["config.json"], MAX_SMALL_FILE)
+    config = download(repo_id, revision, "config.json", offline, preflight=not known,
+                      limit=MAX_SMALL_FILE)
     snapshot = Snapshot(repo_id, revision, config.parent.name, config.parent,
                         {"config.json": config})
-    readme = None if known and "README.md" not in listed else download(
-        repo_id, snapshot.commit, "README.md", offline, required=False, preflight=not known)
+    card_size = listed.get("README.md") if known else None
+    readme = None if known and ("README.md" not in listed or (card_size or 0) > MAX_SMALL_FILE) \
+        else _card(repo_id, snapshot.commit, offline, preflight=not known)
     if readme is not None:
         snapshot.files["README.md"] = readme
         snapshot.card = read_card(readme)
@@ -325,13 +347,24 @@ def fetch(arg: str, offline: bool = False, tokenizer: bool = False,
             if known and name not in listed:
                 continue
             if not offline:
-                size = file_size(repo_id, snapshot.commit, name)
+                size = listed[name] if known and listed[name] is not None else \
+                    file_size(repo_id, snapshot.commit, name)
                 if size is None or size > MAX_TOKENIZER_BYTES:
                     continue
             path = download(repo_id, snapshot.commit, name, offline, required=False)
             if path is not None:
                 snapshot.files[name] = path
     return snapshot
+
+
+def _card(repo_id: str, commit: str, offline: bool, preflight: bool) -> Path | None:
+    """The model card, or None when it is absent or over MAX_SMALL_FILE (the card is
+    optional: a card too big to read is one that is not there)."""
+    try:
+        return download(repo_id, commit, "README.md", offline, required=False,
+                        preflight=preflight, limit=MAX_SMALL_FILE)
+    except FileTooBig:
+        return None
 
 
 def read_card(path: Path) -> dict:

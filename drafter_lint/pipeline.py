@@ -196,10 +196,12 @@ def discover(folder) -> list:
 def read(root, family: str | None = None):
     """The checkpoint folder `root` as read (its family detected unless given), with only
     the shards its family's rules need."""
-    display = _REMOTE.get(str(root.resolve())) or (
-        str(root) if os.path.isabs(str(root)) else os.path.relpath(root))
-    return read_checkpoint(root, display=display, select=families.shards_needed,
-                           family=family)
+    remote = _REMOTE.get(str(root.resolve()))
+    display = remote or (str(root) if os.path.isabs(str(root)) else os.path.relpath(root))
+    checkpoint = read_checkpoint(root, display=display, select=families.shards_needed,
+                                 family=family)
+    checkpoint.repo = remote.rsplit("@", 1)[0] if remote else None
+    return checkpoint
 
 
 def prepare_folder(root, options: Options, baseline_arg=None, write_baseline: bool = False):
@@ -228,6 +230,12 @@ def lint_folder(root, options: Options, baseline_arg=None, write_baseline: bool 
 _CARD_TARGETS: dict[str, object] = {}     # base_model repo -> Target, once per run
 _TARGET_LOCKS: dict[str, threading.Lock] = {}   # one reader per base_model (collections)
 _LOCKS_LOCK = threading.Lock()
+
+
+def remote_repo(root) -> str | None:
+    """"org/name" when `root` is a hub repo's folder read before download, else None."""
+    display = _REMOTE.get(str(Path(root).resolve()))
+    return display.rsplit("@", 1)[0] if display else None
 
 
 def remember_remote(folder, display: str, offline: bool) -> None:

@@ -97,7 +97,7 @@ def _remember(repo_dir: Path, revision: str, commit: str) -> None:
 def _fetch(repo_id: str, commit: str, folder: Path) -> None:
     """Fill `folder` atomically: built beside it, renamed into place when complete."""
 
-    listed = frozenset(_repo_files(repo_id, commit))   # one request: what to ask for
+    listed = _repo_files(repo_id, commit)   # one request: what to ask for, and its sizes
     snapshot = hub.fetch(f"{repo_id}@{commit}", tokenizer=True, listed=listed)
     partial = folder.with_name(f".{folder.name}.{os.getpid()}.partial")
     shutil.rmtree(partial, ignore_errors=True)
@@ -151,19 +151,22 @@ def _header(repo_id: str, commit: str, shard: str) -> tuple[bytes, int]:
     return head[:8 + length], size
 
 
-def _repo_files(repo_id: str, commit: str) -> list[str]:
+def _repo_files(repo_id: str, commit: str) -> dict[str, int | None]:
+    """Every file of the repo at `commit` and its size (None when the hub gives none)."""
     from huggingface_hub import HfApi
 
     try:
-        info = HfApi(endpoint=hub._settings()["endpoint"]).model_info(repo_id, revision=commit)
+        info = HfApi(endpoint=hub.settings()["endpoint"]).model_info(
+            repo_id, revision=commit, files_metadata=True)
     except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
         raise hub.HubError(f"{repo_id}@{commit}: cannot list the repo's files: "
                            f"{type(exc).__name__}") from None
-    return sorted(s.rfilename for s in info.siblings or [])
+    return {s.rfilename: s.size for s in sorted(info.siblings or [],
+                                                key=lambda s: s.rfilename)}
 
 
 def _json(path: Path):
     try:
         return json.loads(read_text(path))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):     # the check reports it (DL001)
         return None

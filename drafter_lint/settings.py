@@ -173,17 +173,30 @@ def load(root: Path) -> Settings:
 # --- baseline ---------------------------------------------------------------------------
 
 
-def baseline_key(rule: str, root: Path, file: str, pointer: str, base: Path) -> tuple:
+def baseline_key(rule: str, root: Path, file: str, pointer: str, base: Path,
+                 repo: str | None = None) -> tuple:
+    """(rule, path, pointer): the path relative to the baseline's folder, or for a hub repo
+    linted before download `hf://org/name/FILE` (no commit, no cache path: it travels)."""
+    if repo:
+        return rule, f"hf://{repo}/{file}", pointer
     path = os.path.relpath((root / file).resolve(), base.resolve()).replace(os.sep, "/")
     return rule, path, pointer
 
 
-def write_baseline(path: Path, results_with_roots) -> int:
-    """Write every finding as a baseline entry; returns how many."""
+def baseline_prefix(root: Path, base: Path, repo: str | None = None) -> str:
+    """What every baseline path of checkpoint `root` starts with."""
+    if repo:
+        return f"hf://{repo}/"
+    return os.path.relpath(root.resolve(), base.resolve()).replace(os.sep, "/") + "/"
+
+
+def write_baseline(path: Path, results) -> int:
+    """Write every finding of `results` ((result, checkpoint folder, hub repo or None)) as
+    a baseline entry; returns how many."""
     entries = []
-    for result, root in results_with_roots:
+    for result, root, repo in results:
         for f in result.findings:
-            rule, rel, ptr = baseline_key(f.rule, root, f.file, f.pointer, path.parent)
+            rule, rel, ptr = baseline_key(f.rule, root, f.file, f.pointer, path.parent, repo)
             entries.append({"rule": rule, "path": rel, "pointer": ptr})
     entries = sorted({json.dumps(e, sort_keys=True) for e in entries})
     document = {"version": 1, "tool": "drafter-lint",

@@ -187,6 +187,10 @@ class FakeHub:
             self.sent[filename] = self.sent.get(filename, 0) + len(chunk)
         self._send(handler, status, chunk, headers, body)
 
+    @staticmethod
+    def _size(data) -> int:
+        return len(data) if isinstance(data, bytes) else data.stat().st_size
+
     def _listing(self, handler, raw: str, body: bool):
         query = parse_qs(urlsplit(raw).query)
         author = (query.get("author") or [""])[0]
@@ -210,6 +214,9 @@ class FakeHub:
         if files is None:
             return self._error(handler, 404, "RevisionNotFound", body)
         info = {"id": repo_id, "modelId": repo_id, "sha": commit, "private": False,
-                "gated": False, "siblings": [{"rfilename": name} for name in sorted(files)]}
+                "gated": False, "siblings": [
+                    {"rfilename": name, **({"size": self._size(files[name])}
+                                           if "blobs=true" in handler.path.lower() else {})}
+                    for name in sorted(files)]}
         self._send(handler, 200, json.dumps(info).encode(),
                    {"Content-Type": "application/json"}, body)

@@ -189,3 +189,124 @@ def test_a_verdict_per_runtime_release(cli, collection_hub):
     alone = results(cli("check", broken, hub.drafters[1], "--format", "json", "--ignore",
                         "TF", "--runtime", "sglang"))
     assert alone[broken]["verdicts"] == {"SGLang 0.5.23": "ok"}
+
+
+# --- one repo never ends the run; offline; baselines; Ctrl-C (issue 32) -----------------------
+
+def test_an_unreadable_repo_is_its_own_result_never_the_runs_end(cli, collection_hub, tmp_path):
+    """A 10,000-deep config.json is that repo's DL001 and a 50 MB one is refused from the
+    listing's size before any download; the other repos are linted; nothing of
+    huggingface_hub's own logging reaches stderr. Mutations caught: RecursionError ending
+    the whole run as an internal error, the 50 MB file downloaded before the 4 MiB limit
+    refused it, the hub's retry lines leaking."""
+    hub = collection_hub
+    for bad in (GATED, STALLED):
+        hub.repos.pop(bad)
+    deep, big = hub.drafters[0], hub.drafters[1]
+    files = hub.repos[deep]["commits"][hub.commit(deep)]
+    files["config.json"] = b"[" * 10_000 + b"]" * 10_000
+    big_file = tmp_path / "big-config.json"
+    with open(big_file, "wb") as handle:                 # sparse: a hole, then valid JSON
+        handle.truncate(50 << 20)
+    hub.repos[big]["commits"][hub.commit(big)]["config.json"] = big_file
+    sent = hub.bytes_out
+    run = cli("check", "--hub-author", ORG, "--format", "json", "--ignore", "TF")
+    got = results(run)
+    assert "internal error" not in run.err and "Traceback" not in run.err, run.err
+    assert [f["rule"] for f in got[deep]["findings"]] == ["DL001"], got[deep]
+    assert "50.0 MiB, over the 4 MiB" in got[big]["error"], got[big]
+    assert all(got[r]["verdicts"] for r in hub.drafters[2:]), run.err
+    assert hub.bytes_out - sent < (4 << 20)
+    assert all(line.startswith("drafter-lint") for line in run.err.splitlines()), run.err
+
+
+def test_offline_a_listing_is_refused_at_once(cli, collection_hub):
+    """Mutation caught: --offline ignored for the listing (23 s of retries on a down hub)."""
+    hub = collection_hub
+    before = len(hub.requests)
+    started = time.monotonic()
+    run = cli("check", "--hub-author", ORG, "--offline")
+    assert run.code == 2 and "offline mode is on" in run.err and run.err.count("\n") == 1
+    assert len(hub.requests) == before and time.monotonic() - started < 5
+
+
+def test_an_organization_with_no_repos_lints_nothing_and_says_so(cli, collection_hub):
+    """Mutation caught: "All checks passed (0 checkpoints)" and exit 0 for a typo'd org."""
+    run = cli("check", "--hub-author", "nobody-at-all")
+    assert run.code == 2 and "nothing to lint" in run.err and "passed" not in run.out
+
+
+def test_a_collection_baseline_is_written_keyed_by_repo_and_travels(cli, collection_hub,
+                                                                      tmp_path, monkeypatch):
+    """--write-baseline records a collection's findings keyed `hf://org/name/FILE` (no cache
+    path, no commit), so another machine's run is suppressed by it. Mutations caught: 0
+    entries written for a collection, keys on the local cache path."""
+    hub = collection_hub
+    broken = hub.drafters[0]
+    files = hub.repos[broken]["commits"][hub.commit(broken)]
+    config = json.loads(files["config.json"])
+    del config["dflash_config"]["mask_token_id"]
+    files["config.json"] = json.dumps(config, indent=2).encode()
+    baseline = tmp_path / "baseline.json"
+    wrote = cli("check", broken, hub.drafters[1], "--ignore", "TF",
+                "--write-baseline", baseline)
+    assert wrote.code == 0, wrote.err
+    entries = json.loads(baseline.read_text())["entries"]
+    assert entries and all(e["path"].startswith(f"hf://{ORG}/") for e in entries), entries
+    assert {"rule": "DF101", "path": f"hf://{broken}/config.json",
+            "pointer": "/dflash_config/mask_token_id"} in entries or \
+        any(e["path"] == f"hf://{broken}/config.json" for e in entries)
+    monkeypatch.setenv("DRAFTER_LINT_CACHE_DIR", str(tmp_path / "another-machine"))
+    again = cli("check", broken, hub.drafters[1], "--ignore", "TF", "--format", "json",
+                "--baseline", baseline)
+    assert again.code == 0, again.err
+    assert all(r["findings"] == [] for r in again.json()["results"]), again.out
+
+
+def test_fail_on_applies_to_a_collection(cli, collection_hub):
+    """SGLang serves a drafter without a mask id with a warning: exit 0 by default, 1 with
+    --fail-on warning; the summary counts only the repos that were read. Mutation caught:
+    the collection's exit code ignoring --fail-on (review M15), repos not read counted."""
+    hub = collection_hub
+    broken = hub.drafters[0]
+    files = hub.repos[broken]["commits"][hub.commit(broken)]
+    config = json.loads(files["config.json"])
+    del config["dflash_config"]["mask_token_id"]
+    files["config.json"] = json.dumps(config, indent=2).encode()
+    named = [broken, hub.drafters[1], "nobody/no-such-drafter"]
+    plain = cli("check", *named[:2], "--ignore", "TF", "--runtime", "sglang")
+    strict = cli("check", *named[:2], "--ignore", "TF", "--runtime", "sglang",
+                 "--fail-on", "warning")
+    assert (plain.code, strict.code) == (0, 1), (plain.out, strict.out)
+    counted = cli("check", *named, "--ignore", "TF", "--runtime", "sglang", "--color",
+                  "never")
+    assert "in 2 checkpoints." in counted.out, counted.out
+
+
+def test_ctrl_c_ends_a_collection_at_once(collection_hub, tmp_path):
+    """SIGINT while repos stall: queued repos are dropped and the run exits 130 within a
+    second or two, not after every queued fetch (237 s measured). Mutation caught: the
+    pool drained on interrupt, or its threads joined at exit."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    hub = collection_hub
+    hub.stall_seconds = 30
+    hub.behaviour.update({r: "stall" for r in hub.drafters})
+    exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+    env = dict(os.environ, HF_HUB_ETAG_TIMEOUT="30", HF_HUB_DOWNLOAD_TIMEOUT="30")
+    process = subprocess.Popen([exe, "check", "--hub-author", ORG, "--jobs", "2"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not any("/resolve/" in p for _, p in hub.requests):
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    try:
+        _, err = process.communicate(timeout=10)
+    finally:
+        process.kill()
+    assert process.returncode == 130 and "interrupted" in err, err
+    assert time.monotonic() - started < 5

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -673,3 +674,154 @@ def test_gate_takes_the_common_options(tiny, stand_ins):
                                             "--no-dry-run"))
     assert "linting for vLLM 0.32.0, as --runtime asks" in old.stderr
     assert "vLLM 0.32.0 serves it with" in old.stderr, old.stderr      # not 0.33.0's facts
+
+
+# --- failing closed: options, launches and interpreters (issue 32) ---------------------------
+
+@pytest.mark.parametrize("options", [
+    ("--select", "ZZ9"), ("--ignore", "ZZ9"), ("--select", "DF1,ZZ9"),
+    ("--runtime", "vllm=="), ("--runtime", "vllm==abc"), ("--runtime", "reference==1.0"),
+    ("--runtime", "vllm", "--runtime", "vllm==0.32.0"), ("--runtime", "sglang"),
+    ("--dry-run-timeout", "nan"), ("--dry-run-timeout", "1e400"), ("--dry-run-timeout", "0"),
+    ("--dry-run-timeout", "-5"), ("--fail-on", "fatal")])
+def test_a_typo_in_any_gate_option_starts_nothing(tiny, stand_ins, options):
+    """Every option of `gate` is checked before anything runs: a wrong one is exit 2 and
+    nothing starts. Mutation caught: the gate building its options without the validation
+    `check` gets (`--select ZZ9` started the server with a drafter that has 4 errors),
+    NaN or infinity accepted as a timeout (the dry run then waits forever), a runtime that
+    does not match the line silently replaced by the line's."""
+    env, out = stand_ins
+    run = gate(env, tiny, V2, "vllm", "serve", "target", "--speculative-config",
+               spec(model="drafter-guessed"), options=options)
+    assert run.returncode == 2 and not out.exists(), run.stderr
+    assert "rror" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_vllm_serve_with_two_models_is_refused_and_a_config_file_model_yields(tmp_path):
+    """vLLM moves `--model B` before the positional `A` and argparse then refuses two model
+    tags (vllm==0.33.0 utils/argparse_utils.py:324-355); a config file's `model:` yields to
+    the positional one (entrypoints/cli/serve.py:54-57) and is used without one. Mutation
+    caught: linting B while vLLM serves A (or refuses the line)."""
+    from drafter_lint.gate import GateError, parse
+
+    sc = ["--speculative-config", spec()]
+    with pytest.raises(GateError, match="names the model twice"):
+        parse(["vllm", "serve", "A", "--model", "B", *sc])
+    with pytest.raises(GateError, match="names the model twice"):
+        parse(["vllm", "serve", "--model=B", "A", *sc])
+    config = tmp_path / "serve.yaml"
+    config.write_text("model: B\nport: 8000\n")
+    assert parse(["vllm", "serve", "A", "--config", str(config), *sc]).target == "A"
+    assert parse(["vllm", "serve", "--config", str(config), *sc]).target == "B"
+    assert parse(["vllm", "serve", "--model", "B", *sc]).target == "B"
+
+
+def test_numactl_long_options_take_their_value_as_the_next_word():
+    """numactl(8): `--cpunodebind 0` is one option and its value. Mutation caught: `0` read
+    as the command (the line was refused)."""
+    from drafter_lint.gate import parse
+
+    for launcher in (["numactl", "--cpunodebind", "0", "--membind", "0"],
+                     ["numactl", "--cpunodebind=0"], ["numactl", "-N", "0", "-l"],
+                     ["numactl", "--physcpubind", "0-7", "--interleave", "all"]):
+        launch = parse([*launcher, "vllm", "serve", "T", "--speculative-config", spec()])
+        assert launch.runtime == "vllm" and launch.target == "T", launcher
+
+
+def test_a_yaml_alias_bomb_in_a_server_config_is_refused_at_once(tiny, stand_ins):
+    """A --config file of a few lines whose aliases expand to billions of values is a
+    one-line refusal. Mutation caught: the expansion size unchecked (MemoryError after
+    minutes, reported as an internal error)."""
+    env, out = stand_ins
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 10)]
+    (tiny / "bomb.yaml").write_text("\n".join(lines) + "\nport: 8000\n")
+    run = gate(env, tiny, V2, "vllm", "serve", "target", "--config", "bomb.yaml",
+               "--speculative-config", spec())
+    assert run.returncode == 1 and not out.exists(), run.stderr
+    assert "expand to more than" in run.stderr and "internal error" not in run.stderr
+
+
+def test_a_console_script_that_is_not_python_is_never_run_as_the_probe(tiny, stand_ins):
+    """When the `vllm` on PATH is a shell script, the release probe and the dry run are
+    not run through its `#!` interpreter: bash would run `import ...` or an unrelated
+    `serve` program. The gate says it cannot tell the release and lints for the newest.
+    Mutation caught: the `#!` interpreter used whatever it is."""
+    env, out = stand_ins
+    bin_dir = Path(env["PATH"].split(":")[0])
+    marker = tiny / "ran.txt"
+    for name in ("import", "serve", "from"):
+        (bin_dir / name).write_text(f"#!/bin/sh\necho {name} >> {marker}\n")
+        (bin_dir / name).chmod(0o755)
+    (bin_dir / "vllm").write_text(f"#!/bin/bash\necho \"$@\" > {out}\n")
+    run = gate(env, tiny, V2, "vllm", "serve", "target", "--speculative-config", spec())
+    assert run.returncode == 0 and out.exists(), run.stderr      # the line itself ran
+    assert not marker.exists(), marker.read_text()
+    assert "not run by a Python" in run.stderr and "dry run:" not in run.stderr
+
+
+STAND_IN_SPAWNING = (
+    "import os, subprocess, sys, time\n"
+    "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+    "open(os.environ['CHILD_PID'], 'w').write(str(child.pid))\n"
+    "time.sleep(120)\n")
+
+
+def test_a_timed_out_dry_run_leaves_no_process_behind(tiny, stand_ins):
+    """The dry run runs in a process group of its own, killed as a whole on timeout: the
+    runtime's start-up may fork workers. Mutation caught: only the direct child killed
+    (its worker kept running after the gate had exited)."""
+    env, out = stand_ins
+    lib = Path(env["PYTHONPATH"])
+    install_stand_in_vllm(lib, "0.33.0", start_up=True)
+    (lib / "vllm" / "engine" / "arg_utils.py").write_text(
+        STAND_IN_VLLM["vllm/engine/arg_utils.py"].replace(
+            "    def create_engine_config(self):\n",
+            "    def create_engine_config(self):\n" + "".join(
+                f"        {line}\n" for line in STAND_IN_SPAWNING.splitlines())))
+    pid_file = tiny / "child.pid"
+    run = gate({**env, "CHILD_PID": str(pid_file)}, tiny, V2, "vllm", "serve", "target",
+               "--speculative-config", spec(), options=("--dry-run-timeout", "3"))
+    assert run.returncode == 0 and "no verdict within 3 s" in run.stderr, run.stderr
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.1)
+    assert not _alive(child), "the dry run's child outlived it"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as handle:      # a zombie is not running
+        return handle.read().split(")")[-1].split()[0] != "Z"
+
+
+def test_a_refused_dry_run_is_reported_without_a_second_lint(tiny, stand_ins, monkeypatch):
+    """The gate's policy (gate.decide): the lint first, the dry run only when it passes, and
+    the refusal added as LCH106 without reading the checkpoint again. Mutation caught: the
+    dry run run for a launch the lint already refused, or a second read and lint."""
+    from drafter_lint import gate as gating
+    from drafter_lint import pipeline
+
+    reads, asked = [], []
+    real_prepare = pipeline.prepare_folder
+    monkeypatch.setattr(pipeline, "prepare_folder",
+                        lambda *a, **k: reads.append(a[0]) or real_prepare(*a, **k))
+    monkeypatch.setattr(gating, "installed_version", lambda python, launch: "0.33.0")
+    monkeypatch.setattr(gating, "interpreter", lambda launch: sys.executable)
+    monkeypatch.setattr(gating, "dry_run", lambda python, launch, timeout: asked.append(1) or {
+        "verdict": "refused", "runtime": "vllm", "version": "0.33.0", "message": "no",
+        "where": "x.py:1"})
+    monkeypatch.chdir(tiny)
+    options = pipeline.prepare(resolve=False)
+    line = [V2, "vllm", "serve", "target", "--speculative-config"]
+    bad = gating.decide(line + [spec(model="drafter-guessed")], options, None, False, None,
+                        False, 10.0, note=lambda _: None)
+    assert not bad.start and not asked and len(reads) == 1
+    good = gating.decide(line + [spec()], options, None, False, None, False, 10.0,
+                         note=lambda _: None)
+    assert not good.start and asked == [1] and len(reads) == 2
+    assert [f.rule for f in good.blocking] == ["LCH106"]

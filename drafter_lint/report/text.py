@@ -31,7 +31,8 @@ def render(results: list[Result], options: dict | None = None) -> str:
                                f"({', '.join(codes)})", dim=True))
     counts = summary(results)
     total = sum(counts.values())
-    folders = f"{len(results)} checkpoint{'s' if len(results) != 1 else ''}"
+    read = sum(1 for r in results if r.error is None)    # a repo not read is no checkpoint
+    folders = f"{read} checkpoint{'s' if read != 1 else ''}"
     if total:
         parts = [f"{n} {sev}{'s' if n != 1 and sev != 'info' else ''}"
                  for sev, n in counts.items() if n]
