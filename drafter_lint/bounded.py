@@ -22,6 +22,13 @@ def read_text(path: str | os.PathLike, limit: int = SMALL_FILE) -> str:
     return raw.decode("utf-8")
 
 
+def special_kind(mode: int) -> str:
+    """What a file that is not a regular one is: 'a folder', 'a FIFO', ..."""
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    return next((name for test, name in kinds if test(mode)), "a special file")
+
+
 def read_regular(path: str | os.PathLike, limit: int) -> bytes:
     """The first `limit + 1` bytes of a regular file (callers refuse a longer result).
 
@@ -31,8 +38,8 @@ def read_regular(path: str | os.PathLike, limit: int) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file (a FIFO, socket or device); "
-                                        "not read")
+            raise OSError(errno.EINVAL, f"not a regular file ({special_kind(info.st_mode)}); "
+                                        f"not read")
         chunks, left = [], limit + 1
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))

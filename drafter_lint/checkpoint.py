@@ -167,7 +167,7 @@ def _read_config(ckpt: Checkpoint) -> None:
     if isinstance(doc.value, dict):
         ckpt.config = doc.value
     else:
-        ckpt.problems.append(ReadProblem("DL002", CONFIG, "", f"config.json holds a "
+        ckpt.problems.append(ReadProblem("DL002", CONFIG, "", f"config.json holds "
                                          f"{_kind(doc.value)}, not an object"))
 
 
@@ -286,5 +286,7 @@ def _contained(root: Path, name: str) -> bool:
 
 
 def _kind(value: object) -> str:
-    return {list: "array", str: "string", bool: "boolean", type(None): "null",
+    """'an array', 'a string', ...: the JSON type of `value` with its article."""
+    name = {list: "array", str: "string", bool: "boolean", type(None): "null",
             int: "number", float: "number"}.get(type(value), type(value).__name__)
+    return ("an " if name[0] in "aeiou" else "a ") + name

@@ -234,7 +234,8 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff; write nothing.")
 @click.option("--dry-run", is_flag=True, help="List the edits; write nothing.")
 @click.option("--output", "output", metavar="DIR", type=click.Path(path_type=str),
-              help="Write the fixed checkpoint to DIR (config.json, links to the rest).")
+              help="Write the fixed checkpoint to DIR (config.json, copies of the "
+                   "small files, hard links to the weights).")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes marked unsafe.")
 @click.option("--no-backup", is_flag=True, help="Do not keep a backup of config.json.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
@@ -248,8 +249,9 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
     """Apply the findings' fixes to config.json, atomically, and verify the write.
 
     PATHS are checkpoint folders or files in them (each folder is fixed once). Exit 0
-    when nothing at or above --fail-on is left, 1 when something could not be fixed, 2
-    when a write was refused or could not be verified (that file is then unchanged).
+    when nothing at or above --fail-on is left, 1 when something could not be fixed (or,
+    with --diff or --dry-run, edits are pending), 2 when a write was refused or could not
+    be verified (that file is then unchanged).
     """
     from drafter_lint import pipeline
 
@@ -296,7 +298,8 @@ def _fix_one(root, options, fail_on, show_diff, dry_run, output, unsafe_fixes,
     locate(outcome.result, outcome.documents)
     left = [f for f in outcome.result.findings
             if f.severity.rank >= Severity(fail_on).rank]
-    code = 1 if failing([outcome.result], Severity(fail_on)) else 0
+    pending = bool(outcome.diff) and (show_diff or dry_run)   # shown, not written: as ruff
+    code = 1 if pending or failing([outcome.result], Severity(fail_on)) else 0
     outcome.result.findings, outcome.result.skipped = left, []
     if left and fmt != "json":
         if show_diff:

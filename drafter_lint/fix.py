@@ -27,6 +27,8 @@ class Plan:
     applied: list[tuple[Finding, dict, object]] = field(default_factory=list)  # edit, old
     not_applied: list[tuple[Finding, str]] = field(default_factory=list)
     result: Result | None = None  # findings left after fixing
+    collapsed: list[str] = field(default_factory=list)   # duplicate keys the rewrite merges
+    refused: str | None = None    # why nothing is written although fixes apply
 
     @property
     def changed(self) -> bool:
@@ -99,17 +101,47 @@ def _order(finding: Finding) -> tuple:
 
 
 def plan(checkpoint: Checkpoint, options: Options, unsafe: bool) -> Plan:
-    """Apply every applicable fix, re-lint, repeat until stable (at most MAX_ROUNDS)."""
+    """Apply every applicable fix, re-lint, repeat until stable (at most MAX_ROUNDS).
+
+    The reference's values are safe to copy only while they agree with the checkpoint
+    itself: when copying them leaves more errors than there were (a reference of another
+    size than these weights), the plan is made again without them, and they are listed as
+    not applied (--unsafe-fixes applies them anyway)."""
+    result, before = _plan(checkpoint, options, unsafe, trust_reference=True)
+    after = _errors(result.result)
+    if unsafe or after <= before or not any(f.rule.startswith("REF")
+                                            for f, _, _ in result.applied):
+        return result
+    again, _ = _plan(checkpoint, options, unsafe, trust_reference=False)
+    reason = (f"the reference contradicts this checkpoint: copying its values would leave "
+              f"{after} errors where there are {before} (see `drafter-lint check` with it); "
+              f"pass --unsafe-fixes to copy them anyway")
+    again.not_applied = [(f, reason if f.rule.startswith("REF") else why)
+                         for f, why in again.not_applied]
+    return again
+
+
+def _errors(result: Result | None) -> int:
+    return sum(1 for f in (result.findings if result else ()) if f.severity.value == "error")
+
+
+def _plan(checkpoint: Checkpoint, options: Options, unsafe: bool,
+          trust_reference: bool) -> tuple[Plan, int]:
+    """(the plan, the errors before it)."""
     doc = checkpoint.config_doc
     value = copy.deepcopy(doc.value)
     result = Plan(doc.text, doc.text, value)
     current = checkpoint
+    first = None
     for _ in range(MAX_ROUNDS):
         found = lint_with_settings(current, options)
+        first = found if first is None else first
         touched: list[str] = []
         progress = False
         for finding in sorted((f for f in found.findings if f.fix), key=_order):
             if finding.fix.applicability < (UNSAFE if unsafe else SAFE):
+                continue
+            if not trust_reference and not unsafe and finding.rule.startswith("REF"):
                 continue
             paths = [e["path"] for e in finding.fix.edits]
             if any(_overlaps(p, t) for p in paths for t in touched):
@@ -137,12 +169,39 @@ def plan(checkpoint: Checkpoint, options: Options, unsafe: bool) -> Plan:
         if finding.fix:
             if finding.fix.applicability == DISPLAY_ONLY:
                 reason = "a candidate to check by hand: never applied"
-            elif finding.fix.applicability == UNSAFE and not unsafe:
+            elif (finding.fix.applicability == UNSAFE or finding.rule.startswith("REF")
+                  and not trust_reference) and not unsafe:
                 reason = "unsafe fix: pass --unsafe-fixes to apply it"
             else:
                 reason = "conflicts with another fix"
             result.not_applied.append((finding, reason))
-    return result
+    if result.changed and doc.duplicates:
+        _collapse(result, doc, unsafe, first)
+    return result, _errors(first)
+
+
+def _collapse(plan: Plan, doc: jsondoc.JsonDocument, unsafe: bool, before: Result) -> None:
+    """A rewrite keeps one copy of each duplicated key, the last (what Python loaders
+    read): listed as an edit of its own; where the copies differ that is a guess, made
+    only with --unsafe-fixes (else nothing is written)."""
+    differing = [d for d in doc.duplicates
+                 if len({json.dumps(v, sort_keys=True) for v in d.values}) > 1]
+    if differing and not unsafe:
+        first = differing[0]
+        plan.refused = (f"not written: config.json has {first.pointer} "
+                        f"{len(first.values)} times with different values "
+                        f"({', '.join(json.dumps(v) for v in first.values)}), and the rewrite "
+                        f"would keep only the last; remove the wrong copy by hand, or pass "
+                        f"--unsafe-fixes to keep the last (the one Python loaders read)")
+        plan.text, plan.value, plan.result = plan.original, doc.value, before
+        plan.applied.clear()
+        return
+    for dup in doc.duplicates:
+        lines = ", ".join(str(line) for line, _ in dup.positions[:-1])
+        plan.collapsed.append(
+            f"DL003 {dup.pointer}: keep {json.dumps(dup.values[-1])} (line "
+            f"{dup.positions[-1][0]}, the copy Python loaders read); drop "
+            f"{', '.join(json.dumps(v) for v in dup.values[:-1])} (line {lines})")
 
 
 def _old(document, ptr: str):

@@ -57,8 +57,13 @@ def run(checkpoint: Checkpoint, options: Options, unsafe: bool, write: bool,
                   "remove": f"remove {_show(old)}"}[edit["op"]]
         outcome.lines.append(f"{'would fix' if not write else 'fix'} {finding.rule} "
                              f"{edit['path']}: {change}")
+    for line in planned.collapsed:
+        outcome.lines.append(f"{'would fix' if not write else 'fix'} {line}")
     for finding, reason in planned.not_applied:
         outcome.lines.append(f"not applied {finding.rule} {finding.pointer}: {reason}")
+    if planned.refused:
+        outcome.lines.append(f"{checkpoint.display}/{CONFIG}: {planned.refused}")
+        return outcome
     if planned.changed:
         outcome.diff = escape_lines("".join(difflib.unified_diff(
             planned.original.splitlines(keepends=True), planned.text.splitlines(keepends=True),
@@ -170,28 +175,30 @@ def _fill(checkpoint: Checkpoint, staging: Path) -> None:
             _place(checkpoint.root / name, staging / name)
 
 
-COPY_LIMIT = 64 << 20   # across file systems, files up to this size are copied
+COPY_LIMIT = 64 << 20   # files up to this size are copied; larger ones (weights) hard-linked
 
 
 def _place(source: Path, destination: Path) -> None:
-    """Put `source` into the --output folder as a hard link (the checkpoint then holds no
-    link leaving its folder, so `check` accepts it, and no weights are copied); across
-    file systems small files are copied and large ones refused."""
+    """Put `source` into the --output folder: a copy when small (a card, a tokenizer: an
+    edit of the copy must never change the original or a shared hub-cache blob), else a
+    hard link (no weights copied; the checkpoint then holds no link leaving its folder,
+    so `check` accepts it); across file systems a large file is refused."""
     if destination.exists() or destination.is_symlink():
         return
     real = os.path.realpath(source)       # a hub-cache snapshot file is a link to a blob
     destination.parent.mkdir(parents=True, exist_ok=True)
+    if os.path.getsize(real) <= COPY_LIMIT:
+        shutil.copyfile(real, destination)
+        return
     try:
         os.link(real, destination)
     except OSError as exc:
         if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK):
             raise
-        if os.path.getsize(real) > COPY_LIMIT:
-            raise RepairRefused(f"cannot hard-link {source.name} into --output "
-                                f"{destination.parent} (another file system) and it is "
-                                f"too large to copy; choose DIR on the same file system "
-                                f"as the checkpoint") from None
-        shutil.copyfile(real, destination)
+        raise RepairRefused(f"cannot hard-link {source.name} into --output "
+                            f"{destination.parent} (another file system) and it is "
+                            f"too large to copy; choose DIR on the same file system "
+                            f"as the checkpoint") from None
 
 
 def _in_place(checkpoint: Checkpoint) -> Path:

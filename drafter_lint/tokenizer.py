@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drafter_lint.bounded import read_regular
+from drafter_lint.bounded import read_regular, special_kind
 from drafter_lint.errors import TokenizerError
 from drafter_lint.findings import describe
 
@@ -34,8 +34,8 @@ def read_tokenizer(folder: Path, label: str = "") -> TokenizerFacts | None:
     config_json = folder / "tokenizer_config.json"
     for path in (tokenizer_json, config_json):
         if path.exists() and not path.is_file():
-            raise TokenizerError(f"{path.name}: not a regular file (a FIFO, socket, device "
-                                 f"or folder); not read")
+            raise TokenizerError(f"{path.name}: not a regular file "
+                                 f"({special_kind(path.stat().st_mode)}); not read")
     if not tokenizer_json.is_file() and not config_json.is_file():
         return None
     facts = TokenizerFacts()

@@ -105,12 +105,13 @@ def mask_token_id_missing(facts: Facts):
         dflash_config, dict) else None
     if fatal:
         yield Finding(MASK, f"no mask_token_id where {runtimes.agree(fatal, 'looks')} for it; "
-                      f"they refuse to start without the token for the draft slots"
+                      f"{'they refuse' if len(fatal) > 1 else 'it refuses'} to start "
+                      f"without the token for the draft slots"
                       + (f" (expected {suggestion})" if suggestion is not None else ""),
                       fix=fix)
     else:
         yield Finding(MASK, f"no mask_token_id where {runtimes.agree(missing, 'looks')} for "
-                      f"it; it falls back to the token string <|MASK|>, which may not be "
+                      f"it; {'each falls' if len(missing) > 1 else 'it falls'} back to the token string <|MASK|>, which may not be "
                       f"the id this drafter was trained with", severity=Severity.WARNING,
                       fix=fix)
 

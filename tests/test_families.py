@@ -110,6 +110,10 @@ FAMILY_CASES = [
          target_ops=[("replace", "/architectures", ["Qwen3NextForCausalLM"])],
          runtime="vllm==0.24.0"),
     Case("DL017", "pass", "llama-target", E3, runtime="vllm==0.10.1"),
+    # review M08: a target class the release does not register is DL012's, not DL017's
+    Case("DL017", "pass", "unregistered-target-class", E3,
+         target_ops=[("replace", "/architectures", ["NoSuchForCausalLM"])],
+         runtime="vllm==0.23.0"),
     Case("EA302", "fail", "no-aux-ids-is-a-fact-vllm-50170", E3, pointer=AUX, severity="info"),
     Case("EA302", "fail", "nested-ids-unread-by-vllm", GPT, [("replace", NESTED, [1, 17, 33])],
          pointer=NESTED),
@@ -228,6 +232,10 @@ FAMILY_CASES = [
          [("remove", "/draft_vocab_size"),
           ("replace", "/architectures", ["LlamaForCausalLMEagle3"])], runtime="vllm"),
     Case("EA325", "pass", "written", E3),
+    # review M11: only the Llama class reads the key without a default
+    Case("EA325", "pass", "other-class-sglang", E3,
+         [("remove", "/draft_vocab_size"),
+          ("replace", "/architectures", ["Eagle3DeepseekV2ForCausalLM"])], runtime="sglang"),
     Case("EA320", "pass", "untied", E3),
     Case("EA321", "fail", "no-lm-head-sglang-27908", E3, tensors=drop("lm_head.weight"),
          pointer="/lm_head.weight", file=ST),

@@ -73,7 +73,7 @@ def test_diff_and_dry_run_write_nothing(cli, tiny):
     guessed = tiny / "drafter-guessed"
     before = snapshot(guessed)
     run = cli("fix", guessed, "--reference", tiny / "drafter", "--diff")
-    assert run.code == 0
+    assert run.code == 1          # edits pending: shown, not written (as ruff --diff)
     assert "--- a/config.json" in run.out and '-    "mask_token_id": 151669,' in run.out
     assert '+    "mask_token_id": 248070,' in run.out
     dry = cli("fix", guessed, "--reference", tiny / "drafter", "--dry-run")

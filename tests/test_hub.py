@@ -175,7 +175,14 @@ def test_fix_refuses_hub_cache_snapshot_and_writes_output(cli, hub, tmp_path):
     assert json.loads((out / "config.json").read_text())["dflash_config"]["mask_token_id"] \
         == 151669
     assert blob.read_bytes() == before and not (out / "README.md").is_symlink()
-    assert os.path.samefile(out / "README.md", Path(folder / "README.md").resolve())
+    # a copy, not a link to the shared blob: an ordinary edit of it leaves the cache alone
+    # (mutation caught: small files hard-linked, which changed the cached card)
+    card_blob = Path(folder / "README.md").resolve()
+    card = card_blob.read_bytes()
+    assert not os.path.samefile(out / "README.md", card_blob)
+    with open(out / "README.md", "ab") as handle:
+        handle.write(b"\nedited\n")
+    assert card_blob.read_bytes() == card
     # a complete checkpoint that check accepts: no link leaves the folder
     check = cli("check", out, "--format", "json")
     assert check.code == 0, check.out

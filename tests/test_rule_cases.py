@@ -356,6 +356,9 @@ CASES = [
     Case("DL012", "pass", "xpress-class-renamed-by-vllm",
          ops=[("replace", "/architectures", ["Qwen3XPressModel"])], runtime="vllm"),
     Case("DL012", "pass", "z-lab-class"),
+    # review M05: one registered class among several is served (any, not all)
+    Case("DL012", "pass", "one-of-two-classes-registered",
+         ops=[("replace", "/architectures", ["DFlashDraftModel", "NoSuchDraftModel"])]),
     Case("DL013", "fail", "short-draft-context-sglang",
          ops=[("replace", "/max_position_embeddings", 4096)], pointer="/max_position_embeddings",
          target_ops=[("add", "/text_config/max_position_embeddings", 262144)],
@@ -413,6 +416,10 @@ CASES = [
     Case("DF143", "fail", "rank-only-under-dflash-config",
          ops=[("replace", "/architectures", ["DSparkDraftModel"]),
               ("add", "/dflash_config/markov_rank", 8)], pointer="/markov_rank"),
+    # review M10: a rank of 0 is no rank (SGLang refuses rank <= 0)
+    Case("DF143", "fail", "zero-rank",
+         ops=[("replace", "/architectures", ["DSparkDraftModel"]), ("add", "/markov_rank", 0)],
+         pointer="/markov_rank"),
     Case("DF143", "pass", "top-level-rank",
          ops=[("replace", "/architectures", ["DSparkDraftModel"]), ("add", "/markov_rank", 8)]),
     Case("DF142", "pass", "z-lab-values"),

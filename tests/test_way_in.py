@@ -1,0 +1,152 @@
+"""One way in, failing closed: every option checked once before anything runs, hostile
+trees answered at once, and `fix` never changing more than it lists (issue 32). The gate's
+own cases are in test_gate.py, the collection's in test_collection.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+from sparse import FIXTURES
+
+from drafter_lint import runtimes
+
+
+# --- options -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("spec,refused", [
+    ("vllm==", "no version after"), ("sglang== ", "no version after"),
+    ("reference==1.0", "not versioned"), ("sglang==0.5.0", "has no release 0.5.0"),
+    ("vllm==0.10.1.1", "")])
+def test_a_runtime_spec_names_one_release_or_is_refused(spec, refused):
+    """Mutations caught: `vllm==` read as the newest release; a versioned reference
+    accepted; pre-releases ordered after their release (review M03), which made
+    `sglang==0.5.0` the rc's facts instead of a refusal."""
+    if refused:
+        with pytest.raises(runtimes.UnknownRuntime, match=refused):
+            runtimes.parse(spec)
+    else:
+        assert runtimes.parse(spec) == runtimes.Release("vllm", "0.10.1.1")
+    assert runtimes.version_key("0.5.0rc2") < runtimes.version_key("0.5.0") < \
+        runtimes.version_key("0.5.1") < runtimes.version_key("0.10.1.1") < \
+        runtimes.version_key("0.10.2")
+
+
+@pytest.mark.parametrize("command", ["check", "fix"])
+@pytest.mark.parametrize("options,says", [
+    (("--select", "ZZ9"), "no rule code starts with 'ZZ9'"),
+    (("--runtime", "vllm", "--runtime", "sglang"), "given 2 times"),
+    (("--runtime", "vllm=="), "no version after"),
+    (("--runtime", "sglang", "--num-speculative-tokens", "15"), "does not apply to")])
+def test_every_command_refuses_a_bad_option_before_reading(cli, tiny, command, options,
+                                                           says):
+    """Mutation caught: a command building its options itself, past the validation (the
+    gate's own options: test_gate.py)."""
+    before = (tiny / "drafter-guessed" / "config.json").read_bytes()
+    run = cli(command, tiny / "drafter-guessed", *options)
+    assert run.code == 2 and says in run.err and run.err.count("\n") == 1, run.err
+    assert (tiny / "drafter-guessed" / "config.json").read_bytes() == before
+
+
+def test_the_command_line_runtime_wins_over_a_bad_settings_one(cli, tiny):
+    """A settings file's runtime is used (and so checked) only when --runtime is absent.
+    Mutation caught: the settings file's bad value refusing a run that names a good one."""
+    (tiny / ".drafter-lint.toml").write_text('runtime = "vllm==abc"\n')
+    named = cli("check", tiny / "drafter", "--runtime", "vllm==0.32.0", "--format", "json")
+    assert named.code == 0, named.err
+    unnamed = cli("check", tiny / "drafter")
+    assert unnamed.code == 2 and ".drafter-lint.toml: runtime:" in unnamed.err
+
+
+def test_the_token_count_is_judged_for_the_release_asked(cli, tiny):
+    """LCH102 speaks for the selected vLLM release, never for every runtime (review D2).
+    Mutation caught: the runtimes looped by name (`vLLM` named whatever --runtime said)."""
+    run = cli("check", tiny / "drafter", "--num-speculative-tokens", "16", "--runtime",
+              "vllm==0.30.0", "--select", "LCH102", "--format", "json")
+    found = run.json()["results"][0]["findings"]
+    assert [f["rule"] for f in found] == ["LCH102"] and "vLLM 0.30.0" in found[0]["message"]
+    both = cli("check", tiny / "drafter", "--num-speculative-tokens", "16", "--select",
+               "LCH102", "--format", "json")
+    assert [f["message"].count("SGLang") for f in both.json()["results"][0]["findings"]] == [0]
+
+
+# --- hostile trees ---------------------------------------------------------------------------
+
+def test_a_tree_with_a_fifo_a_deep_config_and_a_good_drafter_answers_at_once(cli, tmp_path):
+    """`check PARENT` over a FIFO config.json, a link to it, a 10,000-deep config.json and a
+    good drafter: DL001 for each bad one, the good one linted, in a moment. Mutations
+    caught: discovery opening the FIFO (hung forever), RecursionError from the deep one
+    ending the run as an internal error."""
+    import shutil
+
+    tree = tmp_path / "models"
+    for name in ("a-fifo", "b-deep", "c-link"):
+        (tree / name).mkdir(parents=True)
+    os.mkfifo(tree / "a-fifo" / "config.json")
+    (tree / "b-deep" / "config.json").write_text("[" * 10_000 + "]" * 10_000)
+    (tree / "c-link" / "config.json").symlink_to(tree / "a-fifo" / "config.json")
+    shutil.copytree(FIXTURES / "tiny-qwen3.6" / "drafter", tree / "d-good")
+    started = time.monotonic()
+    run = cli("check", tree, "--format", "json")
+    assert time.monotonic() - started < 30 and "internal error" not in run.err, run.err
+    got = {os.path.basename(r["path"]): [f["rule"] for f in r["findings"]]
+           for r in run.json()["results"]}
+    assert got["a-fifo"] == ["DL001"] and got["b-deep"] == ["DL001"], got
+    assert got["c-link"] == ["DL001"] and "DL001" not in got["d-good"], got
+    assert run.code == 1
+
+
+# --- fix lists every change it makes ---------------------------------------------------------
+
+def _with_duplicate_block(folder) -> None:
+    text = (folder / "config.json").read_text()
+    (folder / "config.json").write_text(text.replace("{\n", '{\n  "block_size": 8,\n', 1))
+
+
+def test_fix_never_drops_a_duplicate_key_silently(cli, tiny):
+    """A rewrite keeps one copy of a duplicated key. With different values that is a
+    guess: without --unsafe-fixes nothing is written and the reason is said; with it, the
+    collapse is listed like any edit. Mutation caught: the earlier copy dropped without a
+    word (`block_size` 8 and 16, the 8 gone)."""
+    guessed = tiny / "drafter-guessed"
+    _with_duplicate_block(guessed)
+    before = (guessed / "config.json").read_bytes()
+    safe = cli("fix", guessed, "--reference", tiny / "drafter", "--target", tiny / "target")
+    assert safe.code == 1 and (guessed / "config.json").read_bytes() == before
+    assert "/block_size 2 times with different values (8, 16)" in safe.out, safe.out
+    unsafe = cli("fix", guessed, "--reference", tiny / "drafter", "--target", tiny / "target",
+                 "--unsafe-fixes")
+    assert "fix DL003 /block_size: keep 16" in unsafe.out and "drop 8" in unsafe.out
+    assert (guessed / "config.json").read_text().count('"block_size"') == 1
+
+
+def test_fix_does_not_copy_a_reference_that_contradicts_the_weights(cli, tiny, tmp_path):
+    """The reference's values are safe to copy only while they fit the checkpoint: the
+    27B reference on the tiny drafter's weights would turn 8 errors into dozens. Mutation
+    caught: the "safe" copies applied anyway (16 errors became 53 in the review)."""
+    big = tmp_path / "big"
+    big.mkdir()
+    (big / "config.json").write_bytes(
+        (FIXTURES / "hub" / "z-lab" / "Qwen3.6-27B-DFlash" / "main" / "config.json")
+        .read_bytes())
+    drafter = tiny / "drafter"
+    before = (drafter / "config.json").read_bytes()
+    run = cli("fix", drafter, "--reference", big, "--target", tiny / "target")
+    assert run.code == 1 and (drafter / "config.json").read_bytes() == before
+    assert "the reference contradicts this checkpoint" in run.out, run.out
+    forced = cli("fix", drafter, "--reference", big, "--target", tiny / "target",
+                 "--unsafe-fixes", "--dry-run")
+    assert "would fix REF101 /hidden_size: 16 -> 5120" in forced.out, forced.out
+
+
+def test_fix_diff_with_pending_edits_exits_1_and_writes_nothing(cli, tiny):
+    """`fix --diff` shows the patch and exits 1 while edits are pending (as ruff's
+    --diff). Mutation caught: exit 0 for a diff that still has to be applied."""
+    guessed = tiny / "drafter-guessed"
+    before = (guessed / "config.json").read_bytes()
+    run = cli("fix", guessed, "--reference", tiny / "drafter", "--diff")
+    assert run.code == 1 and run.out.startswith("--- a/config.json"), run.out
+    assert (guessed / "config.json").read_bytes() == before
+    json.loads(before)
