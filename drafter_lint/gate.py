@@ -379,13 +379,20 @@ def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
             config.update(_speculative_config(value or ""))
         elif option.startswith("--speculative-config."):
             key = option.split(".", 1)[1].replace("-", "_")
-            config[key] = json.loads(value) if value and value[:1] in "{[0123456789" \
-                else value
+            try:
+                config[key] = json.loads(value) if value and value[:1] in "{[0123456789" \
+                    else value
+            except (ValueError, RecursionError):
+                raise GateError(f"{option} is not JSON; vLLM refuses it") from None
         elif option in SPEC_FLAGS:
             key = SPEC_FLAGS[option]
             if key in config:
                 raise GateError(f"{option} repeats speculative-config {key}; vLLM refuses it")
             config[key] = value
+    for key in ("method", "model", "revision"):
+        if config.get(key) is not None and not isinstance(config[key], str):
+            raise GateError(f"speculative config {key} is {json.dumps(config[key])}, not a "
+                            f"string; vLLM refuses it")
     if positional_model and positional:
         launch.target = positional[0]     # `serve A` wins over a config file's model (serve.py:54-57)
     method = config.get("method")

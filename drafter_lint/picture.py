@@ -88,7 +88,8 @@ def render(facts: Facts) -> str:
     if isinstance(kinds, list):
         window = config.get("sliding_window")
         shown = window if type(window) is int else "no window!"
-        cells = [f"{i}:{KIND.get(k, '?')}" + (f"({shown})" if k == "sliding_attention" else "")
+        cells = [f"{i}:{KIND.get(k, '?') if isinstance(k, str) else '?'}"
+                 + (f"({shown})" if k == "sliding_attention" else "")
                  for i, k in enumerate(kinds)]
         out.append(f"{'drafter layers':<16}{' '.join(cells)}")
     elif n is not None:

@@ -212,11 +212,13 @@ def write_baseline(path: Path, results) -> int:
 def read_baseline(path: Path) -> list[dict]:
     try:
         data = json.loads(read_text(path))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise SettingsError(f"baseline {path}: cannot read: {describe(exc)}") from None
     entries = data.get("entries") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not all(
-            isinstance(e, dict) and {"rule", "path", "pointer"} <= set(e) for e in entries):
+            isinstance(e, dict) and {"rule", "path", "pointer"} <= set(e)
+            and all(isinstance(e[k], str) for k in ("rule", "path", "pointer"))
+            for e in entries):
         raise SettingsError(f"baseline {path}: expected {{\"entries\": [{{rule, path, "
                             f"pointer}}, ...]}}")
     return [{**e, "rule": redirect(str(e["rule"]))} for e in entries]

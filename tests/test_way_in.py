@@ -150,3 +150,49 @@ def test_fix_diff_with_pending_edits_exits_1_and_writes_nothing(cli, tiny):
     assert run.code == 1 and run.out.startswith("--- a/config.json"), run.out
     assert (guessed / "config.json").read_bytes() == before
     json.loads(before)
+
+
+# --- no internal error on hostile input --------------------------------------------------------
+
+DEEP = "[" * 10_000 + "]" * 10_000
+
+
+@pytest.mark.parametrize("name,setup,command", [
+    ("layer-kinds-of-any-type", lambda d: _config(d, layer_types=[1, None, {}]), "inspect"),
+    ("deep-baseline", lambda d: _baseline(d, DEEP), "check"),
+    ("baseline-entries-of-any-type",
+     lambda d: _baseline(d, '{"entries": [{"rule": 5, "path": [], "pointer": {}}]}'), "fix"),
+])
+def test_hostile_files_are_one_line_never_an_internal_error(cli, tiny, name, setup, command):
+    """Each of these ended in `internal error` (a sweep of 167 hostile runs over every
+    command found them). Mutation caught: a type or depth assumed of a user's file."""
+    drafter = tiny / "drafter"
+    setup(drafter)
+    args = [command, drafter, "--target", tiny / "target"] + (
+        ["--dry-run"] if command == "fix" else [])
+    run = cli(*args)
+    assert run.code in (0, 1, 2) and "internal error" not in run.err, run.err
+
+
+def _config(folder, **changes) -> None:
+    config = json.loads((folder / "config.json").read_text())
+    config.update(changes)
+    (folder / "config.json").write_text(json.dumps(config))
+
+
+def _baseline(folder, text: str) -> None:
+    (folder / ".drafter-lint.toml").write_text('baseline = "b.json"\n')
+    (folder / "b.json").write_text(text)
+
+
+@pytest.mark.parametrize("config", [
+    '{"model": 5}', '{"method": ["x"], "model": "drafter"}', '{"model": {"a": 1}}',
+    '{"method": "dflash", "model": "drafter", "revision": 5}'])
+def test_a_speculative_config_of_the_wrong_types_is_refused_in_one_line(config):
+    """vLLM's SpeculativeConfig refuses these; the gate did too, as an internal error."""
+    from drafter_lint.gate import GateError, parse
+
+    with pytest.raises(GateError, match="not a string"):
+        parse(["vllm", "serve", "T", "--speculative-config", config])
+    with pytest.raises(GateError, match="not JSON"):
+        parse(["vllm", "serve", "T", "--speculative-config.model", "{bad"])
