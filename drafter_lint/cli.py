@@ -159,6 +159,8 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     from drafter_lint.progress import Progress
     if not paths and not (hub_author or hub_search):
         raise click.UsageError("give PATHS, --hub-author or --hub-search")
+    if baseline_arg and write_baseline_arg:
+        raise Abort("give --baseline or --write-baseline, not both")
 
     options = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
                                  no_cache, family, runtime, speculative_tokens, note=_note)

@@ -1,13 +1,14 @@
 """Every error drafter-lint reports to its user, and the exit code each ends a run with.
 
 A `DrafterLintError` is a one-line message; the CLI prints it as `drafter-lint: error: ...`
-and exits with `exit_code` (design.md: 2 for anything that stops a run before a verdict).
+and exits with `exit_code` (2 for anything that stops a run before a verdict, 1 for a
+refused launch).
 The built-in base each class keeps (ValueError, OSError) is what callers catch it as.
 """
 
 from __future__ import annotations
 
-REFUSED = 1     # the gate refused the launch (design.md: findings at or above --fail-on)
+REFUSED = 1     # the gate refused the launch (findings at or above --fail-on)
 USAGE = 2       # a path, a setting, an option, the hub or a write stopped the run
 
 

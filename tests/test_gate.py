@@ -499,6 +499,12 @@ def test_gate_dry_run_plumbing(tiny, stand_ins, refuse):
     skipped = gate(env, tiny, *prefix, V2, "vllm", "serve", "target", "--speculative-config",
                    spec(), options=("--no-dry-run",))
     assert skipped.returncode == 0 and "dry run" not in skipped.stderr
+    # `--runtime vllm` names the release to lint for; the installed one is still asked
+    # (mutation caught: a bare runtime name silently skipping the dry run)
+    named = gate(env, tiny, *prefix, V2, "vllm", "serve", "target", "--speculative-config",
+                 spec(), options=("--runtime", "vllm"))
+    assert ("refused" if refuse else "accepted") in named.stderr, named.stderr
+    assert named.returncode == (1 if refuse else 0), named.stderr
 
 
 @pytest.mark.parametrize("written,read", [

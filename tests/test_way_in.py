@@ -34,12 +34,16 @@ def test_a_runtime_spec_names_one_release_or_is_refused(spec, refused):
         runtimes.version_key("0.10.2")
 
 
-@pytest.mark.parametrize("command", ["check", "fix"])
-@pytest.mark.parametrize("options,says", [
+BAD_OPTIONS = [
     (("--select", "ZZ9"), "no rule code starts with 'ZZ9'"),
     (("--runtime", "vllm", "--runtime", "sglang"), "given 2 times"),
     (("--runtime", "vllm=="), "no version after"),
-    (("--runtime", "sglang", "--num-speculative-tokens", "15"), "does not apply to")])
+    (("--runtime", "sglang", "--num-speculative-tokens", "15"), "does not apply to")]
+
+
+@pytest.mark.parametrize("command,options,says", [
+    *[("check", *bad) for bad in BAD_OPTIONS], *[("fix", *bad) for bad in BAD_OPTIONS],
+    ("check", ("--baseline", "b.json", "--write-baseline", "c.json"), "not both")])
 def test_every_command_refuses_a_bad_option_before_reading(cli, tiny, command, options,
                                                            says):
     """Mutation caught: a command building its options itself, past the validation (the

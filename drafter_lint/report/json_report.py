@@ -1,4 +1,4 @@
-"""`--format json`: the report of design.md, schema_version 1."""
+"""`--format json`: the JSON report (schema_version 1, schemas/report.schema.json)."""
 
 from __future__ import annotations
 
