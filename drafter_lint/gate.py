@@ -38,6 +38,7 @@ SGLANG_OPTIONS = {  # option -> field; argparse also accepts unambiguous prefixe
     "--speculative-algorithm": "method", "--speculative-draft-model-path": "draft",
     "--speculative-num-draft-tokens": "tokens", "--revision": "target_revision",
     "--speculative-draft-model-revision": "draft_revision",
+    "--context-length": "context_length",
 }
 
 
@@ -443,7 +444,7 @@ def _parse_sglang(argv, env, args) -> Launch:
             name = "draft"
         if matches[0] == "--speculative-dflash-block-size":
             name = "tokens"        # the DFLASH alias of --speculative-num-draft-tokens
-        if name == "tokens":
+        if name in ("tokens", "context_length"):
             setattr(launch, name, _int(value, matches[0]))
         elif name:
             setattr(launch, name, value)

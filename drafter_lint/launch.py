@@ -19,6 +19,7 @@ class Launch:
     draft: str | None = None
     method: str | None = None
     tokens: int | None = None          # vLLM num_speculative_tokens / SGLang draft tokens
+    context_length: int | None = None  # SGLang --context-length: the draft's too
     draftless: bool = False            # ngram/suffix: no draft checkpoint to lint
     server_args: list[str] = field(default_factory=list)   # what the server's parser reads
     command: list[str] = field(default_factory=list)   # the server line behind launchers

@@ -111,11 +111,15 @@ def draft_context_below_target(facts: Facts):
     configs/model_config.py:1291-1316); with that variable it raises the draft's
     `max_position_embeddings` to the target's instead. The length is derived as SGLang
     does (the first of `max_sequence_length`, ..., `max_position_embeddings`, times a
-    non-llama3 RoPE factor). vLLM raises or caps instead (EA315). On a `gate` launch line
-    that sets the variable this is an info.
+    non-llama3 RoPE factor). vLLM raises or caps instead (EA315). A `gate` launch whose
+    environment (the gate's own, or the line's) sets the variable makes this an info; a
+    `--context-length` at most the draft's passes (the draft is built with the target's
+    context length, which that flag sets: sglang==0.5.23
+    speculative/draft_worker_common.py:100, eagle_worker_v2.py:229).
 
     Fails: a 2048-position EAGLE-3 head for a 40960-context Qwen3-8B under SGLang.
-    Passes: a head whose `max_position_embeddings` equals the target's.
+    Passes: a head whose `max_position_embeddings` equals the target's; the 2048 head
+    launched with `--context-length 2048`.
     """
     if facts.family in ("mtp", "unknown") or facts.family.startswith("speculators"):
         return
@@ -123,8 +127,9 @@ def draft_context_below_target(facts: Facts):
     if not refusing:
         return
     draft, target = _context(facts.config), _context(facts.target.config)
-    if draft >= target:
-        return
+    served = facts.launch.context_length if facts.launch.runtime == "sglang" else None
+    if draft >= (served if served is not None else target):
+        return          # the server's --context-length, when given, is the draft's too
     where = next((f"/{k}" for k in ("max_sequence_length", "seq_length", "max_seq_len",
                                     "model_max_length") if facts.has(f"/{k}")),
                  "/max_position_embeddings")
@@ -133,7 +138,7 @@ def draft_context_below_target(facts: Facts):
     allowed = [v for v in variables if str(env.get(v, "")).lower() in ("1", "true", "yes", "y")]
     if allowed:
         yield Finding(where, f"the draft's context length is {draft}, below the target's "
-                      f"{target}; with {allowed[0]} on the launch line "
+                      f"{target}; with {allowed[0]} set for the server "
                       f"{runtimes.agree(refusing, 'raises it to the target')}'s",
                       severity=Severity.INFO)
         return

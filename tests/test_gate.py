@@ -831,3 +831,41 @@ def test_a_refused_dry_run_is_reported_without_a_second_lint(tiny, stand_ins, mo
                          note=lambda _: None)
     assert not good.start and asked == [1] and len(reads) == 2
     assert [f.rule for f in good.blocking] == ["LCH106"]
+
+
+MAXPOS2048 = FIXTURES / "published" / "specforge-qwen3-8b-eagle3-maxpos2048"
+
+
+@pytest.mark.parametrize("how,starts", [
+    ("plain", False), ("inherited", True), ("prefix", True), ("context-fits", True),
+    ("context-too-long", False), ("env-i-drops-it", False)])
+def test_the_sglang_short_context_head_follows_the_servers_environment(tmp_path, stand_ins,
+                                                                        how, starts):
+    """A 2048-position EAGLE-3 head for the 40960-context Qwen3-8B: SGLang refuses it
+    unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is set in the environment the server
+    sees (the gate's own, or the line's), or --context-length is at most 2048 (the draft
+    is built with the server's context length, sglang==0.5.23
+    speculative/draft_worker_common.py:100, configs/model_config.py:1291-1316). Mutations
+    caught: the variable honoured only as a prefix (DL013 said set it, and refused when
+    it was), --context-length ignored (the message's own way out refused)."""
+    env, out = stand_ins
+    drafter, target = tmp_path / "head", tmp_path / "target"
+    drafter.mkdir()
+    target.mkdir()
+    shutil.copyfile(MAXPOS2048 / "config.json", drafter / "config.json")
+    shutil.copyfile(MAXPOS2048 / "target.config.json", target / "config.json")
+    line = [sys.executable, "-m", "sglang.launch_server", "--model-path", str(target),
+            "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path",
+            str(drafter), "--speculative-num-draft-tokens", "4"]
+    allow = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"
+    env = dict(env, **({allow: "1"} if how in ("inherited", "env-i-drops-it") else {}))
+    line = {"prefix": [f"{allow}=1", *line],
+            "context-fits": [*line, "--context-length", "2048"],
+            "context-too-long": [*line, "--context-length", "4096"],
+            "env-i-drops-it": ["env", "-i", f"PATH={env['PATH']}",
+                               f"PYTHONPATH={env['PYTHONPATH']}",
+                               f"STANDIN_OUT={env['STANDIN_OUT']}", *line]}.get(how, line)
+    run = gate(env, tmp_path, *line, options=("--select", "DL013", "--runtime", "sglang"))
+    assert (run.returncode == 0) == starts and out.exists() == starts, run.stderr
+    if not starts:
+        assert "DL013" in run.stderr and "vLLM" not in run.stderr.split("refused")[-1]
