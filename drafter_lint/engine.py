@@ -111,6 +111,9 @@ def lint(checkpoint: Checkpoint, options: Options, facts: Facts | None = None) -
             result.findings.append(Finding("", f"{more} more {code} findings in this "
                                            f"checkpoint are not listed", file=finding.file,
                                            severity=rule.severity, rule=code, name=rule.name))
+    paths = [f"{release.label.split(' on its')[0]}: its {release.runner.upper()} model "
+             f"runner, {release.why}" for release in facts.releases if release.shown]
+    result.paths = paths or None
     if checkpoint.unread_shards and selected("DL005", select, ignore):
         read = len(checkpoint.headers)
         result.skipped.append(Skipped("DL005", f"{len(checkpoint.unread_shards)} of "

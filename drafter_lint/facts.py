@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from drafter_lint import jsondoc, runtimes
 from drafter_lint.checkpoint import Checkpoint
+from drafter_lint.family import method as family_method
 from drafter_lint.family import rule_families
 from drafter_lint.findings import Finding
 from drafter_lint.launch import Launch
@@ -86,9 +87,25 @@ class Facts:
         if "releases" not in self._computed:
             chosen = (self.runtime,) if self.runtime is not None else \
                 runtimes.default_releases()
-            self._computed["releases"] = tuple(r for r in chosen
+            self._computed["releases"] = tuple(self.on_path(r) for r in chosen
                                                if runtimes.serves(r, self.family))
         return self._computed["releases"]
+
+    def on_path(self, release: runtimes.Release) -> runtimes.Release:
+        """`release` with the model runner this launch takes on it (runtimes/path.py): the
+        target, the method, the draft and the server's environment decide."""
+        method = self.launch.method if self.launch.runtime == release.runtime else None
+        if isinstance(method, str):
+            method = "mtp" if method.lower().endswith("_mtp") else method.lower()
+        else:
+            method = family_method(self.family, "vllm")
+        target = None
+        if self.target is not None:
+            target = dict(self.target.config, architectures=self.target.architectures)
+            target["quantization_config"] = {} if self.target.quantized else None
+        context = runtimes.Context(target=target, method=method, draft=self.config,
+                          env=self.launch.environment)
+        return runtimes.on_path(release, context)
 
     @property
     def runtime_name(self) -> str | None:

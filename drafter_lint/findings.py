@@ -148,6 +148,9 @@ class Result:
     commit: str | None = None
     verdicts: dict[str, str] | None = None
     error: str | None = None
+    # the path assumed where a release's own code branches ("vLLM 0.25.0: its V2 model
+    # runner, the default for dense targets such as Qwen3ForCausalLM")
+    paths: list[str] | None = None
 
     def to_json(self) -> dict:
         out = {
@@ -158,7 +161,7 @@ class Result:
             "findings": [f.to_json() for f in self.findings],
             "skipped": [s.to_json() for s in self.skipped],
         }
-        for key in ("commit", "verdicts", "error"):
+        for key in ("commit", "verdicts", "error", "paths"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return out

@@ -396,18 +396,17 @@ def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
                             f"string; vLLM refuses it")
     if positional_model and positional:
         launch.target = positional[0]     # `serve A` wins over a config file's model (serve.py:54-57)
-    method = config.get("method")
-    if isinstance(method, str) and method.endswith("_mtp"):
-        method = "mtp"                    # every *_mtp alias is mtp (speculative.py:1246)
-    launch.method = method
+    launch.method = config.get("method")      # `*_mtp` as written: LCH101 reads it per release
+    mtp = isinstance(launch.method, str) and (launch.method == "mtp"
+                                              or launch.method.endswith("_mtp"))
     launch.draft = config.get("model")
     if isinstance(config.get("revision"), str):
         launch.draft_revision = config["revision"]
-    elif launch.method == "mtp":
+    elif mtp:
         launch.draft_revision = launch.target_revision   # the target checkpoint itself
     if config.get("num_speculative_tokens") is not None:
         launch.tokens = _vllm_tokens(config["num_speculative_tokens"])
-    if launch.method == "mtp" and launch.draft is None:
+    if mtp and launch.draft is None:
         launch.draft = launch.target          # MTP heads live in the target checkpoint
     if launch.method in DRAFTLESS or launch.draft == "ngram":
         launch.draftless = True

@@ -30,6 +30,7 @@ class Target:
     architectures: list[str] = field(default_factory=list)
     special_ids: dict[str, list[int]] = field(default_factory=dict)  # pad/eos/bos -> ids
     deepstack_layers: int = 0      # Qwen3-VL: text layers that take vision features
+    quantized: bool = False        # a quantization_config (vLLM's runner choice reads it)
 
 
 def resolve_target(arg: str, offline: bool = False) -> Target:
@@ -113,6 +114,8 @@ def read_target(path: Path, display: str | None = None) -> Target:
         if isinstance(outer.get("architectures"), list) else [],
         special_ids=special_ids(outer, config),
         deepstack_layers=_deepstack_layers(outer),
+        quantized=isinstance(outer.get("quantization_config"), dict)
+        or isinstance(config.get("quantization_config"), dict),
     )
     try:
         target.tokenizer = read_tokenizer(folder, "target")

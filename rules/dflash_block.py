@@ -150,24 +150,23 @@ def sample_from_anchor_refused(facts: Facts):
     when `dflash_config.sample_from_anchor` is truthy (vllm==0.33.0
     v1/worker/gpu/spec_decode/dflash/speculator.py:80-89; DFlash2, XPress and DSpark
     speculators inherit the check). A speculators DFlash file's `sample_from_anchor` is
-    mapped there (algos.py:118-122). The V1 runner (`VLLM_USE_V2_MODEL_RUNNER=0`) does not
-    read it. The oracle lane does not reach the speculator's constructor; the rule stands
-    on the code.
+    mapped there (algos.py:118-122). The refusal starts at vllm==0.27.0 (speculator.py:64-68),
+    on the V2 runner, which is the default for dense targets from 0.25.0; the V1 runner
+    (MoE or hybrid targets before 0.29, or `VLLM_USE_V2_MODEL_RUNNER=0`) does not read it.
+    The row carries its runner, so a release on V1 is not asked. The oracle lane does not
+    reach the speculator's constructor; the rule stands on the code.
 
     Fails: `"dflash_config": {..., "sample_from_anchor": true}`. Passes: false or absent.
     """
     where, value = _sample_from_anchor(facts)
     if where is None or not value:
         return
-    env = facts.launch.environment
-    if str(env.get("VLLM_USE_V2_MODEL_RUNNER", "")).strip() in ("0", "false", "False"):
-        return
     refusing = runtimes.matching(facts.releases, "dflash.sample-from-anchor-refused")
     if refusing:
         yield Finding(where, f"sample_from_anchor is {dumped(value)}: "
                       f"{runtimes.agree(refusing, 'serves')} DFlash only with the anchor as "
-                      f"the bonus token and refuses to start on its V2 model runner (the "
-                      f"default); write false, the layout DFlash drafters are trained in")
+                      f"the bonus token and refuses to start on its V2 model runner; write "
+                      f"false, the layout DFlash drafters are trained in")
 
 
 RULES = collect(block_size_invalid, hidden_size_vs_target, vocab_size_vs_target, architecture_unexpected, sample_from_anchor_refused)

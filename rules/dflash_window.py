@@ -10,6 +10,7 @@ from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import (
     Finding,
+    Severity,
     add,
     replace,
 )
@@ -193,17 +194,33 @@ def sliding_window_disabled(facts: Facts):
 
 @rule("DF125", "mixed-attention-runtime", "info", "dflash")
 def mixed_attention_runtime(facts: Facts):
-    """Sliding and full layers are mixed: vLLM serves this on its V2 model runner only.
+    """Sliding and full layers are mixed: vLLM serves this on its V2 model runner only, and
+    vLLM 0.25.x not at all.
 
-    vLLM 0.33 runs the V2 runner unless `VLLM_USE_V2_MODEL_RUNNER=0` (vllm==0.33.0
-    config/vllm.py:748-767); V1 refuses mixed drafters ("Model Runner V1 does not support",
-    config/vllm.py:3128-3137). LCH103 checks a launch line that selects V1.
+    From 0.26.0 a mixed DFlash draft is sent to the V2 runner unless
+    `VLLM_USE_V2_MODEL_RUNNER=0` (vllm==0.26.0 config/vllm.py `_dflash_needs_multi_kv_group`;
+    vllm==0.33.0 config/vllm.py:748-767); V1 refuses mixed drafters ("Model Runner V1 does
+    not support", config/vllm.py:3128-3137). LCH103 checks a launch line that selects V1.
+    vLLM 0.25.0 and 0.25.1 refuse any mix on either runner ("DFlash does not yet support
+    mixed sliding/full attention via layer_types", vllm==0.25.0
+    model_executor/models/qwen3_dflash.py:86-97): an error for those releases.
 
-    Informs: `layer_types` with both kinds, when checking for vLLM. Passes: one kind only.
+    Informs: `layer_types` with both kinds, when checking for vLLM. Fails: the same under
+    `--runtime vllm==0.25.0`. Passes: one kind only.
     """
     kinds = set(layer_types_of(facts) or [])
-    needs = runtimes.matching(facts.releases, "runner.v1-refuses-mixed-swa")
-    if {"sliding_attention", "full_attention"} <= kinds and needs:
+    if not {"sliding_attention", "full_attention"} <= kinds:
+        return
+    refusing = [runtimes.on_runner(r, "") for r in
+                runtimes.matching(facts.releases, "dflash.refuses-mixed-swa")]
+    if refusing:
+        yield Finding("/layer_types", f"layer_types mixes sliding and full attention: "
+                      f"{runtimes.agree(refusing, 'refuses')} any such DFlash draft at "
+                      f"start-up, on either model runner (later releases serve it on V2)",
+                      severity=Severity.ERROR)
+    needs = [runtimes.on_runner(r, "") for r in facts.releases
+             if runtimes.value("runner.v1-refuses-mixed-swa", runtimes.on_runner(r, "v1"))]
+    if needs:
         yield Finding("/layer_types", f"layer_types mixes sliding and full attention: "
                       f"{runtimes.agree(needs, 'serves')} it on the V2 model runner (the "
                       f"default); VLLM_USE_V2_MODEL_RUNNER=0 refuses it")

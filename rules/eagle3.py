@@ -781,14 +781,20 @@ def draft_vocab_size_missing(facts: Facts):
     'draft_vocab_size'" (the oracle lane records it). vLLM defaults it to `vocab_size`.
     TorchSpec's Kimi-K2.5 and MiniMax-M2.5 templates omit it.
 
+    Before sglang==0.5.5 the key was read only for an untied head (models/llama_eagle3.py:
+    202-215 in 0.5.4); a tied head (`tie_word_embeddings: true`) started without it.
+
     Fails: `LlamaForCausalLMEagle3` without `draft_vocab_size`, for SGLang. Passes: the key
-    written (`32000`, or `null`); checked for vLLM alone.
+    written (`32000`, or `null`); checked for vLLM alone; a tied head on 0.5.4.
     """
     if facts.has("/draft_vocab_size"):
         return
     names = architecture_names(facts)
     refusing = runtimes.matching(facts.releases, "eagle3.requires-draft-vocab-size",
                                  lambda classes: bool(names & classes))
+    if facts.get("/tie_word_embeddings", None) is not True:     # before 0.5.5: untied only
+        refusing += runtimes.matching(facts.releases, "eagle3.requires-draft-vocab-size-untied",
+                                      lambda classes: bool(names & classes))
     if refusing:
         yield Finding("/draft_vocab_size", f"draft_vocab_size is not written: "
                       f"{runtimes.agree(refusing, 'reads it')} with no default and refuses "

@@ -37,10 +37,26 @@ def _dspark_layout(facts: Facts, release) -> str | None:
     return layout if layout in runtimes.value("dspark.tokens-per-block", release, {}) else None
 
 
+def _method(release, method, accepted) -> str | None:
+    """The launch's method as `release` reads it: SGLang upper-cases it; vLLM from 0.11.0
+    takes every `*_mtp` name as an alias of `mtp` (vllm==0.33.0
+    config/speculative.py:1246-1250), before it each is a method of its own (vllm==0.10.2
+    config/__init__.py:1882-1884)."""
+    if not isinstance(method, str):
+        return method
+    if release.runtime == "sglang":
+        return method.upper()
+    if method.endswith("_mtp") and method not in accepted and "mtp" in accepted:
+        return "mtp"
+    return method
+
+
 def _release(facts: Facts):
     """The launch line's runtime release (the one installed behind it, or --runtime's: the
-    gate sets it); None without a launch line."""
-    return facts.launch.release if facts.launch.runtime else None
+    gate sets it) on the launch's path; None without a launch line."""
+    if not facts.launch.runtime or facts.launch.release is None:
+        return None
+    return facts.on_path(facts.launch.release)
 
 
 @rule("LCH101", "launch-method-vs-family", "error", "any", needs=("config", "launch"))
@@ -69,8 +85,7 @@ def method_vs_family(facts: Facts):
         return
     if method is None and release.runtime == "vllm" and accepted:
         return  # vLLM infers the method from the model (see EA318)
-    if release.runtime == "sglang" and isinstance(method, str):
-        method = method.upper()
+    method = _method(release, method, accepted)
     if method not in accepted:
         wanted = ", ".join(sorted(m for m in accepted if m)) or \
             f"none: {release.label} cannot serve it"
@@ -193,9 +208,8 @@ def mtp_without_layers(facts: Facts):
     if release is None or not isinstance(method, str) or \
             facts.family not in ("mtp", "unknown"):
         return
-    if release.runtime == "sglang":
-        method = method.upper()
-    if method not in runtimes.value("launch.methods", release, {}).get("mtp", ()):
+    accepted = runtimes.value("launch.methods", release, {}).get("mtp", ())
+    if _method(release, method, accepted) not in accepted:
         return
     count = mtp_count(facts.config)
     if count is None or count[1] != 0 or detect(facts.config, facts.names) == "mtp":
@@ -204,36 +218,34 @@ def mtp_without_layers(facts: Facts):
                   f"0: the checkpoint has no MTP layer to draft with ({release.label})")
 
 
-V1_VALUES = ("0", "false", "False")
-
 
 @rule("LCH103", "launch-swa-runtime", "error", "dflash", needs=("config", "launch"))
 def swa_runtime(facts: Facts):
     """A mixed sliding/full or DFlash2 drafter is launched on vLLM's V1 model runner.
 
-    vLLM 0.33 uses the V2 runner unless `VLLM_USE_V2_MODEL_RUNNER=0` (vllm==0.33.0
-    config/vllm.py:748-767, envs.py:2149); V1 refuses a sliding/full mix and DFlash2
-    drafters at start-up (config/vllm.py:3128-3137). The variable counts whether it is on
-    the launch line or in the gate's own environment.
+    The runner is the launch's path (runtimes/path.py): `VLLM_USE_V2_MODEL_RUNNER=0`, on the
+    launch line or in the gate's own environment, selects V1 (vllm==0.33.0
+    config/vllm.py:748-767, envs.py:2149); without it mixed and DFlash2 drafts are sent to
+    V2 (from 0.26.0 and 0.28.0). V1 refuses a sliding/full mix from 0.26.0
+    (config/vllm.py:3128-3137) and a DFlash2 draft from 0.29.0 (vllm==0.29.0
+    config/vllm.py:2632-2636); on 0.28.0 V1 serves DFlash2 as DFlash1, silently.
 
     Fails: `VLLM_USE_V2_MODEL_RUNNER=0 vllm serve ...` with a 4 sliding + 1 full drafter.
     Passes: the same line without the variable (V2 is the default).
     """
     release = _release(facts)
-    if release is None or not runtimes.lookup("runner.v1-refuses-mixed-swa", release):
+    if release is None or release.runner != "v1":
         return                                   # only vLLM has the two runners
-    chosen = facts.launch.environment.get("VLLM_USE_V2_MODEL_RUNNER", "").strip()
-    v1 = chosen in V1_VALUES or (not chosen and not runtimes.value("runner.v2-default",
-                                                                   release, False))
-    if not v1:
-        return
     kinds = facts.get("/layer_types", None)
     mixed = isinstance(kinds, list) and {"sliding_attention", "full_attention"} <= set(kinds)
-    if mixed or facts.family == "dflash2":
-        what = "mixes sliding and full layers" if mixed else "is a DFlash2 drafter"
-        yield Finding("/layer_types" if mixed else "", f"the drafter {what} and "
-                      f"VLLM_USE_V2_MODEL_RUNNER=0 selects {release.label}'s V1 runner, "
-                      f"which refuses it at start-up; drop the variable (V2 is the default)")
+    if mixed and runtimes.value("runner.v1-refuses-mixed-swa", release):
+        what, where = "mixes sliding and full layers", "/layer_types"
+    elif facts.family == "dflash2" and runtimes.value("runner.v1-refuses-dflash2", release):
+        what, where = "is a DFlash2 drafter", ""
+    else:
+        return
+    yield Finding(where, f"the drafter {what}: {release.label} ({release.why}) refuses it at "
+                  f"start-up; drop VLLM_USE_V2_MODEL_RUNNER=0")
 
 
 RULES = collect(refused_by_runtime, omni_dspark_tokens, method_vs_family, tokens_vs_block, swa_runtime, mtp_without_layers)

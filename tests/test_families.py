@@ -232,6 +232,14 @@ FAMILY_CASES = [
          [("remove", "/draft_vocab_size"),
           ("replace", "/architectures", ["LlamaForCausalLMEagle3"])], runtime="vllm"),
     Case("EA325", "pass", "written", E3),
+    # before SGLang 0.5.5 a tied head never read the key (llama_eagle3.py:202-215)
+    Case("EA325", "pass", "tied-head-sglang-0.5.4", E3,
+         [("remove", "/draft_vocab_size"), ("add", "/tie_word_embeddings", True),
+          ("replace", "/architectures", ["LlamaForCausalLMEagle3"])], runtime="sglang==0.5.4"),
+    Case("EA325", "fail", "untied-head-sglang-0.5.4", E3,
+         [("remove", "/draft_vocab_size"), ("add", "/tie_word_embeddings", False),
+          ("replace", "/architectures", ["LlamaForCausalLMEagle3"])],
+         pointer="/draft_vocab_size", runtime="sglang==0.5.4"),
     # review M11: only the Llama class reads the key without a default
     Case("EA325", "pass", "other-class-sglang", E3,
          [("remove", "/draft_vocab_size"),
@@ -316,6 +324,11 @@ FAMILY_CASES = [
     Case("LCH104", "fail", "nextn-on-zero-mtp-layers", "deepseek-v3",
          generator={"mtp_layers": 0}, runtime="sglang", pointer="/num_nextn_predict_layers",
          launch={"runtime": "sglang", "method": "NEXTN", "num_draft_tokens": 2}),
+    # every *_mtp name is an alias of mtp from vLLM 0.11.0; before, a method of its own
+    Case("LCH101", "pass", "deepseek-mtp-on-0.10.2", "deepseek-v3", runtime="vllm==0.10.2",
+         launch={"runtime": "vllm", "method": "deepseek_mtp", "release": "vllm==0.10.2"}),
+    Case("LCH101", "pass", "deepseek-mtp-alias-on-0.33", "deepseek-v3", runtime="vllm",
+         launch={"runtime": "vllm", "method": "deepseek_mtp"}),
     Case("LCH104", "pass", "mtp-launch-with-a-layer", "deepseek-v3", runtime="vllm",
          launch={"runtime": "vllm", "method": "mtp", "num_speculative_tokens": 1}),
     Case("MTP108", "fail", "minimax-m2-type-vllm", "deepseek-v3",

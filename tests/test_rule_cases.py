@@ -39,6 +39,13 @@ NESTED_QWEN35 = ([("replace", "/model_type", "qwen3_5")]
                  + [("add", "/text_config", {k: BASE[k] for k in TEXT_FIELDS})])
 
 
+# a drafter of one layer kind (not sent to V2 for its mix) and a dense Qwen3 target (V2 is
+# its default runner from vLLM 0.25.0)
+ALL_FULL = [("replace", "/layer_types", ["full_attention"] * 5)]
+DENSE_TARGET = [("replace", "/architectures", ["Qwen3ForCausalLM"]),
+                ("replace", "/text_config/layer_types", ["full_attention"] * 24)]
+SAMPLE = "/dflash_config/sample_from_anchor"
+
 # a Qwen3-Omni DSpark draft (vLLM's standalone layout), block 16
 OMNI_DSPARK = [("replace", "/architectures", ["Qwen3OmniDSparkModel"]),
                ("add", "/markov_rank", 8)]
@@ -149,6 +156,14 @@ CASES = [
     Case("DF102", "fail", "top-level-mask-for-the-reference", ops=[
         ("remove", MASK), ("add", "/mask_token_id", 248070)], pointer=MASK, runtime="reference"),
     Case("DF102", "fail", "no-mask-anywhere", ops=[("remove", MASK)], pointer=MASK),
+    # the runner is the path (issue 30): vLLM 0.25-0.27 read a top-level mask on V2 (the
+    # default for a dense target), not on V1 (a hybrid target's)
+    Case("DF102", "pass", "top-level-mask-dense-target-v2-0.25", ops=[
+        ("remove", MASK), ("add", "/mask_token_id", 248070), *ALL_FULL],
+        target_ops=DENSE_TARGET, runtime="vllm==0.25.0"),
+    Case("DF102", "fail", "top-level-mask-hybrid-target-v1-0.25", ops=[
+        ("remove", MASK), ("add", "/mask_token_id", 248070), *ALL_FULL], pointer=MASK,
+        runtime="vllm==0.25.0"),
     Case("DF102", "fail", "no-mask-sglang-falls-back", ops=[("remove", MASK)], pointer=MASK,
          runtime="sglang", severity="warning"),
     Case("DF101", "fail", "not-object", ops=[("replace", "/dflash_config", [1])],
@@ -282,6 +297,8 @@ CASES = [
          pointer="/use_sliding_window"),
     Case("DF124", "pass", "switched-on"),
     Case("DF125", "fail", "mixed", pointer="/layer_types"),
+    Case("DF125", "fail", "mixed-refused-by-0.25-on-either-runner", pointer="/layer_types",
+         runtime="vllm==0.25.0", severity="error"),
     Case("DF125", "pass", "all-full", ops=[("replace", "/layer_types", ["full_attention"] * 5)]),
     Case("DF126", "pass", "no-flag-servers-agree", ops=[("remove", "/is_causal")]),
     Case("DF126", "pass", "explicit-flag"),
@@ -391,6 +408,25 @@ CASES = [
         ("add", "/dflash_config/sample_from_anchor", False)]),
     Case("DF128", "pass", "sample-from-anchor-not-judged-for-sglang", ops=[
         ("add", "/dflash_config/sample_from_anchor", True)], runtime="sglang"),
+    # V2 refuses it from 0.27.0, on a dense target's default runner; V1 never reads it
+    Case("DF128", "fail", "sample-from-anchor-dense-target-0.27", ops=[
+        ("add", SAMPLE, True), *ALL_FULL], target_ops=DENSE_TARGET, runtime="vllm==0.27.0",
+         pointer=SAMPLE),
+    Case("DF128", "pass", "sample-from-anchor-hybrid-target-v1-0.27", ops=[
+        ("add", SAMPLE, True), *ALL_FULL], runtime="vllm==0.27.0"),
+    Case("DF128", "pass", "sample-from-anchor-v1-asked", ops=[("add", SAMPLE, True)],
+         runtime="vllm", launch={"runtime": "vllm",
+                                 "env": {"VLLM_USE_V2_MODEL_RUNNER": "0"}}),
+    # LCH103: V1 refuses a DFlash2 draft from 0.29.0; 0.28.0 serves it as DFlash1
+    Case("LCH103", "fail", "dflash2-on-v1-0.29", ops=[
+        ("replace", "/architectures", ["DFlash2DraftModel"]), *ALL_FULL],
+         launch={"runtime": "vllm", "release": "vllm==0.29.0",
+                 "env": {"VLLM_USE_V2_MODEL_RUNNER": "0"}}, runtime="vllm==0.29.0",
+         pointer=""),
+    Case("LCH103", "pass", "dflash2-on-v1-0.28-is-not-refused", ops=[
+        ("replace", "/architectures", ["DFlash2DraftModel"]), *ALL_FULL],
+         launch={"runtime": "vllm", "release": "vllm==0.28.0",
+                 "env": {"VLLM_USE_V2_MODEL_RUNNER": "0"}}, runtime="vllm==0.28.0"),
     Case("LCH105", "fail", "omni-dspark-fewer-tokens-than-block", ops=OMNI_DSPARK,
          launch={"runtime": "vllm", "method": "dspark", "num_speculative_tokens": 8},
          runtime="vllm", pointer="/block_size"),

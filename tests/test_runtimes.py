@@ -24,7 +24,8 @@ def test_every_fact_is_read_by_code():
     """A row nothing reads is a claim nothing enforces. Mutation caught: a rule that goes
     back to hard-coding a runtime behaviour, leaving its row unused."""
     source = "\n".join(p.read_text() for p in [*(ROOT / "rules").glob("*.py"),
-                                              *(ROOT / "drafter_lint").glob("*.py")]
+                                              *(ROOT / "drafter_lint").glob("*.py"),
+                                              ROOT / "drafter_lint" / "runtimes" / "path.py"]
                        if p.name != "runtimes.py")
     for key in {f.key for f in runtimes.FACTS}:
         if key.startswith("serves."):
@@ -35,7 +36,8 @@ def test_every_fact_is_read_by_code():
 @pytest.mark.parametrize("spec,version,exact", [("vllm", "0.33.0", True),
                                                 ("vllm==0.33", "0.33.0", True),
                                                 ("vllm==0.31.0", "0.31.0", True),
-                                                ("vllm==0.34.0", "0.34.0", False),
+                                                ("vllm==0.34.0", "0.33.0", False),
+                                                ("vllm==99.0", "0.33.0", False),
                                                 ("vllm==0.8.5.post1", "0.8.5", False),
                                                 ("vllm==0.33.0+cu128", "0.33.0", True),
                                                 ("vllm==0.7.3", "0.8.0", False),
@@ -64,7 +66,15 @@ PINNED_BY = {
                                     "DL017-pass-qwen3-next-target-vllm-0.24"],
     "aux.target-model-types": ["DL016-fail-dflash-for-a-glm-target-on-0.21",
                                "DL016-pass-dflash-for-a-glm-target-on-0.22-unchecked"],
-    "runner.v2-default": ["gate:LCH103-pass"],
+    "runner.v2-policy": ["DF102-pass-top-level-mask-dense-target-v2-0.25",
+                         "DF102-fail-top-level-mask-hybrid-target-v1-0.25",
+                         "DF128-pass-sample-from-anchor-hybrid-target-v1-0.27",
+                         "gate:LCH103-pass"],
+    "runner.v1-refuses-dflash2": ["LCH103-fail-dflash2-on-v1-0.29",
+                                  "LCH103-pass-dflash2-on-v1-0.28-is-not-refused"],
+    "eagle3.requires-draft-vocab-size-untied": ["EA325-pass-tied-head-sglang-0.5.4",
+                                                "EA325-fail-untied-head-sglang-0.5.4"],
+    "dflash.refuses-mixed-swa": ["DF125-fail-mixed-refused-by-0.25-on-either-runner"],
     "runner.v1-refuses-mixed-swa": ["DF125-fail-mixed", "gate:LCH103-fail"],
     "dflash.mask-sources": ["DF102-pass-top-level-mask-for-servers",
                             "DF102-fail-top-level-mask-for-the-reference",
@@ -271,7 +281,8 @@ def test_every_row_has_a_range_with_evidence_at_both_ends():
     import json
 
     evidence = json.loads((ROOT / "tests" / "data" / "release-evidence.json").read_text())
-    records = {(r["key"], r["runtime"], r["since"], r["until"]): r for r in evidence["records"]}
+    records = {(r["key"], r["runtime"], r["since"], r["until"], r.get("path", "")): r
+               for r in evidence["records"]}
     assert len(runtimes.KNOWN["reference"]) == 1
     for fact in runtimes.FACTS:
         if fact.runtime == "reference":
@@ -280,7 +291,7 @@ def test_every_row_has_a_range_with_evidence_at_both_ends():
         published = runtimes.PUBLISHED[fact.runtime]
         assert fact.since in published and (not fact.until or fact.until in published), \
             (fact.key, fact.runtime, fact.since, fact.until)
-        record = records.get((fact.key, fact.runtime, fact.since, fact.until))
+        record = records.get((fact.key, fact.runtime, fact.since, fact.until, fact.path))
         assert record, ("no evidence", fact.key, fact.runtime, fact.since, fact.until)
         at = published.index(fact.since)
         last = published[published.index(fact.until) - 1] if fact.until else published[-1]
@@ -297,10 +308,11 @@ def test_rows_of_one_fact_do_not_overlap():
     without closing the old row, so `lookup` silently takes whichever comes first."""
     for runtime, published in runtimes.PUBLISHED.items():
         for version in published:
-            release = runtimes.Release(runtime, version)
-            keys = [f.key for f in runtimes.FACTS if runtimes.holds(f, release)]
-            assert len(keys) == len(set(keys)), (version, sorted(
-                k for k in set(keys) if keys.count(k) > 1))
+            for runner in (("v1", "v2") if runtime == "vllm" else ("",)):
+                release = runtimes.Release(runtime, version, runner=runner)
+                keys = [f.key for f in runtimes.FACTS if runtimes.holds(f, release)]
+                assert len(keys) == len(set(keys)), (version, runner, sorted(
+                    k for k in set(keys) if keys.count(k) > 1))
 
 
 @pytest.mark.parametrize("edit,before,since,rule", [
@@ -328,3 +340,50 @@ def test_sglang_serves_each_drafter_family_from_the_release_that_added_it(
 
     assert refused(before) and "does not serve" in refused(before)[0]["message"]
     assert refused(since) == []
+
+
+# Gaps between the rows of one fact that are meant: the release between reads the fact in a
+# way no row can say. (key, runtime, runner) -> (releases, why)
+INTENDED_GAPS = {
+    ("eagle3.aux-sources", "vllm", "v2"): (
+        ("0.11.1", "0.11.2", "0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1",
+         "0.16.0"), "no V2 model runner reads EAGLE-3 aux ids before vllm==0.17.0 "
+        "(v1/worker/gpu/spec_decode/eagle/eagle3_utils.py appears there)"),
+    ("dflash.tap-sources", "vllm", "v2"): (
+        ("0.22.0", "0.22.1", "0.23.0"), "V2 does not run DFlash before vllm==0.24.0 "
+        "(config/vllm.py _get_v2_model_runner_unsupported_features: eagle, eagle3 and mtp "
+        "only), so a DFlash launch takes V1 there"),
+    ("dflash.causal-sources", "sglang", ""): (
+        ("0.5.17",), "sglang==0.5.17 models/dflash.py:58-70 applies `is_causal` to full layers "
+        "only and runs sliding layers causal, which a source list cannot say"),
+}
+
+
+def test_no_fact_leaves_a_gap_of_releases_unexplained():
+    """Between the first and the last release a fact's rows cover, on each vLLM runner,
+    every release has a row (a look-up that finds none makes its rules silent: DF126 and
+    DF128 said nothing on SGLang 0.5.17 and vLLM 0.27-0.28). Mutation caught: a row's
+    `until` moved past the next row's `since`, or a row dropped."""
+    groups: dict = {}
+    for fact in runtimes.FACTS:
+        if fact.runtime == "reference":
+            continue
+        for runner in (("v1", "v2") if fact.runtime == "vllm" else ("",)):
+            if not fact.path or fact.path == runner:
+                groups.setdefault((fact.key, fact.runtime, runner), []).append(fact)
+    found = {}
+    for (key, runtime, runner), rows in groups.items():
+        versions = runtimes.PUBLISHED[runtime]
+        covered = [v for v in versions if any(runtimes.holds(
+            f, runtimes.Release(runtime, v, runner=runner)) for f in rows)]
+        inside = [v for v in versions if runtimes.version_key(covered[0]) <=
+                  runtimes.version_key(v) <= runtimes.version_key(covered[-1])]
+        gaps = tuple(v for v in inside if v not in covered)
+        if gaps:
+            found[(key, runtime, runner if runtime == "vllm" else "")] = gaps
+    intended = {k: v[0] for k, v in INTENDED_GAPS.items()}
+    for (key, runtime, runner), gaps in list(found.items()):
+        if runtime == "vllm" and intended.get((key, runtime, "")) == gaps:
+            found[(key, runtime, "")] = gaps
+            del found[(key, runtime, runner)]
+    assert found == intended, found

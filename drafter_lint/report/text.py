@@ -22,6 +22,8 @@ def render(results: list[Result], options: dict | None = None) -> str:
             lines.append(f"{style(location(result, f), bold=True)}: {style(f.rule, bold=True)}"
                          f"{mark} {style(f.severity.value, fg=COLOURS[f.severity.value])} "
                          f"{f.message}")
+        for path in result.paths or ():
+            lines.append(style(f"{one_line(result.path)}: path assumed: {path}", dim=True))
         reasons: dict[str, list[str]] = {}
         for s in result.skipped:
             reasons.setdefault(s.reason, []).append(s.rule)

@@ -28,7 +28,8 @@ def _value(run: dict):
     value = run["value"]
     if not isinstance(value, dict):
         return value
-    return {k: tuple(v) if k == "substrings" else frozenset(v) for k, v in value.items()}
+    return {k: tuple(v) if k == "substrings" else frozenset(v) if isinstance(v, list) else v
+            for k, v in value.items()}
 
 
 def runs(key: str) -> list[tuple[str, str, str, object, str]]:

@@ -45,10 +45,14 @@ class Release:
     version: str
     exact: bool = True      # False: a build or release not recorded itself (see `note`)
     note: str = ""          # what the CLI says about an inexact release
+    runner: str = ""        # vLLM's model runner on the launch's path ("v1", "v2"), if known
+    why: str = ""           # why that runner (runtimes/path.py)
+    shown: bool = False     # whether messages name the runner (it depends on the launch)
 
     @property
     def label(self) -> str:
-        return f"{LABEL[self.runtime]} {self.version}"
+        on = f" on its {self.runner.upper()} runner" if self.shown and self.runner else ""
+        return f"{LABEL[self.runtime]} {self.version}{on}"
 
 
 @functools.lru_cache(maxsize=None)
@@ -65,8 +69,8 @@ def parse(spec: str) -> Release:
     """`vllm`, `vllm==0.33`, `sglang==0.5.23`, `reference` -> a Release.
 
     A recorded release is exact. A `.postN` build of one gets its facts, with a note. A
-    version newer than the newest recorded keeps its number (open-ended rows apply) and a
-    note says its facts are the newest's and may be stale; one older than the oldest
+    version newer than the newest recorded is the newest (messages never speak for a
+    release the facts do not describe) and a note says its facts may be stale; one older than the oldest
     recorded gets the oldest's facts, with a note. Anything else (not a version number,
     or a number the index does not have between its first and last release) raises
     UnknownRuntime.
@@ -106,10 +110,10 @@ def parse(spec: str) -> Release:
                 f"{LABEL[name]} {version} is a post-release of {known}: its facts are "
                 f"{known}'s"))
     label, oldest, newest = LABEL[name], recorded[0], recorded[-1]
-    if version_key(base) > version_key(newest):
-        return Release(name, version, exact=False, note=(
+    if version_key(base) > version_key(newest):       # messages speak for the recorded one
+        return Release(name, newest, exact=False, note=(
             f"{label} {version} is newer than {newest}, the newest recorded release: its "
-            f"facts are {newest}'s and may be stale"))
+            f"facts are {newest}'s and may be stale; findings name {newest}"))
     if version_key(base) < version_key(oldest):
         return Release(name, oldest, exact=False, note=(
             f"{label} {version} is older than {oldest}, the oldest recorded release: its "

@@ -31,6 +31,7 @@ class Fact:
     cite: str
     since: str = ""          # first release it holds for ("" only for the z-lab reference)
     until: str = ""          # first release it no longer holds for
+    path: str = ""           # "v1" / "v2": holds only on that vLLM model runner
 
 
 V, S, R = "vllm", "sglang", "reference"
@@ -50,19 +51,24 @@ REFUSED = {V: "V model_executor/models/registry.py:1249-1252, not supported for 
               "speculative/eagle_worker_v2.py:363"}
 
 FACTS: tuple[Fact, ...] = (
-    # Model runner
-    Fact("runner.v2-default", V, True, "start-up",
-         "V config/vllm.py:748-767 (VLLM_USE_V2_MODEL_RUNNER unset means V2); envs.py:2149",
-         since="0.29.0"),
-    Fact("runner.v2-default", V, "model-dependent", "start-up",
-         "vllm==0.22.0 config/vllm.py:69, 493-532 (V2 only for listed, non-MoE, unquantized "
-         "models; vllm==0.28.0 config/vllm.py:614-712)", since="0.22.0", until="0.29.0"),
-    Fact("runner.v2-default", V, False, "start-up",
-         "vllm==0.21.0 envs.py:1711-1713 (V1 unless VLLM_USE_V2_MODEL_RUNNER=1)",
-         since="0.8.0", until="0.22.0"),
+    # Model runner: which one serves a launch (read whole from each wheel; runtimes/path.py
+    # applies it to the target, the method, the draft and VLLM_USE_V2_MODEL_RUNNER)
+    *read_whole("runner.v2-policy", lambda _: "VllmConfig.use_v2_model_runner with "
+                "VLLM_USE_V2_MODEL_RUNNER unset; envs.py reads the variable"),
     Fact("runner.v1-refuses-mixed-swa", V, True, "start-up",
          "V config/vllm.py:3128-3137, 2092-2096 (Model Runner V1 does not support ...)",
-         since="0.26.0"),
+         since="0.26.0", path="v1"),
+    # vllm==0.25.0/0.25.1 refuse any mixed sliding/full DFlash draft, on either runner
+    Fact("dflash.refuses-mixed-swa", V, True, "start-up",
+         "vllm==0.25.0 model_executor/models/qwen3_dflash.py:86-97 (NotImplementedError: DFlash "
+         "does not yet support mixed sliding/full attention via layer_types)",
+         since="0.25.0", until="0.26.0"),
+    Fact("runner.v1-refuses-dflash2", V, True, "start-up",
+         "vllm==0.29.0 config/vllm.py:2632-2636, 2739-2743 (Model Runner V1 does not support: "
+         "dflash2 drafts)", since="0.29.0", path="v1"),
+    Fact("runner.v1-refuses-dflash2", V, False, "silent",
+         "vllm==0.28.0 config/vllm.py:639-641 (on V1 the draft degrades to DFlash1 silently)",
+         since="0.28.0", until="0.29.0", path="v1"),
 
     # DFlash: the mask token
     Fact("dflash.mask-sources", V,
@@ -70,9 +76,18 @@ FACTS: tuple[Fact, ...] = (
           "/pard_token", "/ptd_token_id"), "start-up",
          "V v1/spec_decode/llm_base_proposer.py:361-379 (raises only if none is present)",
          since="0.28.0"),
+    Fact("dflash.mask-sources", V,
+         ("/dflash_config/mask_token_id", "/mask_token_id", "/dspark_noise_token_id",
+          "/pard_token", "/ptd_token_id"), "start-up",
+         "vllm==0.25.0 v1/worker/gpu/spec_decode/utils.py:55-70 (V2's reader; raises only if "
+         "none is present)", since="0.25.0", until="0.28.0", path="v2"),
     Fact("dflash.mask-sources", V, ("/dflash_config/mask_token_id", "/pard_token", "/ptd_token_id"),
-         "start-up", "vllm==0.20.0 v1/spec_decode/llm_base_proposer.py:332-344 (V1, the default "
-         "runner then; raises if none)", since="0.20.0", until="0.28.0"),
+         "start-up", "vllm==0.27.1 v1/spec_decode/llm_base_proposer.py:353-365 (V1; raises if "
+         "none)", since="0.25.0", until="0.28.0", path="v1"),
+    Fact("dflash.mask-sources", V, ("/dflash_config/mask_token_id", "/pard_token", "/ptd_token_id"),
+         "start-up", "vllm==0.20.0 v1/spec_decode/llm_base_proposer.py:332-344 (V1; "
+         "vllm==0.24.0 v1/worker/gpu/spec_decode/utils.py:54-70 the same on V2; raises if none)",
+         since="0.20.0", until="0.25.0"),
     Fact("dflash.mask-sources", S, ("/dflash_config/mask_token_id", "/mask_token_id"),
          "silent", "S speculative/dflash_utils.py:677-702 (else the string <|MASK|>, :27)",
          since="0.5.18"),
@@ -86,14 +101,19 @@ FACTS: tuple[Fact, ...] = (
     Fact("dflash.tap-sources", V,
          (("/eagle_aux_hidden_state_layer_ids", 0), ("/dflash_config/target_layer_ids", 1),
           ("/dspark_target_layer_ids", 1), ("/target_layer_ids", 1)), "silent",
-         "V v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-150 (fallback (2, L//2, L-3) "
-         "at :34-39; dspark ids +1 except deepseek_v41, :126-135)", since="0.29.0"),
+         "vllm==0.25.0 v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:35-58; V :113-150 (V2; "
+         "fallback (2, L//2, L-3) at :34-39; dspark ids +1 except deepseek_v41, :126-135)",
+         since="0.25.0", path="v2"),
+    Fact("dflash.tap-sources", V,
+         (("/eagle_aux_hidden_state_layer_ids", 0), ("/dflash_config/target_layer_ids", 1)),
+         "silent", "vllm==0.24.0 v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:35-49 (V2)",
+         since="0.24.0", until="0.25.0", path="v2"),
     Fact("dflash.tap-sources", V,
          (("/eagle_aux_hidden_state_layer_ids", 0),
           ("/eagle_config/eagle_aux_hidden_state_layer_ids", 0),
           ("/dflash_config/target_layer_ids", 1)), "silent",
-         "vllm==0.22.0 v1/worker/gpu_model_runner.py:5241-5256 (V1, the default runner then: a "
-         "nested eagle_config id list overrides the dflash ids)", since="0.22.0", until="0.29.0"),
+         "vllm==0.22.0 v1/worker/gpu_model_runner.py:5241-5256 (V1: a nested eagle_config id "
+         "list overrides the dflash ids)", since="0.22.0", path="v1"),
     Fact("dflash.tap-sources", V,
          (("/eagle_aux_hidden_state_layer_ids", 0), ("/dflash_config/target_layer_ids", 0)),
          "silent", "vllm==0.20.0 v1/worker/gpu_model_runner.py:4961-4966 (target_layer_ids "
@@ -226,8 +246,11 @@ FACTS: tuple[Fact, ...] = (
          "given)", since="0.10.1", until="0.33.0"),
     # vLLM's V2 DFlash speculator refuses dflash_config.sample_from_anchor: true
     Fact("dflash.sample-from-anchor-refused", V, True, "start-up",
-         "V v1/worker/gpu/spec_decode/dflash/speculator.py:80-89 (V2 runner only)",
-         since="0.29.0"),
+         "vllm==0.27.0 v1/worker/gpu/spec_decode/dflash/speculator.py:64-68; V :80-89 (V2 "
+         "runner only)", since="0.27.0", path="v2"),
+    Fact("dflash.sample-from-anchor-refused", V, False, "ignored",
+         "vllm==0.28.0 v1/spec_decode/dflash.py (V1 never reads the key)", since="0.27.0",
+         path="v1"),
     Fact("dflash.sample-from-anchor-refused", V, False, "ignored",
          "vllm==0.26.0 v1/worker/gpu/spec_decode/dflash/speculator.py:60 (the key is not read; "
          "V1 never reads it)", since="0.20.0", until="0.27.0"),
@@ -371,15 +394,16 @@ FACTS: tuple[Fact, ...] = (
 
     # EAGLE-3 aux hidden-state ids
     Fact("eagle3.aux-sources", V, ("/eagle_aux_hidden_state_layer_ids",), "silent",
-         "V v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:113-150 (V2 runner; nested "
-         "eagle_config ids are never read)", since="0.29.0"),
+         "vllm==0.22.0 v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:35-44; V :113-150 (V2 "
+         "runner, the default for dense targets from 0.22.0; nested eagle_config ids are never "
+         "read)", since="0.17.0", path="v2"),
     Fact("eagle3.aux-sources", V,
          ("/eagle_aux_hidden_state_layer_ids", "/eagle_config/eagle_aux_hidden_state_layer_ids"),
-         "silent", "vllm==0.22.0 v1/worker/gpu_model_runner.py:5241-5253 (V1, the default runner "
-         "then)", since="0.22.0", until="0.29.0"),
+         "silent", "vllm==0.22.0 v1/worker/gpu_model_runner.py:5241-5253 (V1)", since="0.22.0",
+         path="v1"),
     Fact("eagle3.aux-sources", V, ("/eagle_aux_hidden_state_layer_ids",), "silent",
          "vllm==0.16.0 v1/worker/gpu_model_runner.py:4306-4311 (V1)", since="0.11.1",
-         until="0.22.0"),
+         until="0.22.0", path="v1"),
     Fact("eagle3.aux-sources", V, (), "silent",
          "vllm==0.10.2 v1/worker/gpu_model_runner.py:2384-2385 (ids never read: the target's "
          "default (2, L//2, L-3))", since="0.8.5", until="0.11.1"),
@@ -416,8 +440,11 @@ FACTS: tuple[Fact, ...] = (
          "sglang==0.5.0rc0 models/llama_eagle3.py:188-189", since="0.5.0rc0", until="0.5.12"),
     # EAGLE-3 classes that read config.draft_vocab_size with no default
     Fact("eagle3.requires-draft-vocab-size", S, frozenset({"LlamaForCausalLMEagle3"}),
-         "start-up", "S models/llama_eagle3.py:306, 318 (AttributeError without the key)",
-         since="0.5.0rc0"),
+         "start-up", "S models/llama_eagle3.py:306, 318 (AttributeError without the key; "
+         "sglang==0.5.5 llama_eagle3.py:220-224 reads it tied or not)", since="0.5.5"),
+    Fact("eagle3.requires-draft-vocab-size-untied", S, frozenset({"LlamaForCausalLMEagle3"}),
+         "start-up", "sglang==0.5.4 models/llama_eagle3.py:202-215 (read only for an untied "
+         "head; a tied one uses embed_tokens)", since="0.5.0rc0", until="0.5.5"),
 
     # RoPE types for which a draft's short max_position_embeddings is raised to the
     # target's max_model_len; with any other type the server's max_model_len is capped to

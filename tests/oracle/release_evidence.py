@@ -142,8 +142,8 @@ def holds(probe: Probe, release: Release, fact) -> str | None:
 
 
 def row_of(probe: Probe):
-    rows = [f for f in runtimes.FACTS if (f.key, f.runtime, f.since, f.until) ==
-            (probe.key, probe.runtime, probe.since, probe.until)]
+    rows = [f for f in runtimes.FACTS if (f.key, f.runtime, f.since, f.until, f.path) ==
+            (probe.key, probe.runtime, probe.since, probe.until, probe.path)]
     if len(rows) != 1:
         raise SystemExit(f"probe {probe.key} ({probe.runtime}, {probe.since}..{probe.until})"
                          f" names {len(rows)} rows of the table")
@@ -161,7 +161,8 @@ def judge(probe: Probe, releases: list[Release]) -> tuple[dict | None, str]:
             runtimes.version_key(v) <= runtimes.version_key(seen[-1]) and not found[v]]
     if gaps:
         summary += f" except {', '.join(gaps)}"
-    inside = [v for v in versions if runtimes.holds(fact, runtimes.Release(probe.runtime, v))]
+    inside = [v for v in versions if runtimes.holds(fact, runtimes.Release(probe.runtime, v,
+                                                                          runner=fact.path))]
     if probe.since not in versions or (probe.until and probe.until not in versions):
         return None, f"{summary}; since/until must be releases of {probe.runtime}"
     wrong = [v for v in versions if bool(found[v]) != (v in inside)]
@@ -171,7 +172,7 @@ def judge(probe: Probe, releases: list[Release]) -> tuple[dict | None, str]:
     last = inside[-1]
     record = {
         "key": probe.key, "runtime": probe.runtime, "since": probe.since,
-        "until": probe.until,
+        "until": probe.until, **({"path": probe.path} if probe.path else {}),
         "probe": ({"extract": probe.extract} if probe.extract else
                   {"files": probe.files, "pattern": probe.pattern,
                    **({"also": [list(p) for p in probe.also]} if probe.also else {}),
@@ -193,7 +194,8 @@ EXTRACTED_FACTS = {"registry.architectures": {"vllm": "vllm-registry",
                    "mtp.mapped-targets": {"vllm": "vllm-mtp-targets"},
                    "aux.target-model-types": {"vllm": "vllm-aux-targets"},
                    "transformers.pin": {"vllm": "transformers-pin", "sglang": "transformers-pin"},
-                   "eagle3.target-architectures": {"vllm": "vllm-eagle3-classes"}}
+                   "eagle3.target-architectures": {"vllm": "vllm-eagle3-classes"},
+                   "runner.v2-policy": {"vllm": "vllm-runner-policy"}}
 
 
 def _plain(value):
@@ -288,9 +290,9 @@ def main() -> int:
     if args.only:
         keep = [r for r in json.loads(OUT.read_text())["records"] if r["key"] not in args.only]
         records = keep + records
-    order = {(p.key, p.runtime, p.since, p.until): i for i, p in enumerate(PROBES)}
-    records.sort(key=lambda r: order.get((r["key"], r["runtime"], r["since"], r["until"]),
-                                         len(order)))
+    order = {(p.key, p.runtime, p.since, p.until, p.path): i for i, p in enumerate(PROBES)}
+    records.sort(key=lambda r: order.get((r["key"], r["runtime"], r["since"], r["until"],
+                                          r.get("path", "")), len(order)))
     OUT.write_text(json.dumps({"made_by": "tests/oracle/release_evidence.py",
                                "records": records}, indent=1) + "\n")
     print(f"{len(records)} rows: evidence at both ends written to {OUT.relative_to(ROOT)}")

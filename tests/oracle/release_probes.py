@@ -27,6 +27,7 @@ class Probe:
     also: tuple = ()
     also_not: tuple = ()
     extract: str = ""
+    path: str = ""             # the row's runner ("v1", "v2"), when it names one
 
     def globs(self) -> set[str]:
         if self.extract:
@@ -259,10 +260,62 @@ def _vllm_eagle3_classes(release):
     return frozenset(archs), at
 
 
-EXTRACTORS = {"vllm-registry": _vllm_registry, "vllm-aux-targets": _vllm_aux_targets,
+V_RUNNER = ("vllm/config/vllm.py", "vllm/envs.py")
+
+
+def _vllm_runner_policy(release):
+    """How the release picks its model runner when VLLM_USE_V2_MODEL_RUNNER is unset
+    (`VllmConfig.use_v2_model_runner`): "default" is "v1" (no choice: V1 unless the
+    variable says 1), "model" (V2 for the listed `DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`,
+    with the exclusions `_is_default_v2_model_runner_model` makes, and for every dense
+    target where it says `or not model_config.is_moe`) or "v2"; "forced" the drafts that
+    take V2 whatever the target; "methods" the speculative methods V2 runs (others fall
+    back to V1, `_get_v2_model_runner_unsupported_features`)."""
+    config, envs = V_RUNNER
+    if not release.names(config) or "def use_v2_model_runner" not in release.text(config):
+        at = release.find(envs, r'"VLLM_USE_V2_MODEL_RUNNER"') or release.find(*V_ANY)
+        return {"default": "v1"}, at
+    tree = ast.parse(release.text(config))
+    funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    use = funcs["use_v2_model_runner"]
+    body = ast.unparse(use)
+    value: dict = {"default": "model" if "_is_default_v2_model_runner_model" in body
+                   else "v2"}
+    if value["default"] == "model":
+        listed = [n for n in tree.body if isinstance(n, ast.Assign) and any(
+            getattr(t, "id", "") == "DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES" for t in n.targets)]
+        value["architectures"] = frozenset(         # frozenset({...}): the set inside
+            s for n in listed for part in ast.walk(n.value) for s in _strings(part))
+        model = ast.unparse(funcs["_is_default_v2_model_runner_model"])
+        value["dense"] = "or not model_config.is_moe" in model
+        value["never"] = frozenset(x for x in ("is_hybrid", "is_attention_free")
+                                   if x in model)
+        value["listed_unless"] = frozenset(x for x in ("is_moe", "is_quantized")
+                                           if f"not model_config.{x}" in model
+                                           and f"or not model_config.{x}" not in model)
+    forced = set()
+    if 'speculative_config.method == "dspark"' in body.replace("'", '"'):
+        forced.add("dspark")
+    if "_dflash_needs_multi_kv_group()" in body:
+        forced.add("dflash-mixed")
+    if "_is_dflash2_draft()" in body:
+        forced.add("dflash2")
+    value["forced"] = frozenset(forced)
+    unsupported = funcs.get("_get_v2_model_runner_unsupported_features")
+    methods = set()
+    for node in ast.walk(unsupported) if unsupported else ():
+        if isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.NotIn) and \
+                getattr(node.left, "attr", "") == "method":
+            methods.update(s for c in node.comparators for s in _strings(c))
+    value["methods"] = frozenset(methods)
+    return value, f"{config}:{use.lineno}"
+
+
+EXTRACTORS = {"vllm-registry": _vllm_registry, "vllm-runner-policy": _vllm_runner_policy, "vllm-aux-targets": _vllm_aux_targets,
               "vllm-eagle3-classes": _vllm_eagle3_classes, "sglang-registry": _sglang_registry,
               "transformers-pin": _transformers_pin, "vllm-mtp-targets": _vllm_mtp_targets}
 EXTRACTED = {"vllm-registry": ("vllm/model_executor/models/registry.py",),
+             "vllm-runner-policy": V_RUNNER + ("vllm/model_executor/models/registry.py",),
              "sglang-registry": ("sglang/srt/models/*.py",),
              "transformers-pin": ("*.dist-info/METADATA",),
              "vllm-mtp-targets": _SPECULATIVE, "vllm-aux-targets": _SPECULATIVE,
@@ -272,9 +325,19 @@ EXTRACTED = {"vllm-registry": ("vllm/model_executor/models/registry.py",),
 V, S = "vllm", "sglang"
 
 # shared pieces
+# the V2 DFlash speculator's mask reader with the top-level fallbacks (vllm 0.25.0 on)
+V2_MASK = ("vllm/v1/worker/gpu/spec_decode/utils.py",
+           r'getattr\(\s*hf_config,\s*"mask_token_id",\s*None\s*\)\s+is\s+not\s+None'
+           r'[\s\S]{0,200}?"dspark_noise_token_id"')
+# the V1 proposer's mask reader without them (vllm 0.20.0 to 0.27.1)
+V1_SHORT_MASK = ("vllm/v1/spec_decode/*.py",
+                 r'dflash_config\s+and\s+"mask_token_id"\s+in\s+dflash_config\s*:\s*\n\s*'
+                 r'self\.parallel_drafting_token_id\s*=\s*dflash_config\["mask_token_id"\]\s*'
+                 r'\n\s*elif\s+hasattr\(\s*model_hf_config,\s*"pard_token"\s*\)')
 V2_DEFAULT = ("vllm/config/vllm.py",       # V2 is the default runner for every model
               r"def use_v2_model_runner\(self\)(?![\s\S]*_is_default_v2_model_runner_model)")
 V_DFLASH = "vllm/model_executor/models/qwen3_dflash.py"
+V_DFLASH_V1 = "vllm/v1/spec_decode/dflash.py"
 V_REGISTRY = "vllm/model_executor/models/registry.py"
 V_CONFIG = "vllm/config**.py"              # vllm/config.py, later vllm/config/*.py
 V_EAGLE3 = "vllm/model_executor/models/llama_eagle3.py"
@@ -306,13 +369,18 @@ def _absent(key, runtime, since, until="", *, where, what, also=()):
 
 PROBES: tuple[Probe, ...] = (
     # runner
-    Probe("runner.v2-default", V, "0.29.0", "", "vllm/envs.py",
-          r'os\.getenv\(\s*"VLLM_USE_V2_MODEL_RUNNER",\s*None\s*\)', also=(V2_DEFAULT,)),
-    Probe("runner.v2-default", V, "0.22.0", "0.29.0", "vllm/config/vllm.py",
-          r"def _is_default_v2_model_runner_model"),
-    Probe("runner.v2-default", V, "0.8.0", "0.22.0", *V_ANY,
-          also_not=(("vllm/config/vllm.py", r"def use_v2_model_runner"),)),
-    Probe("runner.v1-refuses-mixed-swa", V, "0.26.0", "", V_DFLASH,
+    *(Probe("runner.v2-policy", V, since, until, extract="vllm-runner-policy")
+      for _, since, until, _, _ in registries.runs("runner.v2-policy")),
+    Probe("dflash.refuses-mixed-swa", V, "0.25.0", "0.26.0", V_DFLASH,
+          r"DFlash does not yet support mixed sliding/full attention via"),
+    Probe("runner.v1-refuses-dflash2", V, "0.29.0", "", "vllm/config/vllm.py",
+          r'unsupported\.append\(\s*"(?:dflash2 drafts|DFlash candidate-head drafts)"',
+          path="v1"),
+    Probe("runner.v1-refuses-dflash2", V, "0.28.0", "0.29.0", "vllm/config/vllm.py",
+          r"def _is_dflash2_draft",
+          also_not=(("vllm/config/vllm.py", r'unsupported\.append\(\s*"dflash2 drafts"'),),
+          path="v1"),
+    Probe("runner.v1-refuses-mixed-swa", V, "0.26.0", "", V_DFLASH, path="v1", pattern=
           r"0\s*<\s*num_sliding\s*<\s*len\(layer_types\)\s*and\s+not\s+"
           r"get_current_vllm_config\(\)\.use_v2_model_runner"),
     # mask
@@ -322,24 +390,29 @@ PROBES: tuple[Probe, ...] = (
           also=(("vllm/v1/spec_decode/*.py",
                  r'"mask_token_id"\s+in\s+dflash_config[\s\S]*?getattr\(\s*model_hf_config,\s*'
                  r'"mask_token_id"'),)),
-    Probe("dflash.mask-sources", V, "0.20.0", "0.28.0", "vllm/v1/spec_decode/*.py",
-          r'dflash_config\s+and\s+"mask_token_id"\s+in\s+dflash_config\s*:\s*\n\s*'
-          r'self\.parallel_drafting_token_id\s*=\s*dflash_config\["mask_token_id"\]\s*\n\s*'
-          r'elif\s+hasattr\(\s*model_hf_config,\s*"pard_token"\s*\)'),
+    Probe("dflash.mask-sources", V, "0.25.0", "0.28.0", V2_MASK[0], V2_MASK[1],
+          also=(V1_SHORT_MASK,), path="v2"),
+    Probe("dflash.mask-sources", V, "0.25.0", "0.28.0", *V1_SHORT_MASK, also=(V2_MASK,),
+          path="v1"),
+    Probe("dflash.mask-sources", V, "0.20.0", "0.25.0", *V1_SHORT_MASK, also_not=(V2_MASK,)),
     Probe("dflash.mask-sources", S, "0.5.18", "", S_UTILS,
           r'mask_token_id"\s*,\s*_cfg_get\(\s*draft_hf_config\s*,\s*"mask_token_id"'),
     Probe("dflash.mask-sources", S, "0.5.11", "0.5.18", S_UTILS,
           r'dflash_cfg\.get\(\s*"mask_token_id"\s*,\s*None\s*\)'),
     # taps
-    Probe("dflash.tap-sources", V, "0.29.0", "",
+    Probe("dflash.tap-sources", V, "0.25.0", "",
           "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
           r'getattr\(\s*hf_config,\s*"eagle_aux_hidden_state_layer_ids",\s*None\s*\)[\s\S]*?'
           r'\[\s*i\s*\+\s*1\s+for\s+i\s+in\s+\(\s*dflash_config\.get\(\s*"target_layer_ids"\s*\)'
-          r'\s+or\s+\[\]\s*\)\s*\][\s\S]*?"dspark_target_layer_ids"[\s\S]*?'
-          r'getattr\(\s*hf_config,\s*"target_layer_ids",\s*None\s*\)', also=(V2_DEFAULT,)),
-    Probe("dflash.tap-sources", V, "0.22.0", "0.29.0", "vllm/v1/worker/gpu_model_runner.py",
+          r'\s+or\s+\[\]\s*\)\s*\][\s\S]*?"dspark_target_layer_ids"', path="v2"),
+    Probe("dflash.tap-sources", V, "0.24.0", "0.25.0",
+          "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+          r'dflash_config\.get\(\s*"target_layer_ids"',
+          also_not=(("vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+                     r'"dspark_target_layer_ids"'),), path="v2"),
+    Probe("dflash.tap-sources", V, "0.22.0", "", "vllm/v1/worker/gpu_model_runner.py",
           r'layer_ids\s*=\s*\[\s*i\s*\+\s*1\s+for\s+i\s+in\s+\(\s*dflash_config\.get\(\s*'
-          r'"target_layer_ids"\s*\)', also_not=(V2_DEFAULT,)),
+          r'"target_layer_ids"\s*\)', path="v1"),
     Probe("dflash.tap-sources", V, "0.20.0", "0.22.0", "vllm/v1/worker/gpu_model_runner.py",
           r'layer_ids\s*=\s*dflash_config\.get\(\s*"target_layer_ids"\s*\)'),
     Probe("dflash.tap-sources", S, "0.5.11", "", S_UTILS,
@@ -439,10 +512,14 @@ PROBES: tuple[Probe, ...] = (
           "vllm/transformers_utils/config.py", r'\["verifier"\]\["name_or_path"\]',
           also_not=(("vllm/transformers_utils/config.py",
                      r"Speculators verifier must name a remote model"),)),
-    Probe("dflash.sample-from-anchor-refused", V, "0.29.0", "",
+    Probe("dflash.sample-from-anchor-refused", V, "0.27.0", "",
           "vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
           r'if\s+dflash_config\.get\(\s*"sample_from_anchor",\s*False\s*\):\s*raise\s+ValueError',
-          also=(V2_DEFAULT,)),
+          path="v2"),
+    Probe("dflash.sample-from-anchor-refused", V, "0.27.0", "", V_DFLASH_V1, path="v1",
+          pattern=r"\A(?![\s\S]*sample_from_anchor)",
+          also=(("vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
+                 r'dflash_config\.get\(\s*"sample_from_anchor"'),)),
     Probe("dflash.sample-from-anchor-refused", V, "0.20.0", "0.27.0", *V_ANY,
           also=(DFLASH_V,), also_not=(("vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
                                        r'dflash_config\.get\(\s*"sample_from_anchor"'),)),
@@ -527,15 +604,15 @@ PROBES: tuple[Probe, ...] = (
     Probe("launch.methods", S, "0.5.0rc0", "0.5.11", "sglang/srt/server_args.py",
           r'"EAGLE3"', also_not=((S_SPEC, r"\bDFLASH\b"),)),
     # EAGLE-3
-    Probe("eagle3.aux-sources", V, "0.29.0", "",
+    Probe("eagle3.aux-sources", V, "0.17.0", "",
           "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
-          r"eagle_aux_hidden_state_layer_ids", also=(V2_DEFAULT,)),
-    Probe("eagle3.aux-sources", V, "0.22.0", "0.29.0", "vllm/v1/worker/gpu_model_runner.py",
-          r'eagle_config\.get\(\s*"eagle_aux_hidden_state_layer_ids"', also_not=(V2_DEFAULT,)),
+          r"eagle_aux_hidden_state_layer_ids", path="v2"),
+    Probe("eagle3.aux-sources", V, "0.22.0", "", "vllm/v1/worker/gpu_model_runner.py",
+          r'eagle_config\.get\(\s*"eagle_aux_hidden_state_layer_ids"', path="v1"),
     Probe("eagle3.aux-sources", V, "0.11.1", "0.22.0", "vllm/v1/worker/gpu_model_runner.py",
           r'"eagle_aux_hidden_state_layer_ids"',
           also_not=(("vllm/v1/worker/gpu_model_runner.py",
-                     r'eagle_config\.get\(\s*"eagle_aux_hidden_state_layer_ids"'),)),
+                     r'eagle_config\.get\(\s*"eagle_aux_hidden_state_layer_ids"'),), path="v1"),
     Probe("eagle3.aux-sources", V, "0.8.5", "0.11.1", V_EAGLE3, r"\A",
           also_not=(("vllm/v1/worker/gpu_model_runner.py", r"eagle_aux_hidden_state_layer_ids"),)),
     Probe("eagle3.aux-sources", S, "0.5.0rc0", "", "sglang/srt/model_executor/**/*.py",
@@ -568,8 +645,11 @@ PROBES: tuple[Probe, ...] = (
           r"if\s+self\.config\.tie_word_embeddings:\s*\n\s*self\.lm_head\s*=\s*"
           r"self\.model\.embed_tokens",
           also_not=(("sglang/srt/models/kimi_k25_eagle3.py", r"\A"),)),
-    Probe("eagle3.requires-draft-vocab-size", S, "0.5.0rc0", "", S_EAGLE3,
-          r"ParallelLMHead\(\s*config\.draft_vocab_size"),
+    Probe("eagle3.requires-draft-vocab-size", S, "0.5.5", "", S_EAGLE3,
+          r"config_\.vocab_size\s*=\s*\(\s*config_\.draft_vocab_size"),
+    Probe("eagle3.requires-draft-vocab-size-untied", S, "0.5.0rc0", "0.5.5", S_EAGLE3,
+          r"ParallelLMHead\(\s*config\.draft_vocab_size",
+          also_not=((S_EAGLE3, r"config_\.vocab_size\s*=\s*\(\s*config_\.draft_vocab_size"),)),
     # draft context
     Probe("draft.raises-max-position-for", V, "0.33.0", "", "vllm/config/speculative.py",
           r"_CACHE_ONLY_ROPE_TYPES = frozenset"),

@@ -1,0 +1,55 @@
+"""Look-ups in the table: which row of a fact holds for a release (its range, and its
+model runner when the row names one)."""
+
+from __future__ import annotations
+
+from drafter_lint.runtimes.releases import Release, version_key
+from drafter_lint.runtimes.table import FACTS, Fact
+
+
+def holds(fact: Fact, release: Release) -> bool:
+    """Whether `fact` holds for `release` (its range, and its runner when the row names
+    one: a release whose runner is not known takes the rows of either)."""
+    if fact.runtime != release.runtime:
+        return False
+    if fact.path and release.runner and fact.path != release.runner:
+        return False
+    if release.runtime == "reference":
+        return True
+    v = version_key(release.version)
+    return ((not fact.since or v >= version_key(fact.since))
+            and (not fact.until or v < version_key(fact.until)))
+
+
+def lookup(key: str, release: Release) -> Fact | None:
+    """The row for `key` that holds for `release`, or None when it is not recorded."""
+    return next((f for f in FACTS if f.key == key and holds(f, release)), None)
+
+
+# families the table has `serves.<family>` rows for
+SERVES_ROWS = frozenset(f.key.split(".", 1)[1] for f in FACTS if f.key.startswith("serves."))
+
+
+def serves(release: Release, family: str) -> bool:
+    """Whether `release` serves drafters of `family` (unknown families: assume it does)."""
+    key = "speculators" if family.startswith("speculators") else family
+    fact = lookup(f"serves.{key}", release)
+    if fact is None:
+        return key not in SERVES_ROWS and release.runtime != "reference"
+    return bool(fact.value)
+
+
+def value(key: str, release: Release, default=None):
+    """The value of `key` for `release`, or `default` when no row is recorded."""
+    fact = lookup(key, release)
+    return fact.value if fact is not None else default
+
+
+def matching(releases, key: str, test=bool) -> list[Release]:
+    """The releases for which `test(value)` holds for `key` (rows not recorded are skipped)."""
+    out = []
+    for release in releases:
+        fact = lookup(key, release)
+        if fact is not None and test(fact.value):
+            out.append(release)
+    return out
