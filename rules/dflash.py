@@ -107,9 +107,12 @@ def mask_id(facts: Facts) -> tuple[str, int | None]:
 
 
 def mask_source(facts: Facts, release) -> tuple[str, object] | None:
-    """(pointer, value) of the mask id `release` reads from this config, or None."""
+    """(pointer, value) of the mask id `release` reads from this config, or None. A
+    speculators file's top-level id is where vLLM's loader takes it from."""
     fact = runtimes.lookup("dflash.mask-sources", release)
-    for ptr in (fact.value if fact else ()):
+    mapped = ("/mask_token_id",) if facts.family.startswith("speculators") and \
+        runtimes.value("speculators.dflash-mask-mapped", release) else ()
+    for ptr in (*mapped, *(fact.value if fact else ())):
         value = facts.get(ptr)
         if value is not MISSING:
             return ptr, value

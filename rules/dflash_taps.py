@@ -263,7 +263,13 @@ def num_target_layers_missing(facts: Facts):
     reference`, else an info (it also records which target the drafter belongs to).
     Speculators files do not carry it (vLLM maps them itself).
 
-    Warns: a config without `num_target_layers`.
+    SGLang 0.5.11 to 0.5.17 take the drafter's own `num_hidden_layers` as the target's
+    depth when the field is absent (sglang==0.5.17 models/dflash.py:361-368) and range-check
+    the written taps against it, so a tap at or above the drafter's layer count refuses to
+    start there: an error for those releases (0.5.18 takes the largest tap + 1).
+
+    Warns: a config without `num_target_layers`. Fails: the same with taps [1, 9, 17, 25,
+    33] on a 5-layer drafter, for SGLang 0.5.17.
     Passes: `"num_target_layers": 64`.
     Fix (unsafe, with `--target`): the target's depth.
     """
@@ -275,6 +281,15 @@ def num_target_layers_missing(facts: Facts):
     depth = facts.target.num_hidden_layers if facts.target else None
     fix = (add if value is MISSING else replace)("/num_target_layers", depth) if depth else None
     what = "missing" if value is MISSING else f"{dumped(value)}"
+    taps, layers = taps_of(facts), facts.layers("/num_hidden_layers")
+    checked = runtimes.matching(facts.releases, "dflash.depth-without-num-target-layers",
+                                lambda how: how == "draft-depth")
+    if value is MISSING and checked and taps and layers and max(taps) >= layers:
+        yield Finding("/num_target_layers", f"num_target_layers is missing: "
+                      f"{runtimes.agree(checked, 'checks')} the taps {taps} against the "
+                      f"drafter's own {layers} layers instead, and tap {max(taps)} makes it "
+                      f"refuse to start", fix=fix, severity=Severity.ERROR)
+        return
     strict = runtimes.matching(facts.releases, "dflash.requires-num-target-layers")
     yield Finding("/num_target_layers", f"num_target_layers is {what}, expected the target's "
                   f"depth" + (f" ({depth})" if depth else "") + "; the z-lab reference "

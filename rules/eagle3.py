@@ -625,10 +625,21 @@ def architecture_unknown(facts: Facts):
     `Eagle3Qwen3ForCausalLM`; SGLang uses the name as written. Whether a selected runtime
     registers the name is DL012's check; this one catches a value neither can read.
 
+    vLLM from 0.9.0 builds the class name from the list itself, so a config without one
+    does not start (vllm==0.9.0 transformers_utils/configs/eagle.py:54-63; "Model
+    architectures [] are not supported", registry.py:1249-1252; vLLM #30987): an error
+    where such a release is checked.
+
     Fails: no `architectures`. Passes: `["LlamaForCausalLMEagle3"]`, `["Qwen3ForCausalLM"]`.
     """
     value = facts.get("/architectures", None)
     if isinstance(value, list) and value and all(isinstance(a, str) for a in value):
+        return
+    refusing = runtimes.matching(facts.releases, "eagle3.requires-architectures")
+    if refusing:
+        yield Finding("/architectures", f"architectures is {json.dumps(value)}: no class name; "
+                      f"{runtimes.agree(refusing, 'builds')} the EAGLE-3 model class from it "
+                      f"and refuses to start", severity=Severity.ERROR)
         return
     choosers = runtimes.agree(facts.releases, "chooses") if facts.releases \
         else "the runtimes choose"

@@ -214,7 +214,11 @@ FAMILY_CASES = [
     Case("EA318", "pass", "explicit-method-on-the-line", E3,
          launch={"runtime": "vllm", "method": "eagle3", "draft": "org/my-head"}),
     Case("EA319", "fail", "no-architectures", GPT, [("remove", "/architectures")],
-         pointer="/architectures"),
+         pointer="/architectures", severity="error"),      # vLLM refuses (vLLM #30987)
+    Case("EA319", "fail", "no-architectures-sglang-warning", GPT,
+         [("remove", "/architectures")], pointer="/architectures", runtime="sglang"),
+    Case("EA319", "fail", "no-architectures-vllm-0.8.5-rewrites-it", GPT,
+         [("remove", "/architectures")], pointer="/architectures", runtime="vllm==0.8.5"),
     Case("EA319", "pass", "qwen-class-vllm-renames", GPT, [("replace", "/architectures",
                                                             ["Qwen3ForCausalLM"])]),
     Case("EA319", "pass", "specforge-architecture", GPT),
@@ -426,6 +430,12 @@ FAMILY_CASES = [
     Case("SPC115", "pass", "dspark-layout-written", SPC,
          [("replace", "/speculators_model_type", "dspark"), ("add", "/sample_from_anchor", False)]),
     Case("SPC115", "pass", "dflash-defaults-agree", SPC, SPC_DFLASH),
+    # vLLM's loader copies a speculators DFlash file's top-level mask_token_id into
+    # dflash_config (algos.py:71-74): no refusal on V1 (0.20-0.27) or V2 (0.24)
+    Case("DF102", "pass", "speculators-top-level-mask-mapped-0.24", SPC,
+         SPC_DFLASH + [("add", "/mask_token_id", 151669)], runtime="vllm==0.24.0"),
+    Case("DF102", "fail", "speculators-without-a-mask-0.24", SPC, SPC_DFLASH,
+         pointer="/dflash_config/mask_token_id", runtime="vllm==0.24.0"),
     Case("SPC116", "fail", "full-layers-causal-on-vllm-56692", SPC,
          SPC_DFLASH + [("add", "/sliding_window_non_causal", False)],
          pointer="/sliding_window_non_causal"),

@@ -74,6 +74,12 @@ PINNED_BY = {
                                   "LCH103-pass-dflash2-on-v1-0.28-is-not-refused"],
     "eagle3.requires-draft-vocab-size-untied": ["EA325-pass-tied-head-sglang-0.5.4",
                                                 "EA325-fail-untied-head-sglang-0.5.4"],
+    "dflash.depth-without-num-target-layers": [
+        "DF116-fail-missing-taps-checked-against-the-draft-sglang-0.5.17",
+        "DF116-fail-missing-largest-tap-taken-sglang-0.5.18"],
+    "speculators.dflash-mask-mapped": ["DF102-pass-speculators-top-level-mask-mapped-0.24"],
+    "eagle3.requires-architectures": ["EA319-fail-no-architectures",
+                                      "EA319-fail-no-architectures-vllm-0.8.5-rewrites-it"],
     "dflash.refuses-mixed-swa": ["DF125-fail-mixed-refused-by-0.25-on-either-runner"],
     "runner.v1-refuses-mixed-swa": ["DF125-fail-mixed", "gate:LCH103-fail"],
     "dflash.mask-sources": ["DF102-pass-top-level-mask-for-servers",

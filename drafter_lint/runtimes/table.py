@@ -88,6 +88,11 @@ FACTS: tuple[Fact, ...] = (
          "start-up", "vllm==0.20.0 v1/spec_decode/llm_base_proposer.py:332-344 (V1; "
          "vllm==0.24.0 v1/worker/gpu/spec_decode/utils.py:54-70 the same on V2; raises if none)",
          since="0.20.0", until="0.25.0"),
+    # a speculators-format DFlash file's top-level mask_token_id, copied into dflash_config
+    # by vLLM's loader before any runner reads it
+    Fact("speculators.dflash-mask-mapped", V, True, "start-up",
+         "vllm==0.20.0 transformers_utils/configs/speculators/algos.py:71-74; V :117-120",
+         since="0.20.0"),
     Fact("dflash.mask-sources", S, ("/dflash_config/mask_token_id", "/mask_token_id"),
          "silent", "S speculative/dflash_utils.py:677-702 (else the string <|MASK|>, :27)",
          since="0.5.18"),
@@ -122,6 +127,14 @@ FACTS: tuple[Fact, ...] = (
          (("/dflash_config/target_layer_ids", 1), ("/target_layer_ids", 1)), "silent",
          "S speculative/dflash_utils.py:598-612, 656-670 (else from num_target_layers)",
          since="0.5.11"),
+    # SGLang's target depth for a DFlash draft without num_target_layers, against which the
+    # written taps are range-checked ("draft-depth": the draft's own num_hidden_layers)
+    Fact("dflash.depth-without-num-target-layers", S, "max-tap", "start-up",
+         "sglang==0.5.18 models/dflash.py:387-392 (max(target_layer_ids) + 1)", since="0.5.18"),
+    Fact("dflash.depth-without-num-target-layers", S, "draft-depth", "start-up",
+         "sglang==0.5.17 models/dflash.py:361-368; speculative/dflash_utils.py range check "
+         "(a tap at or above the draft's own layer count refuses to start)",
+         since="0.5.11", until="0.5.18"),
     Fact("dflash.derives-missing-taps", S, True, "silent",
          "S speculative/dflash_utils.py:568-571 (build_target_layer_ids(num_target_layers))",
          since="0.5.11"),
@@ -439,6 +452,11 @@ FACTS: tuple[Fact, ...] = (
     Fact("eagle3.tied-head-is-embedding", S, frozenset({"LlamaForCausalLMEagle3"}), "silent",
          "sglang==0.5.0rc0 models/llama_eagle3.py:188-189", since="0.5.0rc0", until="0.5.12"),
     # EAGLE-3 classes that read config.draft_vocab_size with no default
+    # the EAGLE-3 class is built from the draft's own `architectures`: none stops start-up
+    Fact("eagle3.requires-architectures", V, True, "start-up",
+         "vllm==0.9.0 transformers_utils/configs/eagle.py:54-63 (for arch in "
+         "self.model.architectures); V model_executor/models/registry.py:1249-1252 (vLLM "
+         "#30987)", since="0.9.0"),
     Fact("eagle3.requires-draft-vocab-size", S, frozenset({"LlamaForCausalLMEagle3"}),
          "start-up", "S models/llama_eagle3.py:306, 318 (AttributeError without the key; "
          "sglang==0.5.5 llama_eagle3.py:220-224 reads it tied or not)", since="0.5.5"),

@@ -395,6 +395,8 @@ PROBES: tuple[Probe, ...] = (
     Probe("dflash.mask-sources", V, "0.25.0", "0.28.0", *V1_SHORT_MASK, also=(V2_MASK,),
           path="v1"),
     Probe("dflash.mask-sources", V, "0.20.0", "0.25.0", *V1_SHORT_MASK, also_not=(V2_MASK,)),
+    Probe("speculators.dflash-mask-mapped", V, "0.20.0", "", V_ALGOS,
+          r'"dflash_config"\]\s*=\s*\{\s*\n\s*"mask_token_id":\s*config_dict\["mask_token_id"\]'),
     Probe("dflash.mask-sources", S, "0.5.18", "", S_UTILS,
           r'mask_token_id"\s*,\s*_cfg_get\(\s*draft_hf_config\s*,\s*"mask_token_id"'),
     Probe("dflash.mask-sources", S, "0.5.11", "0.5.18", S_UTILS,
@@ -420,6 +422,10 @@ PROBES: tuple[Probe, ...] = (
           r'"target_layer_ids"',
           also=(("sglang/srt/models/qwen3.py", r"def\s+set_dflash_layers_to_capture[\s\S]{0,600}?"
                  r"layers_to_capture\s*=\s*\[\s*val\s*\+\s*1"),)),
+    Probe("dflash.depth-without-num-target-layers", S, "0.5.18", "", S_DFLASH,
+          r"target_num_layers\s*=\s*max\(\s*draft_config\.target_layer_ids\s*\)\s*\+\s*1"),
+    Probe("dflash.depth-without-num-target-layers", S, "0.5.11", "0.5.18", S_DFLASH,
+          r"if\s+draft_config\.num_target_layers\s+is\s+not\s+None\s*\n\s*else\s+num_layers"),
     Probe("dflash.derives-missing-taps", S, "0.5.11", "", S_UTILS,
           r"if\s+self\.target_layer_ids\s+is\s+None:[\s\S]{0,200}?build_target_layer_ids\(\s*"
           r"target_num_layers"),
@@ -645,6 +651,8 @@ PROBES: tuple[Probe, ...] = (
           r"if\s+self\.config\.tie_word_embeddings:\s*\n\s*self\.lm_head\s*=\s*"
           r"self\.model\.embed_tokens",
           also_not=(("sglang/srt/models/kimi_k25_eagle3.py", r"\A"),)),
+    Probe("eagle3.requires-architectures", V, "0.9.0", "", V_EAGLE_CONFIG,
+          r"for\s+arch\s+in\s+self\.model\.architectures"),
     Probe("eagle3.requires-draft-vocab-size", S, "0.5.5", "", S_EAGLE3,
           r"config_\.vocab_size\s*=\s*\(\s*config_\.draft_vocab_size"),
     Probe("eagle3.requires-draft-vocab-size-untied", S, "0.5.0rc0", "0.5.5", S_EAGLE3,
