@@ -1,8 +1,9 @@
 """The oracle lane: run vLLM's and SGLang's own start-up on every shipped pair and record
 one verdict per launch in tests/data/oracle/<runtime>-<version>.json.
 
-    bash tests/oracle/setup.sh ~/oracle                      # once, ~10 min per runtime
-    .venv/bin/python tests/oracle/run.py --venvs ~/oracle [--runtime vllm|sglang] [--check]
+    bash tests/oracle/setup.sh ~/oracle                      # once, ~4-10 min per release
+    .venv/bin/python tests/oracle/run.py --venvs ~/oracle [--runtime vllm|vllm==X|sglang]
+                                         [--check]
 
 Verdicts: `accepted`, `refused` (the runtime's exception, message and raising file:line),
 or `oracle-limit` (a torch.cuda call that needs a device: no verdict either way).
@@ -27,8 +28,19 @@ sys.path.insert(0, str(HERE))
 from launches import build  # noqa: E402
 
 GOLDEN = HERE.parent / "data" / "oracle"
-RUNNERS = {"vllm": ("vllm-0.33.0", "run_vllm.py"),
-           "sglang": ("sglang-0.5.23", "run_sglang.py")}
+SCRIPTS = {"vllm": "run_vllm.py", "sglang": "run_sglang.py"}
+NEWEST = {"vllm": "0.33.0", "sglang": "0.5.23"}     # what `--runtime vllm` runs
+
+
+def releases(asked: list[str] | None, venvs: Path) -> list[tuple[str, str]]:
+    """(runtime, version) for each `--runtime` (`vllm` is its newest recorded release,
+    `vllm==0.25.0` that one), default: every venv setup.sh made under `venvs`."""
+    if asked:
+        return [(a.partition("==")[0], a.partition("==")[2] or NEWEST[a.partition("==")[0]])
+                for a in asked]
+    found = [tuple(p.name.split("-", 1)) for p in sorted(venvs.iterdir())
+             if p.name.split("-", 1)[0] in SCRIPTS and (p / "bin" / "python").exists()]
+    return found or [(r, v) for r, v in NEWEST.items()]
 # torch.cuda at run time: no verdict here, a CUDA host gets past it
 ORACLE_LIMITS = ("Found no NVIDIA driver", "driver version is insufficient",
                  "Torch not compiled with CUDA")
@@ -44,8 +56,9 @@ def _anonymous(value, launch: dict):
     return json.loads(text)
 
 
-def run(runtime: str, venvs: Path, work: Path, only: list | None = None) -> dict:
-    venv, script = RUNNERS[runtime]
+def run(runtime: str, version: str, venvs: Path, work: Path,
+        only: list | None = None) -> dict:
+    venv, script = f"{runtime}-{version}", SCRIPTS[runtime]
     launches = [x for x in build(work / "pairs") if x["runtime"] == runtime
                 and (not only or any(text in x["id"] for text in only))]
     (work / "launches.json").write_text(json.dumps(launches))
@@ -87,7 +100,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--venvs", required=True, type=Path,
                         help="the folder tests/oracle/setup.sh filled")
-    parser.add_argument("--runtime", choices=sorted(RUNNERS), action="append")
+    parser.add_argument("--runtime", action="append", metavar="NAME[==VERSION]",
+                        help="vllm, sglang or NAME==VERSION (repeatable) [default: every "
+                             "venv under --venvs]")
     parser.add_argument("--only", metavar="TEXT", action="append",
                         help="run the launches whose id contains TEXT (repeatable); merged "
                              "into the recorded file")
@@ -95,9 +110,9 @@ def main() -> int:
                         help="compare with the committed verdicts; write nothing")
     args = parser.parse_args()
     failed = 0
-    for runtime in args.runtime or sorted(RUNNERS):
+    for runtime, version in releases(args.runtime, args.venvs):
         with tempfile.TemporaryDirectory(prefix="dl-oracle-") as work:
-            document = run(runtime, args.venvs, Path(work), args.only)
+            document = run(runtime, version, args.venvs, Path(work), args.only)
         path = GOLDEN / f"{runtime}-{document['version']}.json"
         if args.only and path.is_file():
             fresh = {x["id"] for x in document["launches"]}

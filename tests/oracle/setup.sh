@@ -1,25 +1,37 @@
 #!/usr/bin/env bash
-# The oracle lane's runtimes: vLLM 0.33.0 and SGLang 0.5.23 on a CPU-only machine.
-#   bash tests/oracle/setup.sh DIR [vllm|sglang|all]      (default: all; ~10 min each)
-# Makes DIR/vllm-0.33.0 and DIR/sglang-0.5.23, one venv each (~6.5 GB: torch with its CUDA
-# runtime wheels; no driver and no GPU needed). Keep DIR outside the repository.
-# The pins come from each wheel's METADATA; the pure-python dependencies are the ones the
-# start-up modules import (vllm.engine.arg_utils, sglang.srt.server_args, the model registries).
+# The oracle lane's runtimes on a CPU-only machine: vLLM 0.33.0 and 0.25.0, SGLang 0.5.23.
+#   bash tests/oracle/setup.sh DIR [vllm|vllm==VERSION|sglang|all]   (default: all)
+# Makes DIR/vllm-<version> and DIR/sglang-0.5.23, one venv each (~5.5-6.5 GB: torch with its
+# CUDA runtime wheels; no driver and no GPU needed; ~4-10 min each, built one at a time).
+# Keep DIR outside the repository. The pins come from each wheel's METADATA; the
+# pure-python dependencies are the ones the start-up modules import (vllm.engine.arg_utils,
+# sglang.srt.server_args, the model registries).
 set -euo pipefail
-DIR=${1:?usage: setup.sh DIR [vllm|sglang|all]}
+DIR=${1:?usage: setup.sh DIR [vllm|vllm==VERSION|sglang|all]}
 WHICH=${2:-all}
 mkdir -p "$DIR"
 
+# per vLLM release: its torch, torchvision and transformers pins (METADATA Requires-Dist)
+vllm_pins() {
+  case "$1" in
+    0.33.0) echo "torch==2.14.0 torchvision==0.29.0 transformers>=5.16.1,<5.21.0" ;;
+    0.25.0) echo "torch==2.11.0 torchvision==0.26.0 transformers>=5.5.3" ;;
+    *) echo "setup.sh: no pins recorded for vllm==$1" >&2; exit 2 ;;
+  esac
+}
+
 vllm_env() {
-  local V="$DIR/vllm-0.33.0"
+  local VERSION=${1:-0.33.0}
+  local V="$DIR/vllm-$VERSION"
+  read -r TORCH VISION TRANSFORMERS <<< "$(vllm_pins "$VERSION")"
   python3 -m venv "$V"
   local P="$V/bin/pip"
   # torchvision is imported by vLLM's Qwen3.5/VL modules; the index only has CUDA builds of it,
   # so torch comes with its CUDA runtime wheels (torch.cuda.is_available() stays False).
-  "$P" install -q 'torch==2.14.0' 'torchvision==0.29.0'
-  "$P" install -q --no-deps 'vllm==0.33.0'
+  "$P" install -q "$TORCH" "$VISION"
+  "$P" install -q --no-deps "vllm==$VERSION"
   "$P" install -q numpy regex cachetools psutil sentencepiece 'requests>=2.33.0' tqdm blake3 \
-      py-cpuinfo 'transformers>=5.16.1,<5.21.0' 'huggingface_hub>=1.31.0' 'tokenizers>=0.23.2' \
+      py-cpuinfo "$TRANSFORMERS" 'huggingface_hub>=1.31.0' 'tokenizers>=0.23.2' \
       'safetensors>=0.6.2' 'pydantic>=2.12.0' pyyaml msgspec cloudpickle einops \
       'protobuf>=5.29.6,!=6.30.*,!=6.31.*,!=6.32.*,!=6.33.0.*,!=6.33.1.*,!=6.33.2.*,!=6.33.3.*,!=6.33.4.*' \
       cbor2 'pyzmq>=25.0.0' 'aiohttp>=3.14.4' 'oss-harmony>=0.0.11' 'openai>=2.25.0' 'pillow>=13.0.0' \
@@ -58,8 +70,9 @@ sglang_env() {
 }
 
 case "$WHICH" in
-  vllm) vllm_env ;;
+  vllm) vllm_env 0.33.0 ;;
+  vllm==*) vllm_env "${WHICH#vllm==}" ;;
   sglang) sglang_env ;;
-  all) vllm_env; sglang_env ;;
-  *) echo "setup.sh: the second argument is vllm, sglang or all" >&2; exit 2 ;;
+  all) vllm_env 0.33.0; vllm_env 0.25.0; sglang_env ;;
+  *) echo "setup.sh: the second argument is vllm, vllm==VERSION, sglang or all" >&2; exit 2 ;;
 esac

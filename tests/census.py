@@ -1,0 +1,48 @@
+"""The census of public failures (tests/data/census.json): how many, from where, and the
+recall of the rules on the ones a linter can see.
+
+    python tests/census.py          # counts, recall, and the reports no rule covers
+
+Recall here is triage by the rules' documented checks (which rule reads the field the
+report names), not an executed lint: a report counts as caught when a rule's `explain`
+page covers its cause. The corpus cases (fixtures/published) are what the tests execute.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+from pathlib import Path
+
+CENSUS = Path(__file__).resolve().parent / "data" / "census.json"
+
+
+def reports() -> list[dict]:
+    return json.loads(CENSUS.read_text(encoding="utf-8"))["reports"]
+
+
+def counts(rows: list[dict]) -> dict:
+    status = collections.Counter(r["triage"]["status"] for r in rows)
+    visible = status["caught"] + status["uncovered"]
+    return {"reports": len(rows), "trackers": len({r["tracker"] for r in rows}),
+            "visible": visible, "caught": status["caught"],
+            "uncovered": status["uncovered"], "not_visible": status["not-visible"],
+            "with_case": sum(1 for r in rows if r["triage"]["case"]),
+            "recall": round(status["caught"] / visible, 3) if visible else None}
+
+
+def main() -> int:
+    rows = reports()
+    found = counts(rows)
+    print(", ".join(f"{k} {v}" for k, v in found.items()))
+    for tracker, n in collections.Counter(r["tracker"] for r in rows).most_common():
+        print(f"  {tracker}: {n}")
+    print("uncovered (visible, no rule):")
+    for r in rows:
+        if r["triage"]["status"] == "uncovered":
+            print(f"  {r['thread']}: {r['triage']['reason']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
