@@ -109,7 +109,9 @@ def draft_context_below_target(facts: Facts):
     the draft config allows ("... is greater than the derived context_length ... set the
     env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1", sglang==0.5.23
     configs/model_config.py:1291-1316); with that variable it raises the draft's
-    `max_position_embeddings` to the target's instead. The length is derived as SGLang
+    `max_position_embeddings` to the target's instead (from sglang==0.5.3
+    configs/model_config.py:270-274; 0.5.1 and 0.5.2 only take the target's context length
+    and leave the draft's positions as written). The length is derived as SGLang
     does (the first of `max_sequence_length`, ..., `max_position_embeddings`, times a
     non-llama3 RoPE factor). vLLM raises or caps instead (EA315). A `gate` launch whose
     environment (the gate's own, or the line's) sets the variable makes this an info; a
@@ -136,16 +138,22 @@ def draft_context_below_target(facts: Facts):
     variables = runtimes.value("draft.short-context-refused", refusing[0])
     env = facts.launch.environment
     allowed = [v for v in variables if str(env.get(v, "")).lower() in ("1", "true", "yes", "y")]
+    raised = runtimes.matching(refusing, "draft.short-context-raised")
+    kept = [r for r in refusing if r not in raised]
     if allowed:
+        said = [f"{runtimes.agree(raised, 'raises it to the target')}'s" if raised else "",
+                f"{runtimes.agree(kept, 'serves')} the target's context with the draft's "
+                f"{draft} positions unchanged" if kept else ""]
         yield Finding(where, f"the draft's context length is {draft}, below the target's "
                       f"{target}; with {allowed[0]} set for the server "
-                      f"{runtimes.agree(refusing, 'raises it to the target')}'s",
-                      severity=Severity.INFO)
+                      + "; ".join(s for s in said if s), severity=Severity.INFO)
         return
+    then = "then it raises the draft's to the target's" if not kept else \
+        "then it serves the target's context with the draft's positions as written"
     yield Finding(where, f"the draft's context length is {draft}, below the target's "
                   f"{target}: {runtimes.agree(refusing, 'refuses to start')} unless "
-                  f"{variables[0]}=1 is set (then it raises the draft's to {target}), or "
-                  f"the server's --context-length is at most {draft}")
+                  f"{variables[0]}=1 is set ({then}), or the server's --context-length is "
+                  f"at most {draft}")
 
 
 @rule("DL014", "model-type-unknown-to-runtime", "error", "any")

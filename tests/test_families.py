@@ -222,6 +222,16 @@ FAMILY_CASES = [
     Case("EA319", "pass", "qwen-class-vllm-renames", GPT, [("replace", "/architectures",
                                                             ["Qwen3ForCausalLM"])]),
     Case("EA319", "pass", "specforge-architecture", GPT),
+    # with SGLang's override variable set: 0.5.3 on raises the draft's positions, 0.5.1 and
+    # 0.5.2 only take the target's context length
+    Case("DL013", "fail", "short-draft-context-allowed-sglang-0.5.2-keeps-positions", E3,
+         pointer="/max_position_embeddings", runtime="sglang==0.5.2", severity="info",
+         launch={"runtime": "sglang", "release": "sglang==0.5.2",
+                 "env": {"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"}}),
+    Case("DL013", "fail", "short-draft-context-allowed-sglang-0.5.3-raises", E3,
+         pointer="/max_position_embeddings", runtime="sglang==0.5.3", severity="info",
+         launch={"runtime": "sglang", "release": "sglang==0.5.3",
+                 "env": {"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": "1"}}),
     Case("EA320", "fail", "tied-with-draft-vocab-sglang", E3,
          [("replace", "/tie_word_embeddings", True)], pointer="/tie_word_embeddings",
          runtime="sglang"),

@@ -80,6 +80,9 @@ PINNED_BY = {
     "speculators.dflash-mask-mapped": ["DF102-pass-speculators-top-level-mask-mapped-0.24"],
     "eagle3.requires-architectures": ["EA319-fail-no-architectures",
                                       "EA319-fail-no-architectures-vllm-0.8.5-rewrites-it"],
+    "draft.short-context-raised": [
+        "DL013-fail-short-draft-context-allowed-sglang-0.5.2-keeps-positions",
+        "DL013-fail-short-draft-context-allowed-sglang-0.5.3-raises"],
     "dflash.refuses-mixed-swa": ["DF125-fail-mixed-refused-by-0.25-on-either-runner"],
     "runner.v1-refuses-mixed-swa": ["DF125-fail-mixed", "gate:LCH103-fail"],
     "dflash.mask-sources": ["DF102-pass-top-level-mask-for-servers",

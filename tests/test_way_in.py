@@ -200,3 +200,27 @@ def test_a_speculative_config_of_the_wrong_types_is_refused_in_one_line(config):
         parse(["vllm", "serve", "T", "--speculative-config", config])
     with pytest.raises(GateError, match="not JSON"):
         parse(["vllm", "serve", "T", "--speculative-config.model", "{bad"])
+
+
+def test_wording_names_what_is_there(cli, tmp_path):
+    """Mutations caught: "holds a array", a folder called a FIFO."""
+    (tmp_path / "arr").mkdir()
+    (tmp_path / "arr" / "config.json").write_text("[1]")
+    (tmp_path / "dir" / "config.json").mkdir(parents=True)
+    array = cli("check", tmp_path / "arr", "--format", "concise")
+    folder = cli("check", tmp_path / "dir", "--format", "concise")
+    assert "config.json holds an array, not an object" in array.out, array.out
+    assert "not a regular file (a folder)" in folder.out and "FIFO" not in folder.out
+
+
+@pytest.mark.parametrize("release,says", [
+    ("sglang==0.5.2", "positions unchanged"),
+    ("sglang==0.5.3", "raises it to the target's")])
+def test_the_short_context_message_says_what_the_release_does(release, says, tmp_path):
+    """SGLang raises the draft's max_position_embeddings with the override variable only from
+    0.5.3 (configs/model_config.py:270-274). Mutation caught: the 0.5.3 wording for 0.5.2."""
+    from test_families import FAMILY_CASES, run_case
+
+    case = next(c for c in FAMILY_CASES if c.rule == "DL013" and c.runtime == release)
+    found = [f for f in run_case(case, tmp_path).findings if f.rule == "DL013"]
+    assert len(found) == 1 and says in found[0].message, [f.message for f in found]

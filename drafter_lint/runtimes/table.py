@@ -582,6 +582,13 @@ FACTS: tuple[Fact, ...] = (
     Fact("draft.short-context-refused", S, (), "start-up",
          "sglang==0.5.0rc0 configs/model_config.py:170 (default=\"True\": warns and raises the "
          "draft's context)", since="0.5.0rc0", until="0.5.1"),
+    # with that variable, whether the draft's max_position_embeddings is raised too
+    Fact("draft.short-context-raised", S, True, "silent",
+         "sglang==0.5.3 configs/model_config.py:270-274 (Overriding the draft model's "
+         "max_position_embeddings)", since="0.5.3"),
+    Fact("draft.short-context-raised", S, False, "silent",
+         "sglang==0.5.2 configs/model_config.py:185-190 (only context_len is set)",
+         since="0.5.0rc0", until="0.5.3"),
     # model_type values no config class exists for in the runtime or its pinned transformers
     Fact("config.unknown-model-types", V, frozenset({"dflash", "dspark"}), "start-up",
          "V engine/arg_utils.py:2139 (AutoConfig: model type `dflash` ... Transformers does "

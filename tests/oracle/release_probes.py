@@ -658,6 +658,12 @@ PROBES: tuple[Probe, ...] = (
     Probe("eagle3.requires-draft-vocab-size-untied", S, "0.5.0rc0", "0.5.5", S_EAGLE3,
           r"ParallelLMHead\(\s*config\.draft_vocab_size",
           also_not=((S_EAGLE3, r"config_\.vocab_size\s*=\s*\(\s*config_\.draft_vocab_size"),)),
+    Probe("draft.short-context-raised", S, "0.5.3", "", "sglang/srt/configs/model_config.py",
+          r"Overriding the draft model's max_position_embeddings"),
+    Probe("draft.short-context-raised", S, "0.5.0rc0", "0.5.3",
+          "sglang/srt/configs/model_config.py", r"is greater than the derived context_length",
+          also_not=(("sglang/srt/configs/model_config.py",
+                     r"Overriding the draft model's max_position_embeddings"),)),
     # draft context
     Probe("draft.raises-max-position-for", V, "0.33.0", "", "vllm/config/speculative.py",
           r"_CACHE_ONLY_ROPE_TYPES = frozenset"),
