@@ -87,7 +87,8 @@ def reported_by(runtime: str, message: str, table: dict) -> list[dict]:
 def judge(linted: Linted, table: dict) -> list[str]:
     """What is wrong with the linter's findings for this launch ([] when nothing)."""
     record, name = linted.record, RUNTIME_NAMES[linted.runtime]
-    beyond = {b["id"] for b in table["beyond"]}
+    release = f"{linted.runtime}=={linted.version}"
+    beyond = {b["id"] for b in table["beyond"] if b.get("release", release) == release}
     if record["id"] in beyond or record["verdict"] == "oracle-limit":
         return []
     if record["verdict"] == "refused":
