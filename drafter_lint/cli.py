@@ -80,6 +80,9 @@ def inputs(function):
                           "known release; settings key `runtime`]."),
         click.option("--num-speculative-tokens", "speculative_tokens", type=click.IntRange(1),
                      default=None, help="The launch setting to check against the drafter."),
+        click.option("--env", "server_env", multiple=True, metavar="NAME=VALUE",
+                     help="A variable of the server's environment (repeatable), e.g. "
+                          "VLLM_USE_V2_MODEL_RUNNER=0: what `gate` reads from the launch."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -137,8 +140,8 @@ def _render(results, fmt: str | None, colour: str, output: str | None = None,
 @click.option("--color", "colour", type=click.Choice(["auto", "always", "never"]),
               default="auto", show_default=True, help="Colour text output (NO_COLOR honoured).")
 def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, ignore,
-          fail_on, family, runtime, speculative_tokens, hub_author, hub_search, jobs, fmt,
-          output_file, baseline_arg, write_baseline_arg, colour):
+          fail_on, family, runtime, speculative_tokens, server_env, hub_author, hub_search,
+          jobs, fmt, output_file, baseline_arg, write_baseline_arg, colour):
     """Lint drafter checkpoints: folders, or files inside them (as pre-commit passes).
 
     Files are grouped by the nearest folder holding config.json; each folder is linted
@@ -163,7 +166,8 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
         raise Abort("give --baseline or --write-baseline, not both")
 
     options = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
-                                 no_cache, family, runtime, speculative_tokens, note=_note)
+                                 no_cache, family, runtime, speculative_tokens, note=_note,
+                                 env=server_env)
     results, failed, for_baseline = [], False, []
     seen = precommit.already_linted()
     problems: list[str] = []          # paths that cannot be used; the others go on
@@ -246,7 +250,7 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
 @click.option("--color", "colour", type=click.Choice(["auto", "always", "never"]),
               default="auto", show_default=True, help="Colour text output (NO_COLOR honoured).")
 def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, ignore,
-        fail_on, family, runtime, speculative_tokens, show_diff, dry_run, output,
+        fail_on, family, runtime, speculative_tokens, server_env, show_diff, dry_run, output,
         unsafe_fixes, no_backup, fmt, colour):
     """Apply the findings' fixes to config.json, atomically, and verify the write.
 
@@ -258,7 +262,8 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
     from drafter_lint import pipeline
 
     options = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
-                                 no_cache, family, runtime, speculative_tokens, note=_note)
+                                 no_cache, family, runtime, speculative_tokens, note=_note,
+                                 env=server_env)
     roots = pipeline.roots(paths, offline)
     if output and len(roots) > 1:
         raise Abort("--output takes one checkpoint")

@@ -68,7 +68,8 @@ def requested_release(values, note: Callable[[str], None] = lambda _: None):
 
 def prepare(target_arg=None, reference_arg=None, from_hub=None, offline=False, select=(),
             ignore=(), no_cache=False, family=None, runtime=(), speculative_tokens=None,
-            note: Callable[[str], None] = lambda _: None, resolve: bool = True) -> Options:
+            note: Callable[[str], None] = lambda _: None, resolve: bool = True,
+            env=()) -> Options:
     """Validate what the command line names and resolve it into the run's Options: the
     one way in for check, fix, gate, inspect and collections. Every option is checked
     before anything is read (a UsageError, exit 2); with `resolve`, the target and the
@@ -87,7 +88,14 @@ def prepare(target_arg=None, reference_arg=None, from_hub=None, offline=False, s
                          f"does not apply to --runtime {release.runtime}; lint an SGLang "
                          f"launch line with `drafter-lint gate -- python -m "
                          f"sglang.launch_server ...`")
-    launch = Launch(tokens=speculative_tokens) if speculative_tokens else None
+    variables = {}
+    for item in env:
+        name, sep, value = item.partition("=")
+        if not sep or not name.isidentifier():
+            raise UsageError(f"--env {item!r}: expected NAME=VALUE")
+        variables[name] = value
+    launch = Launch(tokens=speculative_tokens, env=variables, env_cleared=True) \
+        if speculative_tokens or variables else None
     options = Options(rules=known, select=select, ignore=ignore, family=family,
                       runtime=release, launch=launch, use_cache=not no_cache)
     if not resolve:

@@ -230,22 +230,25 @@ def swa_runtime(facts: Facts):
     (config/vllm.py:3128-3137) and a DFlash2 draft from 0.29.0 (vllm==0.29.0
     config/vllm.py:2632-2636); on 0.28.0 V1 serves DFlash2 as DFlash1, silently.
 
+    `check --env VLLM_USE_V2_MODEL_RUNNER=0` asks the same of every vLLM release checked.
+
     Fails: `VLLM_USE_V2_MODEL_RUNNER=0 vllm serve ...` with a 4 sliding + 1 full drafter.
     Passes: the same line without the variable (V2 is the default).
     """
-    release = _release(facts)
-    if release is None or release.runner != "v1":
-        return                                   # only vLLM has the two runners
+    chosen = [_release(facts)] if facts.launch.runtime else facts.releases   # check --env
     kinds = facts.get("/layer_types", None)
     mixed = isinstance(kinds, list) and {"sliding_attention", "full_attention"} <= set(kinds)
-    if mixed and runtimes.value("runner.v1-refuses-mixed-swa", release):
-        what, where = "mixes sliding and full layers", "/layer_types"
-    elif facts.family == "dflash2" and runtimes.value("runner.v1-refuses-dflash2", release):
-        what, where = "is a DFlash2 drafter", ""
-    else:
-        return
-    yield Finding(where, f"the drafter {what}: {release.label} ({release.why}) refuses it at "
-                  f"start-up; drop VLLM_USE_V2_MODEL_RUNNER=0")
+    for release in chosen:
+        if release is None or release.runner != "v1":
+            continue                             # only vLLM has the two runners
+        if mixed and runtimes.value("runner.v1-refuses-mixed-swa", release):
+            what, where = "mixes sliding and full layers", "/layer_types"
+        elif facts.family == "dflash2" and runtimes.value("runner.v1-refuses-dflash2", release):
+            what, where = "is a DFlash2 drafter", ""
+        else:
+            continue
+        yield Finding(where, f"the drafter {what}: {release.label} ({release.why}) refuses it "
+                      f"at start-up; drop VLLM_USE_V2_MODEL_RUNNER=0")
 
 
 RULES = collect(refused_by_runtime, omni_dspark_tokens, method_vs_family, tokens_vs_block, swa_runtime, mtp_without_layers)

@@ -224,3 +224,18 @@ def test_the_short_context_message_says_what_the_release_does(release, says, tmp
     case = next(c for c in FAMILY_CASES if c.rule == "DL013" and c.runtime == release)
     found = [f for f in run_case(case, tmp_path).findings if f.rule == "DL013"]
     assert len(found) == 1 and says in found[0].message, [f.message for f in found]
+
+
+def test_check_takes_the_servers_environment(cli, tiny):
+    """`check --env NAME=VALUE` gives check the context `gate` reads from a launch: with
+    VLLM_USE_V2_MODEL_RUNNER=0 a mixed drafter is refused on vLLM 0.27.0's V1 runner, and
+    the report says which path it assumed. Mutation caught: --env ignored (no LCH103), or
+    the runner not taken from it."""
+    plain = cli("check", tiny / "drafter", "--runtime", "vllm==0.27.0", "--format", "json")
+    v1 = cli("check", tiny / "drafter", "--runtime", "vllm==0.27.0", "--format", "json",
+             "--env", "VLLM_USE_V2_MODEL_RUNNER=0")
+    assert plain.code == 0 and v1.code == 1, (plain.out, v1.out)
+    result = v1.json()["results"][0]
+    assert [f["rule"] for f in result["findings"] if f["severity"] == "error"] == ["LCH103"]
+    assert result["paths"] == ["vLLM 0.27.0: its V1 model runner, VLLM_USE_V2_MODEL_RUNNER=0 "
+                               "asks for it"]
