@@ -266,7 +266,8 @@ def num_target_layers_missing(facts: Facts):
     SGLang 0.5.11 to 0.5.17 take the drafter's own `num_hidden_layers` as the target's
     depth when the field is absent (sglang==0.5.17 models/dflash.py:361-368) and range-check
     the written taps against it, so a tap at or above the drafter's layer count refuses to
-    start there: an error for those releases (0.5.18 takes the largest tap + 1).
+    start there: an error for those releases (0.5.18 takes the largest tap + 1). SGLang's
+    DSpark model (models/dspark.py) does not read the field.
 
     Warns: a config without `num_target_layers`. Fails: the same with taps [1, 9, 17, 25,
     33] on a 5-layer drafter, for SGLang 0.5.17.
@@ -284,7 +285,8 @@ def num_target_layers_missing(facts: Facts):
     taps, layers = taps_of(facts), facts.layers("/num_hidden_layers")
     checked = runtimes.matching(facts.releases, "dflash.depth-without-num-target-layers",
                                 lambda how: how == "draft-depth")
-    if value is MISSING and checked and taps and layers and max(taps) >= layers:
+    if value is MISSING and checked and taps and layers and max(taps) >= layers and \
+            facts.family == "dflash":             # the DFlash model's check, not DSpark's
         yield Finding("/num_target_layers", f"num_target_layers is missing: "
                       f"{runtimes.agree(checked, 'checks')} the taps {taps} against the "
                       f"drafter's own {layers} layers instead, and tap {max(taps)} makes it "
