@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-
+from drafter_lint import runtimes
 from drafter_lint.checkpoint import Checkpoint
 from drafter_lint.facts import Facts
 from drafter_lint.family import detect, schemas
@@ -111,7 +111,7 @@ def lint(checkpoint: Checkpoint, options: Options, facts: Facts | None = None) -
             result.findings.append(Finding("", f"{more} more {code} findings in this "
                                            f"checkpoint are not listed", file=finding.file,
                                            severity=rule.severity, rule=code, name=rule.name))
-    paths = [f"{release.label.split(' on its')[0]}: its {release.runner.upper()} model "
+    paths = [f"{runtimes.on_runner(release, '').label}: its {release.runner.upper()} model "
              f"runner, {release.why}" for release in facts.releases if release.shown]
     result.paths = paths or None
     if checkpoint.unread_shards and selected("DL005", select, ignore):

@@ -395,7 +395,7 @@ def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
             raise GateError(f"speculative config {key} is {json.dumps(config[key])}, not a "
                             f"string; vLLM refuses it")
     if positional_model and positional:
-        launch.target = positional[0]     # `serve A` wins over a config file's model (serve.py:54-57)
+        launch.target = positional[0]     # over a config file's model (serve.py:54-57)
     launch.method = config.get("method")      # `*_mtp` as written: LCH101 reads it per release
     mtp = isinstance(launch.method, str) and (launch.method == "mtp"
                                               or launch.method.endswith("_mtp"))

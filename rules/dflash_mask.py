@@ -110,8 +110,9 @@ def mask_token_id_missing(facts: Facts):
                       + (f" (expected {suggestion})" if suggestion is not None else ""),
                       fix=fix)
     else:
+        falls = "each falls" if len(missing) > 1 else "it falls"
         yield Finding(MASK, f"no mask_token_id where {runtimes.agree(missing, 'looks')} for "
-                      f"it; {'each falls' if len(missing) > 1 else 'it falls'} back to the token string <|MASK|>, which may not be "
+                      f"it; {falls} back to the token string <|MASK|>, which may not be "
                       f"the id this drafter was trained with", severity=Severity.WARNING,
                       fix=fix)
 

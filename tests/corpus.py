@@ -138,7 +138,8 @@ def lint_case(case: Case, dest: Path, runtime: str | None = None) -> Outcome:
     drafter, target_dir = materialize(case, dest)
     checkpoint = read_checkpoint(drafter, display=case.id)
     target = read_target(target_dir) if target_dir else None
-    result = lint(checkpoint, Options(rules=RULES, target=target, runtime=runtimes.parse(runtime) if runtime else None))
+    release = runtimes.parse(runtime) if runtime else None
+    result = lint(checkpoint, Options(rules=RULES, target=target, runtime=release))
     from drafter_lint.registry import undeclared_fix
 
     mismatches = [m for f in result.findings if (m := undeclared_fix(RULES[f.rule], f))]

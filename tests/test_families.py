@@ -522,7 +522,8 @@ def run_case(case: Case, tmp_path, rebuild: bool = True):
         name = "model.layers.61.eh_proj.weight"
         checkpoint.weights[name] = checkpoint.weights[name].__class__(
             name, "BF16", (7168, 7168), checkpoint.weights[name].file, (0, 0))
-    return lint(checkpoint, options(rules=RULES, target=target, runtime=case.runtime, launch=case.launch))
+    return lint(checkpoint, options(rules=RULES, target=target, runtime=case.runtime,
+                                    launch=case.launch))
 
 
 @pytest.mark.parametrize("case", FAMILY_CASES, ids=lambda c: c.id)
@@ -810,7 +811,8 @@ def test_dspark_tokens_against_its_block(tmp_path, ops, tokens, fails, runtime, 
     folder.mkdir()
     config = apply_ops(json.loads(NATIVE_DSPARK.read_text()), ops)
     write_json(folder / "config.json", config)
-    result = lint(read_checkpoint(folder, "dspark"), options(rules=RULES, runtime=runtime, launch={"runtime": runtime, key: tokens + offset}))
+    result = lint(read_checkpoint(folder, "dspark"), options(
+        rules=RULES, runtime=runtime, launch={"runtime": runtime, key: tokens + offset}))
     hits = [f for f in result.findings if f.rule == "LCH102"]
     if runtime == "sglang" and ops == [("add", "/sample_from_anchor", False)]:
         assert not hits   # SGLang's layout for a bonus-anchor DSpark is not recorded

@@ -409,7 +409,10 @@ def test_published_launch_of_a_published_drafter_draws_no_error(index, case):
     assert entry["draft"] == entry["target"] and entry["server"] == "accepts"
     launch = gating.parse(shlex.split(entry["line"]))
     checkpoint = read_checkpoint(FIXTURES / "published" / case, case, select=shards_needed)
-    result = lint(checkpoint, Options(rules={c: r for c, r in RULES.items() if not c.startswith("TF")}, runtime=runtimes.parse(launch.runtime), launch=replace(launch, release=runtimes.parse(launch.runtime))))
+    release = runtimes.parse(launch.runtime)
+    rules = {c: r for c, r in RULES.items() if not c.startswith("TF")}
+    result = lint(checkpoint, Options(rules=rules, runtime=release,
+                                      launch=replace(launch, release=release)))
     assert not [f for f in result.findings if f.severity.value != "info"], \
         [(f.rule, f.message) for f in result.findings]
 

@@ -586,7 +586,8 @@ def test_rule_case(case: Case, tmp_path):
         if (transformers_version() or "").split(".")[0] != case.transformers:
             pytest.skip(f"pins transformers {case.transformers}.x behaviour")
     checkpoint, target, reference = build(case, tmp_path)
-    result = lint(checkpoint, options(rules=RULES, target=target, reference=reference, runtime=case.runtime, launch=case.launch))
+    result = lint(checkpoint, options(rules=RULES, target=target, reference=reference,
+                                      runtime=case.runtime, launch=case.launch))
     mine = [f for f in result.findings if f.rule == case.rule]
     # each rule's fixes are what it declares (fix availability and applicability)
     assert not [m for f in result.findings if (m := undeclared_fix(RULES[f.rule], f))], \
@@ -616,7 +617,8 @@ def assert_fix_repairs(case: Case, finding, root, target, reference) -> None:
     edits = [(e["op"], e["path"], *([e["value"]] if "value" in e else []))
              for e in finding.fix.edits]
     path.write_text(json.dumps(apply_ops(json.loads(path.read_text()), edits)))
-    again = lint(read_checkpoint(root / "drafter", "drafter"), options(rules=RULES, target=target, reference=reference, runtime=case.runtime))
+    again = lint(read_checkpoint(root / "drafter", "drafter"), options(
+        rules=RULES, target=target, reference=reference, runtime=case.runtime))
     left = [f.message for f in again.findings
             if f.rule == case.rule and f.pointer == case.pointer]
     assert left == [], (finding.fix.edits, left)

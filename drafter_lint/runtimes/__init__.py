@@ -25,7 +25,7 @@ from drafter_lint.runtimes.path import Context, on_path, on_runner
 from drafter_lint.runtimes.rows import SERVES_ROWS, holds, lookup, matching, serves, value
 from drafter_lint.runtimes.table import FACTS, Fact
 
-__all__ = ["Context", "on_path", "on_runner", "FACTS", "KNOWN", "LABEL", "PUBLISHED", "RELEASE_VERSION", "SERVING", "SGLANG_LABEL",
-           "VLLM_LABEL", "Fact", "Release", "UnknownRuntime", "agree", "default_releases",
-           "SERVES_ROWS", "holds", "labels", "lookup", "matching", "newest", "parse", "serves",
-           "value", "version_key"]
+__all__ = ["FACTS", "KNOWN", "LABEL", "PUBLISHED", "RELEASE_VERSION", "SERVES_ROWS", "SERVING",
+           "SGLANG_LABEL", "VLLM_LABEL", "Context", "Fact", "Release", "UnknownRuntime",
+           "agree", "default_releases", "holds", "labels", "lookup", "matching", "newest",
+           "on_path", "on_runner", "parse", "serves", "value", "version_key"]

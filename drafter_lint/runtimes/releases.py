@@ -70,10 +70,10 @@ def parse(spec: str) -> Release:
 
     A recorded release is exact. A `.postN` build of one gets its facts, with a note. A
     version newer than the newest recorded is the newest (messages never speak for a
-    release the facts do not describe) and a note says its facts may be stale; one older than the oldest
-    recorded gets the oldest's facts, with a note. Anything else (not a version number,
-    or a number the index does not have between its first and last release) raises
-    UnknownRuntime.
+    release the facts do not describe) and a note says its facts may be stale; one older
+    than the oldest recorded gets the oldest's facts, with a note. `NAME==` with no
+    version, a versioned `reference`, or anything else (not a version number, or a number
+    the index does not have between its first and last release) raises UnknownRuntime.
     """
     name, _, version = spec.strip().partition("==")
     name, version = name.strip().lower(), version.strip()

@@ -73,7 +73,10 @@ def lint_record(record: dict, runtime: str, version: str, pairs: dict) -> Linted
     pair = pairs[record["pair"]]
     checkpoint = read_checkpoint(pair.drafter, display=pair.id)
     target = read_target(pair.target or pair.drafter)
-    result = lint(checkpoint, Options(rules=RULES, target=target, runtime=runtimes.parse(f"{runtime}=={version}"), launch=launch_of(launch_facts(record, runtime, pair.drafter), runtimes.parse(f"{runtime}=={version}"))))
+    release = runtimes.parse(f"{runtime}=={version}")
+    launch = launch_of(launch_facts(record, runtime, pair.drafter), release)
+    result = lint(checkpoint, Options(rules=RULES, target=target, runtime=release,
+                                      launch=launch))
     return Linted(record, runtime, version, sorted(
         (f.rule, f.severity.value, f.pointer, f.message) for f in result.findings))
 

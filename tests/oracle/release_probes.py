@@ -311,7 +311,8 @@ def _vllm_runner_policy(release):
     return value, f"{config}:{use.lineno}"
 
 
-EXTRACTORS = {"vllm-registry": _vllm_registry, "vllm-runner-policy": _vllm_runner_policy, "vllm-aux-targets": _vllm_aux_targets,
+EXTRACTORS = {"vllm-registry": _vllm_registry, "vllm-runner-policy": _vllm_runner_policy,
+              "vllm-aux-targets": _vllm_aux_targets,
               "vllm-eagle3-classes": _vllm_eagle3_classes, "sglang-registry": _sglang_registry,
               "transformers-pin": _transformers_pin, "vllm-mtp-targets": _vllm_mtp_targets}
 EXTRACTED = {"vllm-registry": ("vllm/model_executor/models/registry.py",),
