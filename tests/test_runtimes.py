@@ -396,3 +396,47 @@ def test_no_fact_leaves_a_gap_of_releases_unexplained():
             found[(key, runtime, "")] = gaps
             del found[(key, runtime, runner)]
     assert found == intended, found
+
+
+QWEN3 = {"architectures": ["Qwen3ForCausalLM"]}
+LLAMA = {"architectures": ["LlamaForCausalLM"]}
+QWEN3_MOE = {"architectures": ["Qwen3MoeForCausalLM"], "num_experts": 128}
+DSV2 = {"architectures": ["DeepseekV2ForCausalLM"], "n_routed_experts": 64}
+HYBRID = {"architectures": ["Qwen3NextForCausalLM"], "num_experts": 512,
+          "layer_types": ["linear_attention", "full_attention"]}
+QUANTIZED = {**QWEN3, "quantization_config": {"quant_method": "fp8"}}
+MIXED = {"layer_types": ["sliding_attention", "full_attention"]}
+
+
+@pytest.mark.parametrize("release,target,method,draft,env,runner", [
+    ("0.21.0", QWEN3, "eagle3", {}, {}, "v1"),                 # V1 only before 0.22
+    ("0.21.0", QWEN3, "eagle3", {}, {"VLLM_USE_V2_MODEL_RUNNER": "1"}, "v2"),
+    ("0.22.0", QWEN3, "eagle3", {}, {}, "v2"),                 # listed, dense, unquantized
+    ("0.22.0", QUANTIZED, "eagle3", {}, {}, "v1"),             # 0.22 lists only unquantized
+    ("0.22.0", LLAMA, "eagle3", {}, {}, "v1"),                 # not listed until 0.23
+    ("0.22.0", QWEN3, "dflash", {}, {}, "v1"),                 # V2 ran no DFlash yet
+    ("0.23.0", LLAMA, "eagle3", {}, {}, "v2"),
+    ("0.24.0", QUANTIZED, "dflash", {}, {}, "v2"),             # any quantization from 0.24
+    ("0.24.0", DSV2, "eagle3", {}, {}, "v2"),                  # a listed MoE
+    ("0.24.0", QWEN3_MOE, "eagle3", {}, {}, "v1"),
+    ("0.25.0", {"architectures": ["GptOssForCausalLM"]}, "eagle3", {}, {}, "v2"),  # any dense
+    ("0.25.0", QWEN3_MOE, "dflash", {}, {}, "v1"),
+    ("0.25.0", HYBRID, "dflash", {}, {}, "v1"),
+    ("0.25.0", QWEN3_MOE, "dspark", {}, {}, "v2"),             # DSpark forced to V2
+    ("0.26.0", QWEN3_MOE, "dflash", MIXED, {}, "v2"),          # a mixed DFlash draft forced
+    ("0.27.0", QWEN3_MOE, "dflash", {"architectures": ["DFlash2DraftModel"]}, {}, "v1"),
+    ("0.28.0", QWEN3_MOE, "dflash", {"architectures": ["DFlash2DraftModel"]}, {}, "v2"),
+    ("0.29.0", QWEN3_MOE, "dflash", {}, {}, "v2"),             # V2 for all from 0.29
+    ("0.29.0", QWEN3, "medusa", {}, {}, "v1"),                 # a method V2 does not run
+    ("0.33.0", QWEN3, "dflash", MIXED, {"VLLM_USE_V2_MODEL_RUNNER": "0"}, "v1"),
+])
+def test_the_runner_is_chosen_as_the_release_chooses(release, target, method, draft, env,
+                                                     runner):
+    """Each release's `VllmConfig.use_v2_model_runner`, read from its wheel (the facts
+    audit's table: vllm==0.22.0 config/vllm.py:69, 493-532; 0.23.0 :69-75; 0.24.0 :68-77,
+    550-560; 0.25.0 :557-571; 0.26.0 and 0.28.0 forcing; 0.29.0 :645-675). Mutations caught:
+    the policy ignored (one runner per release), the variable ignored, MoE, hybrid,
+    quantization or forced drafts not read."""
+    chosen = runtimes.on_path(runtimes.parse(f"vllm=={release}"), runtimes.Context(
+        target=target, method=method, draft=draft, env=env))
+    assert chosen.runner == runner, chosen.why
