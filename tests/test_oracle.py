@@ -223,3 +223,36 @@ def test_the_sglang_dry_run_with_the_real_sglang(tmp_path, architecture, verdict
                              text=True, timeout=600)
         assert run.returncode == 1 and "LCH106" in run.stderr
         assert "Cannot find model module" in run.stderr, run.stderr
+
+
+RUNNER_RECORDS = [(d["version"], r) for d in DOCUMENTS if d["runtime"] == "vllm"
+                  for r in d["launches"]
+                  if isinstance((r.get("resolved") or {}).get("use_v2_model_runner"), bool)]
+
+
+@pytest.mark.parametrize("version,record", RUNNER_RECORDS,
+                         ids=[f"{r['id']}-{v}" for v, r in RUNNER_RECORDS])
+def test_the_path_is_the_runner_vllm_chose(pairs, version, record):
+    """vLLM's own start-up records which model runner it chose for each launch
+    (`VllmConfig.use_v2_model_runner`); drafter_lint/runtimes/path.py, from the policy read
+    off the wheel, chooses the same for the same target, method, draft and environment.
+    Mutations caught: a policy run or a forced draft read wrong, MoE or hybrid targets
+    taken as dense."""
+    from judge import launch_facts
+    from lintopts import launch_of
+
+    from drafter_lint import runtimes
+    from drafter_lint.checkpoint import read_checkpoint
+    from drafter_lint.engine import facts_for
+    from drafter_lint.options import Options
+    from drafter_lint.target import read_target
+
+    pair = pairs[record["pair"]]
+    release = runtimes.parse(f"vllm=={version}")
+    launch = launch_of(launch_facts(record, "vllm", pair.drafter), release)
+    facts = facts_for(read_checkpoint(pair.drafter, display=pair.id), Options(
+        rules={}, target=read_target(pair.target or pair.drafter), runtime=release,
+        launch=launch))                  # no rules: nothing to load through transformers
+    chosen = facts.on_path(release)
+    want = "v2" if record["resolved"]["use_v2_model_runner"] else "v1"
+    assert chosen.runner == want, (chosen.why, record["launch"])

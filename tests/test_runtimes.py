@@ -419,7 +419,8 @@ MIXED = {"layer_types": ["sliding_attention", "full_attention"]}
     ("0.24.0", QUANTIZED, "dflash", {}, {}, "v2"),             # any quantization from 0.24
     ("0.24.0", DSV2, "eagle3", {}, {}, "v2"),                  # a listed MoE
     ("0.24.0", QWEN3_MOE, "eagle3", {}, {}, "v1"),
-    ("0.25.0", {"architectures": ["GptOssForCausalLM"]}, "eagle3", {}, {}, "v2"),  # any dense
+    ("0.25.0", {"architectures": ["GraniteForCausalLM"]}, "eagle3", {}, {}, "v2"),  # any dense
+    ("0.25.0", {"architectures": ["GptOssForCausalLM"]}, "eagle3", {}, {}, "v1"),  # MoE by class
     ("0.25.0", QWEN3_MOE, "dflash", {}, {}, "v1"),
     ("0.25.0", HYBRID, "dflash", {}, {}, "v1"),
     ("0.25.0", QWEN3_MOE, "dspark", {}, {}, "v2"),             # DSpark forced to V2

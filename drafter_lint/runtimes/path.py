@@ -9,6 +9,7 @@ a release is looked up on its path. SGLang has one path per release here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from drafter_lint.runtimes.releases import Release
@@ -19,6 +20,9 @@ ENV = "VLLM_USE_V2_MODEL_RUNNER"
 TRUE, FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 # keys of a text config whose positive value makes vLLM's ModelConfig.is_moe true
 EXPERT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
+# classes whose config class defaults to experts when the file omits the count (vLLM reads
+# the loaded config, so GptOssForCausalLM is MoE with or without num_local_experts written)
+MOE_CLASS = re.compile(r"Moe|MoE|Mixtral|GptOss|DeepseekV[23]|Dbrx|Jamba|Olmoe|Arctic")
 # layer kinds of hybrid (attention + recurrent) targets, which vLLM marks IsHybrid
 RECURRENT_KINDS = frozenset({"linear_attention", "mamba", "mamba2", "conv", "recurrent"})
 # the target a report assumes when it is not given: the most common dense one
@@ -77,7 +81,8 @@ def _default(rules: dict, context: Context) -> tuple[str, str, bool]:
     if forced:
         return "v2", forced, True
     methods = rules.get("methods") or frozenset()
-    if context.method and methods and context.method not in methods:
+    if context.method and (methods and context.method not in methods or
+                           context.method in (rules.get("refused_methods") or ())):
         return "v1", f"V2 does not run method {context.method!r} in this release", True
     if default == "v2":
         return "v2", "the default of this release", False
@@ -87,7 +92,8 @@ def _default(rules: dict, context: Context) -> tuple[str, str, bool]:
     text = target.get("text_config") if isinstance(target.get("text_config"), dict) \
         else target
     archs = [a for a in target.get("architectures") or () if isinstance(a, str)]
-    moe = any(isinstance(text.get(k), int) and text.get(k) > 0 for k in EXPERT_KEYS)
+    moe = any(isinstance(text.get(k), int) and text.get(k) > 0 for k in EXPERT_KEYS) or \
+        any(MOE_CLASS.search(a) for a in archs)
     hybrid = bool(RECURRENT_KINDS & set(_strings(text.get("layer_types")))) or \
         any(k in text for k in ("layers_block_type", "hybrid_override_pattern"))
     quantized = isinstance(target.get("quantization_config"), dict)

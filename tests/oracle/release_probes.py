@@ -269,8 +269,9 @@ def _vllm_runner_policy(release):
     variable says 1), "model" (V2 for the listed `DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`,
     with the exclusions `_is_default_v2_model_runner_model` makes, and for every dense
     target where it says `or not model_config.is_moe`) or "v2"; "forced" the drafts that
-    take V2 whatever the target; "methods" the speculative methods V2 runs (others fall
-    back to V1, `_get_v2_model_runner_unsupported_features`)."""
+    take V2 whatever the target; "methods" the speculative methods V2 runs and
+    "refused_methods" those it does not (the others fall back to V1,
+    `_get_v2_model_runner_unsupported_features`)."""
     config, envs = V_RUNNER
     if not release.names(config) or "def use_v2_model_runner" not in release.text(config):
         at = release.find(envs, r'"VLLM_USE_V2_MODEL_RUNNER"') or release.find(*V_ANY)
@@ -301,13 +302,21 @@ def _vllm_runner_policy(release):
     if "_is_dflash2_draft()" in body:
         forced.add("dflash2")
     value["forced"] = frozenset(forced)
+    # the methods V2 runs: an allow-list (`method not in (...)`: "speculative method ..."
+    # unsupported, 0.22-0.29) and a deny-list (`method in (...)`, from 0.25 on)
     unsupported = funcs.get("_get_v2_model_runner_unsupported_features")
-    methods = set()
+    methods, refused = set(), set()
     for node in ast.walk(unsupported) if unsupported else ():
-        if isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.NotIn) and \
-                getattr(node.left, "attr", "") == "method":
-            methods.update(s for c in node.comparators for s in _strings(c))
+        if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare) or \
+                getattr(node.test.left, "attr", "") != "method":
+            continue
+        names = {s for c in node.test.comparators for s in _strings(c)}
+        if isinstance(node.test.ops[0], ast.NotIn):
+            methods |= names
+        elif isinstance(node.test.ops[0], ast.In):
+            refused |= names
     value["methods"] = frozenset(methods)
+    value["refused_methods"] = frozenset(refused)
     return value, f"{config}:{use.lineno}"
 
 
