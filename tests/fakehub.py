@@ -112,9 +112,9 @@ class FakeHub:
         handler.send_header("Content-Length", str(len(body)))
         handler.end_headers()
         if send_body and body:
+            with self._lock:          # counted before it is sent: a client never sees
+                self.bytes_out += len(body)      # bytes the count does not hold yet
             handler.wfile.write(body)
-            with self._lock:
-                self.bytes_out += len(body)
 
     def _error(self, handler, status: int, code: str | None, send_body: bool):
         headers = {"X-Error-Code": code} if code else {}

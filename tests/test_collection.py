@@ -57,6 +57,15 @@ def collection_hub(tmp_path, monkeypatch):
         yield server
 
 
+def drop_mask(hub, repo: str) -> str:
+    """Serve `repo` with its config's mask id removed (vLLM refuses it, SGLang warns)."""
+    files = hub.repos[repo]["commits"][hub.commit(repo)]
+    config = json.loads(files["config.json"])
+    del config["dflash_config"]["mask_token_id"]
+    files["config.json"] = json.dumps(config, indent=2).encode()
+    return repo
+
+
 def results(run) -> dict[str, dict]:
     return {r["path"].split("@")[0]: r for r in run.json()["results"]}
 
@@ -175,11 +184,7 @@ def test_a_verdict_per_runtime_release(cli, collection_hub):
     `--runtime sglang` judges every repo for SGLang alone. Mutation caught: verdicts
     taken from the combined findings (both runtimes "1 error")."""
     hub = collection_hub
-    broken = hub.drafters[0]
-    files = hub.repos[broken]["commits"][hub.commit(broken)]
-    config = json.loads(files["config.json"])
-    del config["dflash_config"]["mask_token_id"]
-    files["config.json"] = json.dumps(config, indent=2).encode()
+    broken = drop_mask(hub, hub.drafters[0])
     run = cli("check", broken, hub.drafters[1], "--format", "json", "--ignore", "TF")
     got = results(run)
     assert got[broken]["verdicts"] == {"vLLM 0.33.0": "1 error", "SGLang 0.5.23": "ok"}, \
@@ -242,11 +247,7 @@ def test_a_collection_baseline_is_written_keyed_by_repo_and_travels(cli, collect
     path, no commit), so another machine's run is suppressed by it. Mutations caught: 0
     entries written for a collection, keys on the local cache path."""
     hub = collection_hub
-    broken = hub.drafters[0]
-    files = hub.repos[broken]["commits"][hub.commit(broken)]
-    config = json.loads(files["config.json"])
-    del config["dflash_config"]["mask_token_id"]
-    files["config.json"] = json.dumps(config, indent=2).encode()
+    broken = drop_mask(hub, hub.drafters[0])
     baseline = tmp_path / "baseline.json"
     wrote = cli("check", broken, hub.drafters[1], "--ignore", "TF",
                 "--write-baseline", baseline)
@@ -268,11 +269,7 @@ def test_fail_on_applies_to_a_collection(cli, collection_hub):
     --fail-on warning; the summary counts only the repos that were read. Mutation caught:
     the collection's exit code ignoring --fail-on (review M15), repos not read counted."""
     hub = collection_hub
-    broken = hub.drafters[0]
-    files = hub.repos[broken]["commits"][hub.commit(broken)]
-    config = json.loads(files["config.json"])
-    del config["dflash_config"]["mask_token_id"]
-    files["config.json"] = json.dumps(config, indent=2).encode()
+    broken = drop_mask(hub, hub.drafters[0])
     named = [broken, hub.drafters[1], "nobody/no-such-drafter"]
     plain = cli("check", *named[:2], "--ignore", "TF", "--runtime", "sglang")
     strict = cli("check", *named[:2], "--ignore", "TF", "--runtime", "sglang",

@@ -16,7 +16,6 @@ from sparse import (FIXTURES, apply_ops, deepseek_v3, load_manifest, materialize
 
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint
-from drafter_lint.options import Options
 from lintopts import options
 from drafter_lint.registry import undeclared_fix
 from drafter_lint.family import shards_needed

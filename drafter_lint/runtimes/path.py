@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, replace
 
 from drafter_lint.runtimes.releases import Release
 from drafter_lint.runtimes.rows import lookup
-from drafter_lint.runtimes.table import FACTS
 
 ENV = "VLLM_USE_V2_MODEL_RUNNER"
 TRUE, FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -134,9 +133,3 @@ def _dense_default(rules: dict) -> bool:
 
 def _strings(value) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
-
-
-def recorded() -> bool:
-    """Whether registries.json carries the runner policy (tests/oracle/release_evidence.py
-    --registries writes it)."""
-    return any(f.key == "runner.v2-policy" for f in FACTS)

@@ -344,8 +344,6 @@ V1_SHORT_MASK = ("vllm/v1/spec_decode/*.py",
                  r'dflash_config\s+and\s+"mask_token_id"\s+in\s+dflash_config\s*:\s*\n\s*'
                  r'self\.parallel_drafting_token_id\s*=\s*dflash_config\["mask_token_id"\]\s*'
                  r'\n\s*elif\s+hasattr\(\s*model_hf_config,\s*"pard_token"\s*\)')
-V2_DEFAULT = ("vllm/config/vllm.py",       # V2 is the default runner for every model
-              r"def use_v2_model_runner\(self\)(?![\s\S]*_is_default_v2_model_runner_model)")
 V_DFLASH = "vllm/model_executor/models/qwen3_dflash.py"
 V_DFLASH_V1 = "vllm/v1/spec_decode/dflash.py"
 V_REGISTRY = "vllm/model_executor/models/registry.py"
