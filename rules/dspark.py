@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from drafter_lint.rules.common import architecture_names
+
 from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding
@@ -44,4 +46,37 @@ def markov_rank_missing(facts: Facts):
                       f"refuses to start{hint}")
 
 
-RULES = collect(markov_rank_missing)
+@rule("DF144", "dspark-draft-taken-for-deepseek-v4", "error", "dspark")
+def draft_taken_for_deepseek_v4(facts: Facts):
+    """A self-contained `DSparkDraftModel` draft that vLLM rewrites to DeepSeek-V4's DSpark.
+
+    vLLM 0.25-0.28 turn every DSpark draft not named `Qwen3DSparkModel` into DeepSeek-V4's
+    DSpark: `model_type` becomes `deepseek_v4`, the class `DSparkDeepseekV4ForCausalLM`,
+    which reads the whole DeepSeek-V4 config and refuses a Qwen3-shaped draft
+    (`'Qwen3Config' object has no attribute 'hc_mult'`; vllm==0.25.0
+    config/speculative.py:899-908, vllm==0.28.0 :1013-1025). From 0.29.0 a `qwen3`
+    `DSparkDraftModel` is served as `Qwen3DSparkModel` (vllm==0.29.0 :1360-1368). The
+    oracle lane records the refusal on 0.25.0 and 0.26.0 and the start on 0.33.0.
+
+    Judged for `model_type: qwen3`, the drafts the oracle lane runs; a type transformers
+    does not know stops earlier (DL014).
+
+    Fails: `"architectures": ["DSparkDraftModel"], "model_type": "qwen3"` under
+    `--runtime vllm==0.26.0`. Passes: the same under vLLM 0.29.0; `Qwen3DSparkModel`.
+    """
+    if "DSparkDraftModel" not in architecture_names(facts):
+        return
+    model_type = facts.get("/model_type", None)
+    if model_type != "qwen3":
+        return          # other types stop earlier (DL014) or are DeepSeek-V4's own config
+    refusing = [r for r in facts.releases if model_type not in
+                runtimes.value("dspark.self-contained-model-types", r, (model_type,))]
+    if refusing:
+        yield Finding("/architectures", f"architectures is DSparkDraftModel with model_type "
+                      f"{model_type!r}: {runtimes.agree(refusing, 'builds')} it as DeepSeek-V4's "
+                      f"DSpark, which needs the DeepSeek-V4 config (hc_mult), and refuses to "
+                      f"start (name the class Qwen3DSparkModel; later releases rename a qwen3 one "
+                      f"themselves)")
+
+
+RULES = collect(markov_rank_missing, draft_taken_for_deepseek_v4)

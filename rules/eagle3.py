@@ -704,30 +704,6 @@ def tied_reduced_vocab(facts: Facts):
                   fix=replace("/tie_word_embeddings", False))
 
 
-@rule("EA322", "eagle3-norm-before-residual-ignored", "warning", "eagle3")
-def norm_before_residual_ignored(facts: Facts):
-    """`norm_before_residual: true` and a selected runtime does not read it.
-
-    Heads trained by speculators (its trainer's `norm_before_residual` defaults to true,
-    speculators train/config DraftArgs) carry the normed
-    hidden state as the first layer's residual. vLLM applies the flag (vllm==0.33.0
-    model_executor/models/llama_eagle3.py:101-104); SGLang always carries the un-normed
-    state (sglang==0.5.23 models/llama_eagle3.py:97-101) and never reads the flag, so the
-    head runs a different residual than it was trained with, silently.
-
-    Fails: `"norm_before_residual": true` checked for SGLang 0.5.23.
-    Passes: the flag false or absent; checked for vLLM only.
-    """
-    if facts.get("/norm_before_residual", None) is not True:
-        return
-    ignoring = [r for r in facts.releases
-                if not runtimes.value("eagle3.reads-norm-before-residual", r, True)]
-    if ignoring:
-        yield Finding("/norm_before_residual", f"norm_before_residual is true but "
-                      f"{runtimes.agree(ignoring, 'does')} not read it: the head runs with "
-                      f"the un-normed residual it was not trained with")
-
-
 @rule("EA323", "eagle3-depth-of-target", "warning", "eagle3", needs=("config", "target"))
 def depth_of_target(facts: Facts):
     """The head has as many layers as its target: the target's depth copied in.
@@ -818,5 +794,5 @@ RULES = collect(draft_vocab_size_missing,
     hidden_vs_target, qkv_input_width, norm_flags_vs_tensors, norm_tensors_without_flag,
     multi_layer_refused, max_position_below_target, rope_differs_from_target, embed_tokens,
     path_without_method, architecture_unknown, tied_reduced_vocab, lm_head_missing,
-    norm_before_residual_ignored, depth_of_target, aux_ids_in_deepstack_layers,
+    depth_of_target, aux_ids_in_deepstack_layers,
 )

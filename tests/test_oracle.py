@@ -43,10 +43,15 @@ def test_linter_agrees_with_the_runtime(pairs, runtime, version, record):
 
 
 def test_both_runtimes_and_their_releases_are_recorded():
-    """vLLM 0.33.0 and 0.25.0 (the first with DFlash on the V2 runner for dense targets),
-    SGLang 0.5.23."""
-    assert {(d["runtime"], d["version"]) for d in DOCUMENTS} == {
-        ("vllm", "0.33.0"), ("vllm", "0.25.0"), ("sglang", "0.5.23")}
+    """Each runtime's newest release, and releases at vLLM's path boundaries: 0.22.0 (V2
+    for Qwen3 dense targets), 0.24.0 (six listed architectures), 0.25.0 (every dense
+    target; mixed DFlash refused), 0.26.0 (mixed DFlash forced onto V2). Mutation caught:
+    a recorded release's file removed or renamed."""
+    recorded = {(d["runtime"], d["version"]) for d in DOCUMENTS}
+    assert {("vllm", "0.33.0"), ("vllm", "0.25.0"), ("vllm", "0.24.0"),
+            ("sglang", "0.5.23")} <= recorded
+    for document in DOCUMENTS:
+        assert len(document["launches"]) >= 40, document["version"]
 
 
 def test_every_corpus_case_with_a_target_is_recorded():

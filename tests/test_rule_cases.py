@@ -311,6 +311,22 @@ CASES = [
     Case("DF125", "fail", "mixed-refused-by-0.25-on-either-runner", pointer="/layer_types",
          runtime="vllm==0.25.0", severity="error"),
     Case("DF125", "pass", "all-full", ops=[("replace", "/layer_types", ["full_attention"] * 5)]),
+    # RD101 on DFlash windows (mutation caught: a window-sources row's range or value)
+    Case("RD101", "fail", "sliding-layers-unwindowed-on-sglang-0.5.13", pointer="/layer_types",
+         runtime="sglang==0.5.13", severity="error"),
+    Case("RD101", "fail", "sliding-layers-unwindowed-on-vllm-0.24", pointer="/layer_types",
+         runtime="vllm==0.24.0", severity="error"),
+    Case("RD101", "pass", "sliding-layers-windowed-on-sglang-0.5.14", runtime="sglang==0.5.14"),
+    Case("RD101", "pass", "all-full-on-sglang-0.5.13", runtime="sglang==0.5.13",
+         ops=[("replace", "/layer_types", ["full_attention"] * 5)]),
+    # DF144 (mutation caught: the self-contained-model-types rows' ranges or values)
+    Case("DF144", "fail", "qwen3-dspark-on-vllm-0.26", pointer="/architectures",
+         runtime="vllm==0.26.0", ops=[("replace", "/architectures", ["DSparkDraftModel"]),
+                                      ("add", "/markov_rank", 8)]),
+    Case("DF144", "pass", "qwen3-dspark-on-vllm-0.29", runtime="vllm==0.29.0",
+         ops=[("replace", "/architectures", ["DSparkDraftModel"]), ("add", "/markov_rank", 8)]),
+    Case("DF144", "pass", "qwen3-dspark-class-on-vllm-0.26", runtime="vllm==0.26.0",
+         ops=[("replace", "/architectures", ["Qwen3DSparkModel"]), ("add", "/markov_rank", 8)]),
     Case("DF126", "pass", "no-flag-servers-agree", ops=[("remove", "/is_causal")]),
     Case("DF126", "pass", "explicit-flag"),
     Case("DF126", "fail", "dflash-config-causal-read-by-vllm-only", ops=[

@@ -25,7 +25,8 @@ def test_every_fact_is_read_by_code():
     back to hard-coding a runtime behaviour, leaving its row unused."""
     source = "\n".join(p.read_text() for p in [*(ROOT / "rules").glob("*.py"),
                                               *(ROOT / "drafter_lint").glob("*.py"),
-                                              ROOT / "drafter_lint" / "runtimes" / "path.py"]
+                                              ROOT / "drafter_lint" / "runtimes" / "path.py",
+                                              ROOT / "drafter_lint" / "runtimes" / "trained.py"]
                        if p.name != "runtimes.py")
     for key in {f.key for f in runtimes.FACTS}:
         if key.startswith("serves."):
@@ -98,7 +99,6 @@ PINNED_BY = {
                                         "DF111-pass-vllm-does-not-check-it"],
     "dflash.requires-num-target-layers": ["DF116-fail-missing-for-the-reference"],
     "dflash.null-window-with-sliding-layers": ["DF124-fail-switched-off"],
-    "dflash.window-sources": ["DF122-pass-swa-window-size-for-vllm"],
     "dflash.reads-use-swa": ["DF122-pass-swa-window-size-for-vllm"],
     "dflash.causal-sources": ["DF126-fail-dflash-config-causal-read-by-vllm-only",
                               "DF126-pass-no-flag-servers-agree"],
@@ -128,8 +128,14 @@ PINNED_BY = {
                                 "EA306-pass-four-taps-counted"],
     "eagle3.reads-3.1-flags": ["EA313-fail-legacy-use-aux-norm-on-vllm",
                                "EA313-pass-legacy-use-aux-norm-on-sglang"],
-    "eagle3.reads-norm-before-residual": ["EA322-fail-speculators-trained-head-on-sglang",
-                                          "EA322-pass-speculators-trained-head-on-vllm"],
+    "eagle3.reads-norm-before-residual": ["RD101-fail-speculators-trained-head-on-sglang",
+                                          "RD101-pass-speculators-trained-head-on-vllm"],
+    "eagle3.reads-use-aux-hidden-state": ["RD101-fail-no-aux-states-on-v2-before-0.33-40656",
+                                          "RD101-pass-no-aux-states-on-v2-from-0.33"],
+    "dflash.window-sources": ["DF122-pass-swa-window-size-for-vllm",
+                              "RD101-fail-sliding-layers-unwindowed-on-sglang-0.5.13"],
+    "dspark.self-contained-model-types": ["DF144-fail-qwen3-dspark-on-vllm-0.26",
+                                          "DF144-pass-qwen3-dspark-on-vllm-0.29"],
     "speculators.non-causal-flag-global": ["SPC116-fail-all-full-fixable",
                                            "SPC116-pass-flag-true"],
     "dspark.tokens-per-block": ["LCH102-fail-speculators-dspark-bonus-anchor",

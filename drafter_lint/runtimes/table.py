@@ -275,6 +275,17 @@ FACTS: tuple[Fact, ...] = (
          "vllm==0.28.0 config/speculative.py (no block check for DSpark)", since="0.25.0",
          until="0.29.0"),
     # Where the DSpark Markov-head rank is read (first found wins); it must be > 0
+    # The draft model types vLLM keeps as a self-contained `DSparkDraftModel` draft; any other
+    # is rewritten to DeepSeek-V4's DSpark (model_type deepseek_v4), which reads the full
+    # DeepSeek-V4 config (hc_mult, ...) and refuses a Qwen3-shaped draft
+    Fact("dspark.self-contained-model-types", V, (), "start-up",
+         "vllm==0.25.0 config/speculative.py:899-908; vllm==0.28.0 config/speculative.py:"
+         "1013-1025 (every draft not named Qwen3DSparkModel becomes deepseek_v4)",
+         since="0.25.0", until="0.29.0"),
+    Fact("dspark.self-contained-model-types", V, ("qwen3",), "start-up",
+         "vllm==0.29.0 config/speculative.py:1299-1302, 1360-1368; V config/speculative.py:"
+         "1534-1542 (a qwen3 DSparkDraftModel is served as Qwen3DSparkModel)",
+         since="0.29.0"),
     Fact("dspark.markov-rank-sources", V, ("/markov_rank",), "start-up",
          "V model_executor/models/qwen3_dspark.py:212, gemma4_dspark.py:190 (no default)",
          since="0.25.0"),
@@ -513,6 +524,29 @@ FACTS: tuple[Fact, ...] = (
     Fact("eagle3.reads-3.1-flags", S, (), "silent",
          "sglang==0.5.11 models/llama_eagle3.py (no EAGLE-3.1 flag)", since="0.5.0rc0",
          until="0.5.12"),
+
+    # eagle_config.use_aux_hidden_state: false (a head trained on the last hidden state)
+    Fact("eagle3.reads-use-aux-hidden-state", V, True, "silent",
+         "vllm==0.12.0 v1/spec_decode/eagle.py:95-96, 1216-1230; V "
+         "v1/spec_decode/llm_base_proposer.py:171-172, 1674-1687 (V1)", since="0.12.0",
+         path="v1"),
+    Fact("eagle3.reads-use-aux-hidden-state", V, False, "silent",
+         "vllm==0.11.2 v1/worker/gpu_model_runner.py:374-375 (aux states always captured; "
+         "llama_eagle3.py:166-178 fc always built)", since="0.8.5", until="0.12.0", path="v1"),
+    Fact("eagle3.reads-use-aux-hidden-state", V, False, "start-up",
+         "vllm==0.17.0 v1/worker/gpu/model_runner.py:166-168, 251, spec_decode/eagle/"
+         "speculator.py:222-230; vllm==0.32.0 v1/worker/gpu/model_runner.py:300-307 (V2: k "
+         "aux states copied into an H-wide buffer, a shape error in the profile run; vLLM "
+         "#40656)", since="0.17.0", until="0.33.0", path="v2"),
+    Fact("eagle3.reads-use-aux-hidden-state", V, True, "silent",
+         "V v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:15-22 (V2)", since="0.33.0",
+         path="v2"),
+    Fact("eagle3.reads-use-aux-hidden-state", S, True, "silent",
+         "sglang==0.5.8 model_executor/model_runner.py:320-338; S model_executor/"
+         "model_runner_components/spec_aux_hidden_state.py:185-196", since="0.5.8"),
+    Fact("eagle3.reads-use-aux-hidden-state", S, False, "silent",
+         "sglang==0.5.7 model_executor/model_runner.py:554-575, models/llama_eagle3.py:135-139 "
+         "(three aux states captured, fc applied)", since="0.5.0rc0", until="0.5.8"),
 
     # EAGLE-3 input layer: residual taken after hidden_norm (norm_before_residual: true)
     Fact("eagle3.reads-norm-before-residual", V, True, "silent",

@@ -349,6 +349,7 @@ V_DFLASH_V1 = "vllm/v1/spec_decode/dflash.py"
 V_REGISTRY = "vllm/model_executor/models/registry.py"
 V_CONFIG = "vllm/config**.py"              # vllm/config.py, later vllm/config/*.py
 V_EAGLE3 = "vllm/model_executor/models/llama_eagle3.py"
+V_EAGLE3_V2 = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
 V_ALGOS = "vllm/transformers_utils/configs/speculators/algos.py"
 V_EAGLE_CONFIG = "vllm/transformers_utils/configs/eagle.py"
 V_NEXT_MTP = "vllm/model_executor/models/qwen3_next_mtp.py"
@@ -369,10 +370,11 @@ S_NO_LAYER_TYPES = (S_DFLASH, r"\A(?![\s\S]*layer_types)[\s\S]*attn_type\s*=\s*"
                               r"AttentionType\.ENCODER_ONLY")
 
 
-def _absent(key, runtime, since, until="", *, where, what, also=()):
+def _absent(key, runtime, since, until="", *, where, what, also=(), path=""):
     """A row that holds where `what` (a (files, pattern) pair) is absent."""
     files, pattern = where
-    return Probe(key, runtime, since, until, files, pattern, also=also, also_not=(what,))
+    return Probe(key, runtime, since, until, files, pattern, also=also, also_not=(what,),
+                 path=path)
 
 
 PROBES: tuple[Probe, ...] = (
@@ -543,6 +545,12 @@ PROBES: tuple[Probe, ...] = (
     Probe("dspark.exact-token-architectures", V, "0.25.0", "0.29.0", V_REGISTRY,
           r'"Qwen3DSparkModel"\s*:',
           also_not=(("vllm/config/speculative.py", r"Qwen3-Omni DSpark requires"),)),
+    Probe("dspark.self-contained-model-types", V, "0.25.0", "0.29.0", _SPECULATIVE[0],
+          r"# DeepSeek-V4 DSpark reuses the full",
+          also_not=((_SPECULATIVE[0], r'model_type == "qwen3"'),)),
+    Probe("dspark.self-contained-model-types", V, "0.29.0", "", _SPECULATIVE[0],
+          r'"DSparkDraftModel" in self\.draft_model_config\.architectures\s*and '
+          r'self\.draft_model_config\.hf_config\.model_type == "qwen3"'),
     Probe("dspark.markov-rank-sources", V, "0.25.0", "",
           "vllm/model_executor/models/qwen3_dspark.py", r"config\.markov_rank\b"),
     Probe("dspark.markov-rank-sources", S, "0.5.16", "", "sglang/srt/models/dspark.py",
@@ -713,6 +721,19 @@ PROBES: tuple[Probe, ...] = (
           also_not=((V_EAGLE3, r"norm_before_residual"),)),
     _absent("eagle3.reads-norm-before-residual", S, "0.5.0rc0", where=(S_EAGLE3, r"\A"),
             what=("sglang/srt/models/*eagle*.py", r"norm_before_residual")),
+    # eagle_config.use_aux_hidden_state: false
+    Probe("eagle3.reads-use-aux-hidden-state", V, "0.12.0", "", "vllm/v1/spec_decode/*.py",
+          r'eagle_config\.get\(\s*"use_aux_hidden_state"', path="v1"),
+    _absent("eagle3.reads-use-aux-hidden-state", V, "0.8.5", "0.12.0", where=(V_EAGLE3, r"\A"),
+            what=("vllm/v1/spec_decode/*.py", r'"use_aux_hidden_state"'), path="v1"),
+    Probe("eagle3.reads-use-aux-hidden-state", V, "0.17.0", "0.33.0", V_EAGLE3_V2,
+          r"\A(?![\s\S]*use_aux_hidden_state)", path="v2"),
+    Probe("eagle3.reads-use-aux-hidden-state", V, "0.33.0", "", V_EAGLE3_V2,
+          r'eagle_config\.get\(\s*"use_aux_hidden_state"', path="v2"),
+    Probe("eagle3.reads-use-aux-hidden-state", S, "0.5.8", "", "sglang/srt/model_executor/**/*.py",
+          r'\.get\(\s*"use_aux_hidden_state"'),
+    _absent("eagle3.reads-use-aux-hidden-state", S, "0.5.0rc0", "0.5.8", where=(S_EAGLE3, r"\A"),
+            what=("sglang/srt/model_executor/**/*.py", r'"use_aux_hidden_state"')),
     # RoPE
     Probe("rope.partial-rotary-applied", V, "0.8.0", "", "vllm/model_executor/**/*.py",
           r"rotary_dim\s*=\s*int\(\s*head_size\s*\*\s*partial_rotary_factor\s*\)|"
