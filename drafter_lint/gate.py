@@ -30,7 +30,7 @@ from drafter_lint.launch import Launch
 from drafter_lint.options import Options
 from drafter_lint.remote import materialize
 from drafter_lint.runtimes import LABEL, Release
-from drafter_lint.target import TargetError, resolve_target
+from drafter_lint.target import TargetError, overridden, resolve_target
 
 
 SGLANG_OPTIONS = {  # option -> field; argparse also accepts unambiguous prefixes
@@ -356,6 +356,28 @@ def _config_files(args: list[str], booleans: frozenset) -> tuple[list[str], list
     return expanded, out
 
 
+def _max_model_len(value) -> int | None:
+    """`--max-model-len` as a number of tokens; None for what the linter does not size
+    (`auto`, -1, or a `32k`-style value vLLM also takes)."""
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        return None
+    return n if n > 0 else None
+
+
+def _hf_overrides(value) -> dict:
+    """`--hf-overrides`: a JSON object; vLLM's parser refuses anything else."""
+    try:
+        data = json.loads(value or "")
+    except (ValueError, RecursionError):
+        raise GateError(f"--hf-overrides {str(value)[:60]!r} is not JSON; vLLM refuses it") \
+            from None
+    if not isinstance(data, dict):
+        raise GateError("--hf-overrides is not a JSON object; vLLM refuses it")
+    return data
+
+
 def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
     launch = Launch("vllm", argv, env, server_args=(["serve"] if positional_model else [])
                     + list(args))
@@ -376,6 +398,10 @@ def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
             launch.target = value
         elif option == "--revision":
             launch.target_revision = value
+        elif option == "--max-model-len":
+            launch.max_model_len = _max_model_len(value)
+        elif option == "--hf-overrides":
+            launch.hf_overrides = _hf_overrides(value)
         elif option in ("--speculative-config", "-sc"):
             config.update(_speculative_config(value or ""))
         elif option.startswith("--speculative-config."):
@@ -481,6 +507,8 @@ def resolve_models(launch: Launch, target_arg, offline: bool):
             offline)
     except TargetError as exc:
         raise GateError(str(exc)) from None
+    if launch.hf_overrides:
+        target = overridden(target, launch.hf_overrides)
     try:
         return find_root(draft), target
     except CheckpointNotFound as exc:

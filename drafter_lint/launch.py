@@ -20,6 +20,8 @@ class Launch:
     method: str | None = None
     tokens: int | None = None          # vLLM num_speculative_tokens / SGLang draft tokens
     context_length: int | None = None  # SGLang --context-length: the draft's too
+    max_model_len: int | None = None   # vLLM --max-model-len: the server's context
+    hf_overrides: dict = field(default_factory=dict)   # vLLM --hf-overrides: the target's config
     draftless: bool = False            # ngram/suffix: no draft checkpoint to lint
     server_args: list[str] = field(default_factory=list)   # what the server's parser reads
     command: list[str] = field(default_factory=list)   # the server line behind launchers

@@ -31,6 +31,7 @@ class Target:
     special_ids: dict[str, list[int]] = field(default_factory=dict)  # pad/eos/bos -> ids
     deepstack_layers: int = 0      # Qwen3-VL: text layers that take vision features
     quantized: bool = False        # a quantization_config (vLLM's runner choice reads it)
+    whole: dict = field(default_factory=dict)   # config.json as written (text_config kept)
 
 
 def resolve_target(arg: str, offline: bool = False) -> Target:
@@ -97,13 +98,22 @@ def read_target(path: Path, display: str | None = None) -> Target:
         raise TargetError(f"target {config_path}: cannot read: {describe(exc)}") from None
     if not isinstance(doc.value, dict):
         raise TargetError(f"target {config_path}: not a JSON object")
-    outer = doc.value
+    target = target_of(doc.value, display or str(path))
+    try:
+        target.tokenizer = read_tokenizer(folder, "target")
+    except TokenizerError as exc:
+        target.notes.append(f"target tokenizer unreadable ({exc}); tokenizer checks skipped")
+    return target
+
+
+def target_of(outer: dict, display: str) -> Target:
+    """A target (without its tokenizer) from its whole config.json object."""
     config = outer["text_config"] if isinstance(outer.get("text_config"), dict) else outer
     layer_types = config.get("layer_types")
     if not (isinstance(layer_types, list) and all(isinstance(t, str) for t in layer_types)):
         layer_types = None
-    target = Target(
-        display=display or str(path),
+    return Target(
+        display=display,
         config=config,
         model_type=config.get("model_type") or outer.get("model_type"),
         num_hidden_layers=layer_count(config.get("num_hidden_layers")) or None,
@@ -116,9 +126,22 @@ def read_target(path: Path, display: str | None = None) -> Target:
         deepstack_layers=_deepstack_layers(outer),
         quantized=isinstance(outer.get("quantization_config"), dict)
         or isinstance(config.get("quantization_config"), dict),
+        whole=outer,
     )
-    try:
-        target.tokenizer = read_tokenizer(folder, "target")
-    except TokenizerError as exc:
-        target.notes.append(f"target tokenizer unreadable ({exc}); tokenizer checks skipped")
-    return target
+
+
+def overridden(target: Target, overrides: dict) -> Target:
+    """`target` as the server sees it with `overrides` (vLLM's --hf-overrides) set on its
+    config: a nested config (`text_config`, ...) is updated key by key, any other key,
+    dict-valued ones included, replaced (vllm==0.33.0 config/model.py:555-570)."""
+    def merged(base: dict, over: dict) -> dict:
+        out = dict(base)
+        for key, value in over.items():
+            nested = key.endswith("_config") and key != "quantization_config"
+            out[key] = merged(out[key], value) if nested and isinstance(value, dict) and \
+                isinstance(out.get(key), dict) else value
+        return out
+
+    out = target_of(merged(target.whole, overrides), target.display)
+    out.tokenizer, out.notes = target.tokenizer, list(target.notes)
+    return out

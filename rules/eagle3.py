@@ -502,7 +502,8 @@ def max_position_below_target(facts: Facts):
     config/speculative.py:100-106, 1500-1510, 1807-1846). Older vLLM overran the cache on
     long prompts (vLLM #48894). Many good heads ship 2048 (yuhuili/EAGLE3-LLaMA3.1-8B).
 
-    SGLang refuses a short draft context instead (DL013).
+    SGLang refuses a short draft context instead (DL013). A `gate` line whose
+    `--max-model-len` is at most the head's serves no longer prompt: nothing to say.
 
     Warns: 2048 with yarn scaling on a 131072-position target (vLLM serves 2048 tokens).
     Informs: 2048 with default RoPE. Passes: equal or larger; checked for SGLang alone.
@@ -511,6 +512,9 @@ def max_position_below_target(facts: Facts):
     theirs = facts.target.config.get("max_position_embeddings")
     if not (mine and type(theirs) is int and mine < theirs):
         return
+    served = facts.launch.max_model_len if facts.launch.runtime == "vllm" else None
+    if served and served <= mine:
+        return          # no prompt outgrows the draft's cache
     types, capping = rope_types(facts), capping_releases(facts)
     if capping:
         yield Finding("/max_position_embeddings", f"max_position_embeddings is {mine}, "

@@ -877,3 +877,51 @@ def test_the_sglang_short_context_head_follows_the_servers_environment(tmp_path,
     assert (run.returncode == 0) == starts and out.exists() == starts, run.stderr
     if not starts:
         assert "DL013" in run.stderr and "vLLM" not in run.stderr.split("refused")[-1]
+
+
+@pytest.mark.parametrize("how,starts", [
+    ("plain", False), ("max-model-len-fits", True), ("max-model-len-too-long", False),
+    ("max-model-len-auto", False), ("hf-overrides-shorten-target", True),
+    ("hf-overrides-other-key", False)])
+def test_the_vllm_short_context_head_follows_the_servers_flags(tmp_path, stand_ins, how,
+                                                               starts):
+    """The same 2048-position head on vLLM 0.26.0, which keeps the draft's short RoPE
+    cache (EA315 warns: prompts past 2048 tokens overrun it). `--max-model-len` at most
+    2048 serves no such prompt, and `--hf-overrides` that shorten the target's
+    max_position_embeddings leave the head as long as its target (vLLM sets dict
+    overrides on the target's config, vllm==0.33.0 config/model.py:555-570). Mutations
+    caught: either flag ignored (the gate blocks a launch that cannot overrun), or an
+    unsized `auto` / an unrelated override taken as a fit."""
+    env, out = stand_ins
+    drafter, target = tmp_path / "head", tmp_path / "target"
+    drafter.mkdir()
+    target.mkdir()
+    shutil.copyfile(MAXPOS2048 / "config.json", drafter / "config.json")
+    shutil.copyfile(MAXPOS2048 / "target.config.json", target / "config.json")
+    line = ["vllm", "serve", str(target), "--speculative-config",
+            json.dumps({"method": "eagle3", "model": str(drafter),
+                        "num_speculative_tokens": 3})]
+    extra = {"max-model-len-fits": ["--max-model-len", "2048"],
+             "max-model-len-too-long": ["--max-model-len", "4096"],
+             "max-model-len-auto": ["--max-model-len", "auto"],
+             "hf-overrides-shorten-target": ["--hf-overrides",
+                                             '{"max_position_embeddings": 2048}'],
+             "hf-overrides-other-key": ["--hf-overrides", '{"rope_theta": 1000000}']}
+    run = gate(env, tmp_path, *line, *extra.get(how, []),
+               options=("--select", "EA315", "--runtime", "vllm==0.26.0", "--fail-on",
+                        "warning"))
+    assert (run.returncode == 0) == starts and out.exists() == starts, run.stderr
+    if not starts:
+        assert "EA315" in run.stderr
+
+
+def test_hf_overrides_that_vllm_refuses_are_refused(tmp_path, stand_ins):
+    """`--hf-overrides` that is not a JSON object stops vLLM's parser; the gate refuses the
+    line with one line (exit 1, as for any line it refuses). Mutation caught: a bad value ignored (linting a target
+    the server never builds)."""
+    env, out = stand_ins
+    for value in ("{not json", "[1, 2]"):
+        run = gate(env, tmp_path, "vllm", "serve", "t", "--hf-overrides", value,
+                   "--speculative-config", spec())
+        assert run.returncode == 1 and "--hf-overrides" in run.stderr, run.stderr
+        assert not out.exists() and "Traceback" not in run.stderr

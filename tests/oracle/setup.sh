@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The oracle lane's runtimes on a CPU-only machine: vLLM 0.33.0 and 0.25.0, SGLang 0.5.23.
-#   bash tests/oracle/setup.sh DIR [vllm|vllm==VERSION|sglang|all]   (default: all)
-# Makes DIR/vllm-<version> and DIR/sglang-0.5.23, one venv each (~5.5-6.5 GB: torch with its
-# CUDA runtime wheels; no driver and no GPU needed; ~4-10 min each, built one at a time).
+# The oracle lane's runtimes on a CPU-only machine: every vLLM and SGLang release it records.
+#   bash tests/oracle/setup.sh DIR [vllm|vllm==VERSION|sglang|sglang==VERSION|all]   (default: all)
+# Makes DIR/vllm-<version> and DIR/sglang-<version>, one venv each (~5.5-6.5 GB: torch with
+# its CUDA runtime wheels; no driver and no GPU needed; ~4-10 min each, built one at a time).
+# Releases with the same pins can share one venv: `pip install --no-deps vllm==X` into it
+# swaps the release in about 10 s (how the recorded ones were made).
 # Keep DIR outside the repository. The pins come from each wheel's METADATA; the
 # pure-python dependencies are the ones the start-up modules import (vllm.engine.arg_utils,
 # sglang.srt.server_args, the model registries).
@@ -15,7 +17,10 @@ mkdir -p "$DIR"
 vllm_pins() {
   case "$1" in
     0.33.0) echo "torch==2.14.0 torchvision==0.29.0 transformers>=5.16.1,<5.21.0" ;;
-    0.25.0) echo "torch==2.11.0 torchvision==0.26.0 transformers>=5.5.3,<5.10" ;;   # of its time
+    0.21.0|0.22.0|0.23.0|0.24.0|0.25.0|0.26.0)      # transformers of their time
+      echo "torch==2.11.0 torchvision==0.26.0 transformers>=5.5.3,<5.10" ;;
+    0.27.0|0.28.0|0.29.0|0.30.0|0.31.0|0.32.0)
+      echo "torch==2.13.0 torchvision==0.28.0 transformers>=5.16.1,<5.18" ;;
     *) echo "setup.sh: no pins recorded for vllm==$1" >&2; exit 2 ;;
   esac
 }
@@ -28,7 +33,9 @@ vllm_env() {
   local P="$V/bin/pip"
   # torchvision is imported by vLLM's Qwen3.5/VL modules; the index only has CUDA builds of it,
   # so torch comes with its CUDA runtime wheels (torch.cuda.is_available() stays False).
-  "$P" install -q "$TORCH" "$VISION"
+  # this disk holds a CPU build of torch 2.13.0; --isolated takes the CUDA one from PyPI
+  if [ "$TORCH" = torch==2.13.0 ]; then "$P" install -q --isolated "$TORCH" "$VISION"
+  else "$P" install -q "$TORCH" "$VISION"; fi
   "$P" install -q --no-deps "vllm==$VERSION"
   "$P" install -q numpy regex cachetools psutil sentencepiece 'requests>=2.33.0' tqdm blake3 \
       py-cpuinfo "$TRANSFORMERS" 'huggingface_hub>=1.31.0' 'tokenizers>=0.23.2' \
@@ -36,8 +43,10 @@ vllm_env() {
       'protobuf>=5.29.6,!=6.30.*,!=6.31.*,!=6.32.*,!=6.33.0.*,!=6.33.1.*,!=6.33.2.*,!=6.33.3.*,!=6.33.4.*' \
       cbor2 'pyzmq>=25.0.0' 'aiohttp>=3.14.4' 'oss-harmony>=0.0.11' 'openai>=2.25.0' 'pillow>=13.0.0' \
       pybase64 uvloop 'prometheus_client>=0.18.0' 'fastapi<0.137.0,>=0.133.0' partial-json-parser \
-      'llguidance>=1.7.0,<1.8.0' loguru
+      'llguidance>=1.7.0,<1.8.0' loguru gguf
   "$P" install -q --no-deps 'xgrammar==0.2.8' 'apache-tvm-ffi==0.1.11' 'compressed-tensors==0.17.0'
+  # vLLM 0.23.0 imports humming's kernels at start-up
+  [ "$VERSION" != 0.23.0 ] || "$P" install -q 'humming-kernels==0.1.4'
   # vLLM's CUDA extension modules need libcuda.so.1 with a few driver symbols; this stub
   # answers "no device" to each (tests/oracle/vllm_startup.py loads it first).
   local L="$V/lib/oracle-libcuda"; mkdir -p "$L"
@@ -53,14 +62,28 @@ vllm_env() {
   VLLM_TARGET_DEVICE=cpu "$V/bin/python" -c 'import vllm; from vllm.engine.arg_utils import EngineArgs; print("vllm", vllm.__version__, "ready")'
 }
 
+# per SGLang release: torch, torchvision, transformers, tokenizers (METADATA Requires-Dist)
+sglang_pins() {
+  case "$1" in
+    0.5.22|0.5.23) echo "torch==2.14.1 torchvision==0.29.1 transformers==5.19.0 tokenizers==0.23.2" ;;
+    0.5.19|0.5.20|0.5.21)
+      echo "torch==2.13.0 torchvision==0.28.0 transformers==5.12.1 tokenizers==0.22.2" ;;
+    *) echo "setup.sh: no pins recorded for sglang==$1 (before 0.5.19 the oracle's platform shim" \
+            "does not apply)" >&2; exit 2 ;;
+  esac
+}
+
 sglang_env() {
-  local S="$DIR/sglang-0.5.23"
+  local VERSION=${1:-0.5.23}
+  local S="$DIR/sglang-$VERSION"
+  read -r TORCH VISION TRANSFORMERS TOKENIZERS <<< "$(sglang_pins "$VERSION")"
   python3 -m venv "$S"
   local P="$S/bin/pip"
-  "$P" install -q 'torch==2.14.1' torchvision
-  "$P" install -q --no-deps 'sglang==0.5.23'
-  "$P" install -q numpy regex psutil 'sentencepiece==0.2.1' requests tqdm 'transformers==5.19.0' \
-      'tokenizers==0.23.2' safetensors pydantic pyyaml msgspec einops 'pyzmq>=25.1.2' aiohttp pillow \
+  if [ "$TORCH" = torch==2.13.0 ]; then "$P" install -q --isolated "$TORCH" "$VISION"
+  else "$P" install -q "$TORCH" "$VISION"; fi
+  "$P" install -q --no-deps "sglang==$VERSION"
+  "$P" install -q numpy regex psutil 'sentencepiece==0.2.1' requests tqdm "$TRANSFORMERS" \
+      "$TOKENIZERS" safetensors pydantic pyyaml msgspec einops 'pyzmq>=25.1.2' aiohttp pillow \
       pybase64 uvloop 'prometheus-client>=0.20.0' fastapi partial_json_parser orjson packaging \
       'python-dateutil<3' setproctitle scipy xxhash zstandard interegular distro easydict \
       python-multipart watchfiles 'uvicorn>=0.51' huggingface_hub tiktoken IPython dill loguru gguf \
@@ -72,7 +95,9 @@ sglang_env() {
 case "$WHICH" in
   vllm) vllm_env 0.33.0 ;;
   vllm==*) vllm_env "${WHICH#vllm==}" ;;
-  sglang) sglang_env ;;
+  sglang) sglang_env 0.5.23 ;;
+  sglang==*) sglang_env "${WHICH#sglang==}" ;;
   all) vllm_env 0.33.0; vllm_env 0.25.0; sglang_env ;;
-  *) echo "setup.sh: the second argument is vllm, vllm==VERSION, sglang or all" >&2; exit 2 ;;
+  *) echo "setup.sh: the second argument is vllm, vllm==VERSION, sglang, sglang==VERSION or all" >&2
+     exit 2 ;;
 esac
