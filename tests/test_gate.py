@@ -844,6 +844,16 @@ def test_a_refused_dry_run_is_reported_without_a_second_lint(tiny, stand_ins, mo
 MAXPOS2048 = FIXTURES / "published" / "specforge-qwen3-8b-eagle3-maxpos2048"
 
 
+def short_head(tmp_path):
+    """(drafter, target) folders: the 2048-position head and its 40960-context target."""
+    drafter, target = tmp_path / "head", tmp_path / "target"
+    drafter.mkdir()
+    target.mkdir()
+    shutil.copyfile(MAXPOS2048 / "config.json", drafter / "config.json")
+    shutil.copyfile(MAXPOS2048 / "target.config.json", target / "config.json")
+    return drafter, target
+
+
 @pytest.mark.parametrize("how,starts", [
     ("plain", False), ("inherited", True), ("prefix", True), ("context-fits", True),
     ("context-too-long", False), ("env-i-drops-it", False)])
@@ -857,11 +867,7 @@ def test_the_sglang_short_context_head_follows_the_servers_environment(tmp_path,
     caught: the variable honoured only as a prefix (DL013 said set it, and refused when
     it was), --context-length ignored (the message's own way out refused)."""
     env, out = stand_ins
-    drafter, target = tmp_path / "head", tmp_path / "target"
-    drafter.mkdir()
-    target.mkdir()
-    shutil.copyfile(MAXPOS2048 / "config.json", drafter / "config.json")
-    shutil.copyfile(MAXPOS2048 / "target.config.json", target / "config.json")
+    drafter, target = short_head(tmp_path)
     line = [sys.executable, "-m", "sglang.launch_server", "--model-path", str(target),
             "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path",
             str(drafter), "--speculative-num-draft-tokens", "4"]
@@ -893,11 +899,7 @@ def test_the_vllm_short_context_head_follows_the_servers_flags(tmp_path, stand_i
     caught: either flag ignored (the gate blocks a launch that cannot overrun), or an
     unsized `auto` / an unrelated override taken as a fit."""
     env, out = stand_ins
-    drafter, target = tmp_path / "head", tmp_path / "target"
-    drafter.mkdir()
-    target.mkdir()
-    shutil.copyfile(MAXPOS2048 / "config.json", drafter / "config.json")
-    shutil.copyfile(MAXPOS2048 / "target.config.json", target / "config.json")
+    drafter, target = short_head(tmp_path)
     line = ["vllm", "serve", str(target), "--speculative-config",
             json.dumps({"method": "eagle3", "model": str(drafter),
                         "num_speculative_tokens": 3})]
