@@ -261,3 +261,44 @@ def test_the_path_is_the_runner_vllm_chose(pairs, version, record):
     chosen = facts.on_path(release)
     want = "v2" if record["resolved"]["use_v2_model_runner"] else "v1"
     assert chosen.runner == want, (chosen.why, record["launch"])
+
+
+READER_RECORDS = [(d["version"], r, runner, what) for d in DOCUMENTS if d["runtime"] == "vllm"
+                  for r in d["launches"] for runner, reads in (r.get("readers") or {}).items()
+                  for what in reads]
+
+
+@pytest.mark.parametrize("version,record,runner,what", READER_RECORDS,
+                         ids=[f"{r['id']}-{v}-{runner}-{w}" for v, r, runner, w in READER_RECORDS])
+def test_the_linter_reads_what_each_runner_reads(pairs, version, record, runner, what):
+    """Each model runner's own reader of the mask id and the taps, executed on the recorded
+    launch (tests/oracle/run_vllm.py `readers`), returns what the fact rows say that
+    runner reads for that release: the mask id from the first `dflash.mask-sources`
+    pointer set (none set: the reader raises), the taps from the first tap source set,
+    shifted to capture indices (none set: no list, the model's default). Mutations caught:
+    a source row's pointers, order, shift, runner or range changed."""
+    from drafter_lint.rules.dflash import mask_source
+    from drafter_lint.rules.eagle3 import AUX_NESTED, AUX_TOP
+
+    from drafter_lint import runtimes
+    from drafter_lint.checkpoint import read_checkpoint
+    from drafter_lint.engine import facts_for
+    from drafter_lint.options import Options
+
+    pair = pairs[record["pair"]]
+    release = runtimes.on_runner(runtimes.parse(f"vllm=={version}"), runner)
+    facts = facts_for(read_checkpoint(pair.drafter, display=pair.id), Options(rules={}))
+    got = record["readers"][runner][what]
+    if what == "mask_token_id":
+        source = mask_source(facts, release)
+        assert (source[1] if source else None) == (None if isinstance(got, dict) else got), \
+            (source, got)
+        return
+    if facts.family.startswith("eagle3"):
+        sources = [(p, 0) for p in runtimes.value("eagle3.aux-sources", release,
+                                                  (AUX_TOP, AUX_NESTED))]
+    else:
+        sources = runtimes.value("dflash.tap-sources", release, ())
+    found = next(([v + shift for v in facts.get(p)] for p, shift in sources
+                  if isinstance(facts.get(p, None), list) and facts.get(p)), None)
+    assert found == got, (sources, got)

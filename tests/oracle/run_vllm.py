@@ -8,6 +8,8 @@ Stages, each the runtime's own code:
           (the draft's config through vLLM's registry, method detection, the EAGLE and
           speculators rewrites, k checks, the draft max_model_len) and VllmConfig
           (model-runner choice, V1 refusals).
+  readers the mask id and tap list each model runner's own reader takes from the draft
+          config (V2's spec_decode helpers; V1's runner and proposer methods).
   init    the draft model's __init__ on the meta device under that config (no weights).
 The platform is vLLM's CUDA platform with capability 9.0 (an H100), so the model runner is
 the one a CUDA host gets; a driver-less libcuda stub (setup.sh) lets the extensions import.
@@ -60,6 +62,60 @@ def resolved(cfg) -> dict:
     return out
 
 
+def _reader(module: str, name: str):
+    """The release's function (or an unbound method, "Class.method") `name` of `module`;
+    None when this release has no such reader."""
+    import importlib
+
+    try:
+        obj = importlib.import_module(module)
+    except Exception:  # noqa: BLE001  (a reader this release does not ship)
+        return None
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
+def _read(call):
+    """What a reader returns: its value, or the exception it raises, as JSON."""
+    try:
+        value = call()
+    except Exception as exc:  # noqa: BLE001
+        return {"raised": f"{type(exc).__name__}: {str(exc)[:200]}"}
+    return list(value) if isinstance(value, tuple) else value
+
+
+def readers(cfg) -> dict:
+    """Mask id and tap list as each model runner's own code reads them from the draft
+    config (pure functions, run on CPU): V2's spec_decode helpers, and V1's runner and
+    proposer methods called with only the attributes they read."""
+    from types import SimpleNamespace
+
+    spec = cfg.speculative_config
+    hf = spec.draft_model_config.hf_config
+    out: dict = {"v1": {}, "v2": {}}
+    taps2 = _reader("vllm.v1.worker.gpu.spec_decode.eagle.eagle3_utils",
+                    "get_eagle3_aux_layers_from_config")
+    mask2 = _reader("vllm.v1.worker.gpu.spec_decode.utils", "get_parallel_drafting_token_id")
+    taps1 = _reader("vllm.v1.worker.gpu_model_runner",
+                    "GPUModelRunner._get_eagle3_aux_layers_from_config")
+    mask1 = _reader("vllm.v1.spec_decode.llm_base_proposer",
+                    "SpecDecodeBaseProposer._init_parallel_drafting_params")
+    if taps2 is not None:
+        out["v2"]["taps"] = _read(lambda: taps2(spec))
+    if taps1 is not None:
+        out["v1"]["taps"] = _read(lambda: taps1(SimpleNamespace(speculative_config=spec)))
+    if spec.method in ("dflash", "dspark"):
+        if mask2 is not None:
+            out["v2"]["mask_token_id"] = _read(lambda: mask2(hf))
+        if mask1 is not None:
+            me = SimpleNamespace(draft_model_config=spec.draft_model_config,
+                                 pass_hidden_states_to_model=False)
+            out["v1"]["mask_token_id"] = _read(
+                lambda: mask1(me) or me.parallel_drafting_token_id)
+    return {runner: got for runner, got in out.items() if got}
+
+
 def engine_args(launch: dict):
     from vllm.engine.arg_utils import EngineArgs
 
@@ -86,6 +142,7 @@ def run(launch: dict) -> dict:
             out["resolved"] = resolved(cfg)
             if cfg.speculative_config is not None and \
                     cfg.speculative_config.draft_model_config is not None:
+                out["readers"] = readers(cfg)
                 stage = "init"
                 out["resolved"]["draft_class"] = init_draft_on_meta(cfg)
                 out["stages"]["init"] = "accepted"
