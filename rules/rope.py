@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from drafter_lint import runtimes
 from drafter_lint.facts import Facts
+from drafter_lint.family import method as family_method
 from drafter_lint.family import own_model
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.registry import collect, rule
@@ -61,14 +62,17 @@ def rope_types(facts: Facts) -> set[str]:
     return types or {"default"}
 
 
-def _handling(release, types: set[str]) -> str | None:
-    """How `release` treats a draft whose max_position_embeddings is below the target's
-    max_model_len, for these RoPE types: "raises" it, "caps" the server's max_model_len to
-    it, "keeps" it (older vLLM: prompts past it overrun the draft's RoPE cache), or None
-    when not recorded."""
+def _handling(release, types: set[str], method: str = "eagle3") -> str | None:
+    """How `release` treats a `method` draft whose max_position_embeddings is below the
+    target's max_model_len, for these RoPE types: "raises" it, "caps" the server's
+    max_model_len to it, "keeps" it (prompts past it overrun the draft's RoPE cache), or
+    None when not recorded."""
     raised = runtimes.value("draft.raises-max-position-for", release)
-    if raised is None:
+    methods = runtimes.value("draft.raises-max-position-methods", release)
+    if raised is None or methods is None:
         return None
+    if "*" not in methods and method not in methods:
+        return "keeps"
     if "*" in raised or (raised and types <= raised):
         return "raises"
     return "caps" if raised else "keeps"
@@ -86,4 +90,60 @@ def capping_releases(facts: Facts) -> list:
     return releases_that(facts, "caps")
 
 
-RULES = collect(partial_rotary_in_draft)
+def served_context(facts: Facts) -> tuple[int | None, str]:
+    """(tokens, where from) of the context vLLM serves: the launch's --max-model-len, else
+    the target's max_position_embeddings (after --hf-overrides)."""
+    if facts.launch.runtime == "vllm" and facts.launch.max_model_len:
+        return facts.launch.max_model_len, "--max-model-len"
+    value = facts.target.config.get("max_position_embeddings") if facts.target else None
+    return (value, "the target's max_position_embeddings") if type(value) is int else \
+        (None, "")
+
+
+@rule("RP102", "draft-rope-cache-below-served-context", "error", "any",
+      needs=("config", "target"))
+def draft_rope_cache_below_served_context(facts: Facts):
+    """A DFlash, DSpark or MTP draft whose `max_position_embeddings` is below the context
+    vLLM serves, on a release that keeps it.
+
+    The proposer feeds the draft the target's positions, and the draft's rotary cache is
+    sized by its own `max_position_embeddings`: past it the cache gather goes out of
+    bounds (an illegal memory access, vLLM #57941 on 0.29.0 with a DFlash2 draft and the
+    target's window raised by --hf-overrides). vLLM raises the draft's value to the
+    target's from 0.27.0 for EAGLE drafts only and from 0.33.0 for every draft but
+    `draft_model` (vllm==0.27.0 config/speculative.py:924-931; vllm==0.33.0 :1503-1511),
+    and then only for RoPE types that just size the cache; for the others it caps the
+    server's max_model_len (a warning). An MTP draft is the target checkpoint as written:
+    dict --hf-overrides that lengthen the target do not reach it (vLLM #58080). The
+    served context is the launch's --max-model-len, else the target's
+    max_position_embeddings (after --hf-overrides). EAGLE-3 heads: EA315.
+
+    Fails: a DFlash drafter with `max_position_embeddings` 4096 for a 40960-position
+    target under `--runtime vllm==0.29.0`. Passes: the same under vLLM 0.33.0; a
+    `--max-model-len` at most the draft's.
+    """
+    method = family_method(facts.family, "vllm")
+    if method not in ("dflash", "dspark", "mtp"):
+        return
+    at = next((p for p in ("/max_position_embeddings", "/text_config/max_position_embeddings")
+               if facts.int(p)), "/max_position_embeddings")
+    mine = facts.int(at)
+    served, source = served_context(facts)
+    if not (mine and served and mine < served):
+        return
+    types = rope_types(facts)
+    by = {h: [r for r in facts.releases if r.runtime == "vllm" and
+              _handling(r, types, method) == h] for h in ("keeps", "caps")}
+    if by["keeps"]:
+        yield Finding(at, f"max_position_embeddings is {mine}, below "
+                      f"the {served} tokens served ({source}): "
+                      f"{runtimes.agree(by['keeps'], 'keeps it')}, and prompts past {mine} "
+                      f"tokens index the draft's RoPE cache out of range (vLLM #57941)")
+    if by["caps"]:
+        yield Finding(at, f"max_position_embeddings is {mine}, below "
+                      f"the {served} tokens served ({source}), with RoPE {sorted(types)}: "
+                      f"{runtimes.agree(by['caps'], 'caps')} the server's max_model_len to "
+                      f"{mine}", severity=Severity.WARNING)
+
+
+RULES = collect(partial_rotary_in_draft, draft_rope_cache_below_served_context)

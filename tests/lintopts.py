@@ -8,7 +8,8 @@ from drafter_lint.launch import Launch
 from drafter_lint.options import Options
 
 LAUNCH_KEYS = {"runtime", "method", "draft", "env", "env_cleared", "speculators_direct",
-               "num_speculative_tokens", "num_draft_tokens", "release", "dry_run"}
+               "max_model_len", "num_speculative_tokens", "num_draft_tokens", "release",
+               "dry_run"}
 
 
 def launch_of(settings: dict | None, release: runtimes.Release | None = None) -> Launch | None:
@@ -28,6 +29,7 @@ def launch_of(settings: dict | None, release: runtimes.Release | None = None) ->
                   env=dict(settings.get("env") or {}), tokens=tokens,
                   env_cleared=bool(settings.get("env_cleared")),
                   speculators_direct=bool(settings.get("speculators_direct")),
+                  max_model_len=settings.get("max_model_len"),
                   release=release if runtime else None, dry_run=settings.get("dry_run"))
 
 

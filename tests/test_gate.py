@@ -927,3 +927,25 @@ def test_hf_overrides_that_vllm_refuses_are_refused(tmp_path, stand_ins):
                    "--speculative-config", spec())
         assert run.returncode == 1 and "--hf-overrides" in run.stderr, run.stderr
         assert not out.exists() and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("release,starts", [("0.32.0", False), ("0.33.0", True)])
+def test_hf_overrides_lengthen_the_target_but_not_its_mtp_draft(tmp_path, stand_ins, release,
+                                                                starts):
+    """vLLM #58080: dict --hf-overrides that lengthen Qwen3.5-27B's context reach the target
+    but not its MTP draft, the checkpoint as written; vLLM before 0.33.0 keeps the draft's
+    262144 positions, and prompts past them overrun its RoPE cache (RP102); 0.33.0 raises
+    it. Mutations caught: overrides not applied to the target, or applied to the draft."""
+    env, out = stand_ins
+    model = tmp_path / "qwen3.5-27b"
+    model.mkdir()
+    shutil.copyfile(FIXTURES / "published" / "qwen3.5-27b-mtp" / "config.json",
+                    model / "config.json")
+    line = ["vllm", "serve", str(model), "--speculative-config",
+            json.dumps({"method": "mtp", "num_speculative_tokens": 1}), "--hf-overrides",
+            json.dumps({"text_config": {"max_position_embeddings": 1048576}})]
+    run = gate(env, tmp_path, *line, options=("--select", "RP102", "--runtime",
+                                              f"vllm=={release}"))
+    assert (run.returncode == 0) == starts and out.exists() == starts, run.stderr
+    if not starts:
+        assert "RP102" in run.stderr and "1048576" in run.stderr

@@ -486,6 +486,15 @@ FACTS: tuple[Fact, ...] = (
          "vllm==0.27.0 config/speculative.py:924-928 (eagle/eagle3: raised whatever the "
          "RoPE type); vllm==0.32.0 config/speculative.py:1393-1397, 1677-1709",
          since="0.27.0", until="0.33.0"),
+    # the methods whose draft max_position_embeddings is raised (the RoPE types above)
+    Fact("draft.raises-max-position-methods", V, frozenset({"*"}), "silent",
+         "V config/speculative.py:1503-1511 (every method but draft_model, #57941)",
+         since="0.33.0"),
+    Fact("draft.raises-max-position-methods", V, frozenset({"eagle", "eagle3"}), "silent",
+         "vllm==0.27.0 config/speculative.py:924-931; vllm==0.32.0 :1393-1400 (EAGLE only)",
+         since="0.27.0", until="0.33.0"),
+    Fact("draft.raises-max-position-methods", V, frozenset(), "silent",
+         "vllm==0.26.0 config/speculative.py (no raise)", since="0.8.0", until="0.27.0"),
     Fact("draft.raises-max-position-for", V, frozenset(), "silent",
          "vllm==0.26.0 config/speculative.py (no raise; the draft max_model_len is only "
          "clamped, vllm==0.20.0 config/speculative.py:699-703, 783)",

@@ -689,6 +689,16 @@ PROBES: tuple[Probe, ...] = (
     Probe("draft.raises-max-position-for", V, "0.8.0", "0.27.0", V_CONFIG,
           r"class SpeculativeConfig",
           also_not=((V_CONFIG, r"def _maybe_override_draft_max_position_embeddings"),)),
+    Probe("draft.raises-max-position-methods", V, "0.33.0", "", "vllm/config/speculative.py",
+          r'if self\.method != "draft_model":\s*#[^\n]*\n(\s*#[^\n]*\n)*\s*SpeculativeConfig\.'
+          r"_maybe_override_draft_max_position_embeddings"),
+    Probe("draft.raises-max-position-methods", V, "0.27.0", "0.33.0",
+          "vllm/config/speculative.py",
+          r'if self\.method in \("eagle", "eagle3"\):\s*#[^\n]*\n(\s*#[^\n]*\n)*\s*'
+          r"SpeculativeConfig\._maybe_override_draft_max_position_embeddings"),
+    Probe("draft.raises-max-position-methods", V, "0.8.0", "0.27.0", V_CONFIG,
+          r"class SpeculativeConfig",
+          also_not=((V_CONFIG, r"def _maybe_override_draft_max_position_embeddings"),)),
     Probe("eagle3.fc-count-sources", V, "0.22.0", "", V_EAGLE3,
           r'getattr\(\s*self\.config,\s*"num_aux_hidden_states"'),
     Probe("eagle3.fc-count-sources", V, "0.8.5", "0.22.0", V_EAGLE3,
