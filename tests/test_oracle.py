@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "oracle"))
 
 from corpus import cases  # noqa: E402
-from judge import golden, judge, judgements, lint_record, reported_by  # noqa: E402
+from judge import effective, golden, judge, judgements, lint_record, reported_by  # noqa: E402
 from launches import pairs as build_pairs  # noqa: E402
 
 DOCUMENTS = golden()
@@ -68,8 +68,8 @@ def test_judgements_hold_no_stale_entries():
     """Every pattern maps a recorded refusal, every exception names a recorded launch and
     gives a reason; a refusal with no pattern is what test_linter_agrees reports."""
     table = judgements()
-    refusals = [(d["runtime"], r["message"]) for d in DOCUMENTS for r in d["launches"]
-                if r["verdict"] == "refused"]
+    refusals = [(d["runtime"], r["message"]) for d in DOCUMENTS for r in map(effective,
+                d["launches"]) if r["verdict"] == "refused"]
     for entry in table["refusals"]:
         assert any(rt == entry["runtime"] and re.search(entry["match"], m)
                    for rt, m in refusals), entry
@@ -86,7 +86,7 @@ def test_the_refusal_table_sees_each_recorded_refusal():
     """Mutation caught: a judgements pattern edited so it no longer matches (the refused
     launch would then fail for want of a rule, not pass)."""
     table = judgements()
-    for runtime, version, record in RECORDS:
+    for runtime, version, record in ((rt, v, effective(r)) for rt, v, r in RECORDS):
         beyond = {b["id"] for b in table["beyond"]
                   if b.get("release", f"{runtime}=={version}") == f"{runtime}=={version}"}
         if record["verdict"] == "refused" and record["id"] not in beyond:

@@ -366,10 +366,6 @@ INTENDED_GAPS = {
         ("0.11.1", "0.11.2", "0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1",
          "0.16.0"), "no V2 model runner reads EAGLE-3 aux ids before vllm==0.17.0 "
         "(v1/worker/gpu/spec_decode/eagle/eagle3_utils.py appears there)"),
-    ("dflash.tap-sources", "vllm", "v2"): (
-        ("0.22.0", "0.22.1", "0.23.0"), "V2 does not run DFlash before vllm==0.24.0 "
-        "(config/vllm.py _get_v2_model_runner_unsupported_features: eagle, eagle3 and mtp "
-        "only), so a DFlash launch takes V1 there"),
     ("dflash.causal-sources", "sglang", ""): (
         ("0.5.17",), "sglang==0.5.17 models/dflash.py:58-70 applies `is_causal` to full layers "
         "only and runs sliding layers causal, which a source list cannot say"),

@@ -121,8 +121,12 @@ FACTS: tuple[Fact, ...] = (
          "list overrides the dflash ids)", since="0.22.0", path="v1"),
     Fact("dflash.tap-sources", V,
          (("/eagle_aux_hidden_state_layer_ids", 0), ("/dflash_config/target_layer_ids", 0)),
-         "silent", "vllm==0.20.0 v1/worker/gpu_model_runner.py:4961-4966 (target_layer_ids "
-         "taken without the +1 that z-lab adds)", since="0.20.0", until="0.22.0"),
+         "silent", "vllm==0.20.0 v1/worker/gpu_model_runner.py:4961-4966 (V1: target_layer_ids "
+         "taken without the +1 that z-lab adds)", since="0.20.0", until="0.22.0", path="v1"),
+    Fact("dflash.tap-sources", V, (("/eagle_aux_hidden_state_layer_ids", 0),), "silent",
+         "vllm==0.21.0 v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:35-45 (V2 reads no "
+         "DFlash taps: the target's default layers)", since="0.20.0", until="0.24.0",
+         path="v2"),
     Fact("dflash.tap-sources", S,
          (("/dflash_config/target_layer_ids", 1), ("/target_layer_ids", 1)), "silent",
          "S speculative/dflash_utils.py:598-612, 656-670 (else from num_target_layers)",

@@ -4,7 +4,8 @@ For each recorded launch the linter lints the same pair under that release and t
 launch's settings, and `judge` says what is wrong, if anything:
 - refused by the runtime: the linter must report an error from a rule that
   `judgements.json` maps the runtime's message to, naming that runtime;
-- accepted: no finding may claim that this runtime refuses or fails to load it.
+- accepted: no finding may claim that this runtime refuses or fails to load it; a launch
+  whose chosen model runner's own mask or tap reader raises counts as refused.
 Launches whose verdict is beyond the linter's inputs (or where the linter is right beyond
 the oracle's reach) are listed with a reason in `judgements.json` ("beyond").
 
@@ -87,9 +88,23 @@ def reported_by(runtime: str, message: str, table: dict) -> list[dict]:
             and re.search(r["match"], message)]
 
 
+def effective(record: dict) -> dict:
+    """The record as the server meets it: a launch whose start-up stages pass but whose
+    chosen model runner's own reader raises (run_vllm.py `readers`) is refused when that
+    runner builds its proposer."""
+    if record["verdict"] != "accepted":
+        return record
+    runner = "v2" if (record.get("resolved") or {}).get("use_v2_model_runner") else "v1"
+    for value in ((record.get("readers") or {}).get(runner) or {}).values():
+        if isinstance(value, dict) and "raised" in value:
+            return dict(record, verdict="refused", message=value["raised"],
+                        where=f"the {runner.upper()} runner's reader")
+    return record
+
+
 def judge(linted: Linted, table: dict) -> list[str]:
     """What is wrong with the linter's findings for this launch ([] when nothing)."""
-    record, name = linted.record, RUNTIME_NAMES[linted.runtime]
+    record, name = effective(linted.record), RUNTIME_NAMES[linted.runtime]
     release = f"{linted.runtime}=={linted.version}"
     beyond = {b["id"] for b in table["beyond"] if b.get("release", release) == release}
     if record["id"] in beyond or record["verdict"] == "oracle-limit":

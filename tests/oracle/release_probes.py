@@ -426,7 +426,12 @@ PROBES: tuple[Probe, ...] = (
           r'layer_ids\s*=\s*\[\s*i\s*\+\s*1\s+for\s+i\s+in\s+\(\s*dflash_config\.get\(\s*'
           r'"target_layer_ids"\s*\)', path="v1"),
     Probe("dflash.tap-sources", V, "0.20.0", "0.22.0", "vllm/v1/worker/gpu_model_runner.py",
-          r'layer_ids\s*=\s*dflash_config\.get\(\s*"target_layer_ids"\s*\)'),
+          r'layer_ids\s*=\s*dflash_config\.get\(\s*"target_layer_ids"\s*\)', path="v1"),
+    Probe("dflash.tap-sources", V, "0.20.0", "0.24.0", V_DFLASH_V1, r"\A",
+          also=(("vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+                 r"def get_eagle3_aux_layers_from_config"),),
+          also_not=(("vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+                     r"dflash_config"),), path="v2"),
     Probe("dflash.tap-sources", S, "0.5.11", "", S_UTILS,
           r'dflash_cfg\.get\(\s*"target_layer_ids"\s*,\s*_cfg_get\(\s*draft_hf_config\s*,\s*'
           r'"target_layer_ids"',
