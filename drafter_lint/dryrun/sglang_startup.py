@@ -51,11 +51,17 @@ def emulate_h100() -> None:
 
     platform = H100()
     platforms._current_platform = platform
-    override_platform(
+    facts = dict(
         is_cuda=True, is_hip=False, is_npu=False, is_xpu=False, is_musa=False, is_mps=False,
         is_sm90=True, is_sm100=False, is_sm100_or_sm110=False, is_sm110=False,
         is_sm120=False, is_blackwell=False, is_hopper_with_cuda_12_3=True, device_sm=90,
-        device_capability=(9, 0)).install()
+        device_capability=(9, 0))
+    import sglang.srt.runtime_context as context
+
+    known = set(getattr(context, "_PLATFORM_PROBES", facts)) | \
+        set(getattr(context, "_PLATFORM_VALUES", ()))
+    # older releases know fewer platform facts (0.5.21: no is_mps / is_sm110)
+    override_platform(**{k: v for k, v in facts.items() if k in known}).install()
     for module in list(sys.modules.values()):
         bound = getattr(module, "__dict__", {}).get("current_platform")
         if isinstance(bound, SRTPlatform) and bound is not platform:

@@ -89,6 +89,8 @@ sglang_env() {
       python-multipart watchfiles 'uvicorn>=0.51' huggingface_hub tiktoken IPython dill loguru gguf \
       sniffio 'openai==2.8.0'
   "$P" install -q --no-deps 'apache-tvm-ffi==0.1.11' 'compressed-tensors==0.18.0'
+  # 0.5.19-0.5.20 import xgrammar at start-up
+  [ "$TORCH" != torch==2.13.0 ] || "$P" install -q --no-deps 'xgrammar==0.2.1'
   "$S/bin/python" -c 'import sglang; from sglang.srt.server_args import ServerArgs; from sglang.srt.models.registry import ModelRegistry; print("sglang", sglang.__version__, len(ModelRegistry.models), "architectures, ready")'
 }
 
