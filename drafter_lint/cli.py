@@ -433,6 +433,36 @@ def inspect(path, target_arg, offline, family):
 
 
 @cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--target", "target_arg", metavar="PATH|REPO[@REV]",
+              help="The target model the drafter serves.")
+@click.option("--offline", is_flag=True, help="Use the local hub cache only.")
+@click.option("--family", type=click.Choice(families.CHOICES), default=None)
+@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes.")
+@click.option("--runtime", multiple=True, type=click.Choice(["vllm", "sglang"]),
+              help="Only this runtime (repeatable) [default: both].")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]),
+              default="text", show_default=True,
+              help="markdown: a table to paste into a model card.")
+def releases(paths, target_arg, offline, family, ignore, runtime, fmt):
+    """Which recorded releases of vLLM and SGLang serve each checkpoint: it is linted for
+    every one, the releases that draw no error are given as ranges, and the first error
+    just outside each range is shown. Exit 0 when some release of each runtime asked for
+    serves it, 1 when one serves none, 2 when a path or the target cannot be read."""
+    from drafter_lint import pipeline, serving
+    options = pipeline.prepare(target_arg, None, None, offline, (), ignore, True, family,
+                               note=_note)
+    report, none = [], False
+    for root in pipeline.roots(paths, offline):
+        checkpoint, folder, _ = pipeline.prepare_folder(root, options)
+        found = [serving.serving(checkpoint, folder, r) for r in runtime or ("vllm", "sglang")]
+        none = none or any(not s.ranges for s in found)
+        report.append((checkpoint.display, found))
+    click.echo(serving.render(report, fmt), nl=False)
+    sys.exit(1 if none else 0)
+
+
+@cli.command()
 @click.argument("code")
 def explain(code):
     """Explain one rule (by code or name): what it checks, why, and examples."""

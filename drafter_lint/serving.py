@@ -1,0 +1,101 @@
+"""Which releases serve a checkpoint: the checkpoint read once, linted for every recorded
+release of each runtime, the releases that draw no error grouped into ranges, and the
+first error just outside each range (`drafter-lint releases`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from drafter_lint import __version__, pipeline, runtimes
+from drafter_lint.findings import Finding, Severity, one_line
+from drafter_lint.options import Options
+
+# what transformers loads and what the published card says do not depend on the release
+RELEASE_FREE = ("loaded", "reference")
+
+
+@dataclass
+class Outside:
+    release: str          # the release just outside a range
+    finding: Finding      # its first error
+
+
+@dataclass
+class Serving:
+    runtime: str
+    ranges: list[tuple[str, str]] = field(default_factory=list)   # (first, last) release
+    outside: list[Outside] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"ranges": [{"from": a, "to": b} for a, b in self.ranges],
+                "outside": [{"release": o.release, "rule": o.finding.rule,
+                             "pointer": o.finding.pointer, "message": o.finding.message}
+                            for o in self.outside]}
+
+
+def errors(checkpoint, options: Options, release) -> list[Finding]:
+    """The errors a lint for `release` reports, in the reporter's order."""
+    result = pipeline.lint_prepared(checkpoint, options.but(runtime=release))
+    return [f for f in result.findings if f.severity is Severity.ERROR]
+
+
+def serving(checkpoint, options: Options, runtime: str) -> Serving:
+    """Every recorded release of `runtime`, oldest first, grouped by whether it draws an
+    error; each range's neighbours give their first error."""
+    rules = {c: r for c, r in options.rules.items()
+             if not set(r.needs) & set(RELEASE_FREE)}
+    options = options.but(rules=rules)
+    out = Serving(runtime)
+    first: dict[str, Finding | None] = {}
+    order = list(runtimes.PUBLISHED[runtime])
+    for version in order:
+        found = errors(checkpoint, options, runtimes.parse(f"{runtime}=={version}"))
+        first[version] = found[0] if found else None
+    start = None
+    for i, version in enumerate(order + [None]):
+        clean = version is not None and first[version] is None
+        if clean and start is None:
+            start = i
+        if not clean and start is not None:
+            out.ranges.append((order[start], order[i - 1]))
+            for j in (start - 1, i):
+                if 0 <= j < len(order) and first[order[j]] is not None and \
+                        all(o.release != order[j] for o in out.outside):
+                    out.outside.append(Outside(order[j], first[order[j]]))
+            start = None
+    if not out.ranges and order:
+        out.outside.append(Outside(order[-1], first[order[-1]]))
+    return out
+
+
+def _span(first: str, last: str) -> str:
+    return first if first == last else f"{first}-{last}"
+
+
+def render(report, fmt: str) -> str:
+    """`report`, [(checkpoint, [Serving])], as text, JSON or a Markdown table."""
+    if fmt == "json":
+        return json.dumps({"checkpoints": [
+            {"path": path, "runtimes": {s.runtime: s.to_json() for s in found}}
+            for path, found in report]}, indent=2) + "\n"
+    lines = []
+    for path, found in report:
+        if fmt == "markdown":
+            lines += [f"Releases that serve `{path}` (drafter-lint {__version__}):", "",
+                      "| Runtime | Releases with no error | Just outside |", "| --- | --- | --- |"]
+        else:
+            lines.append(f"{path}:")
+        for s in found:
+            name = runtimes.LABEL[s.runtime]
+            spans = ", ".join(_span(a, b) for a, b in s.ranges) or "none"
+            outside = [f"{o.release}: {o.finding.rule} {one_line(o.finding.message)}"
+                       for o in s.outside]
+            if fmt == "markdown":
+                cell = "<br>".join(x.replace("|", "\\|") for x in outside) or "-"
+                lines.append(f"| {name} | {spans} | {cell} |")
+            else:
+                lines.append(f"  {name}: serves {spans}")
+                lines += [f"    {x}" for x in outside]
+        lines.append("")
+    return "\n".join(lines)
