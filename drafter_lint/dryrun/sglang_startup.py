@@ -127,16 +127,27 @@ def init_draft_on_meta(server_args, draft_config) -> dict:
     return out
 
 
+def publish_scheduler(server_args) -> None:
+    """Publish the resolved arguments as the scheduler process does (0.5.21 on take its
+    spawn ranks; 0.5.19-0.5.20 only the role)."""
+    import sglang.srt.runtime_context as context
+
+    if hasattr(context, "SpawnRanks"):
+        context.publish(server_args, role="scheduler",
+                        ranks=context.SpawnRanks(world_rank=0, dp_rank=None, gpu_id=0))
+    else:
+        context.publish(server_args, role="scheduler")
+
+
 def resolve(server_args, out: dict, init: bool) -> str:
     """Run SGLang's resolution of `server_args`; returns the stage reached."""
     server_args.resolve_once()
     server_args.check_server_args()
     from sglang.srt.configs.model_config import ModelConfig
     from sglang.srt.model_loader.utils import get_model_architecture
-    from sglang.srt.runtime_context import SpawnRanks, get_spec, publish
+    from sglang.srt.runtime_context import get_spec
 
-    publish(server_args, role="scheduler", ranks=SpawnRanks(world_rank=0, dp_rank=None,
-                                                            gpu_id=0))
+    publish_scheduler(server_args)
     target = ModelConfig.from_server_args(server_args)
     spec = get_spec()
     out["resolved"] = {"algorithm": str(spec.speculative_algorithm),

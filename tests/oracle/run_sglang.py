@@ -31,7 +31,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.p
                                 os.pardir, "drafter_lint", "dryrun"))
 # the gate's dry run: the same platform emulation, error reading and meta-device __init__
 from runner import launch_conditions, record  # noqa: E402
-from sglang_startup import emulate_h100, init_draft_on_meta, raised_at  # noqa: E402
+from sglang_startup import (emulate_h100, init_draft_on_meta,  # noqa: E402
+                            publish_scheduler, raised_at)
 from verdict import refusal  # noqa: E402
 
 DRAFT_KEYS = ("architectures", "model_type", "max_position_embeddings", "num_hidden_layers",
@@ -70,9 +71,9 @@ def _run(launch: dict, out: dict, stage: str) -> dict:
         stage = "config"
         from sglang.srt.configs.model_config import ModelConfig
         from sglang.srt.model_loader.utils import get_model_architecture
-        from sglang.srt.runtime_context import SpawnRanks, get_spec, publish
+        from sglang.srt.runtime_context import get_spec
 
-        publish(args, role="scheduler", ranks=SpawnRanks(world_rank=0, dp_rank=None, gpu_id=0))
+        publish_scheduler(args)
         target = ModelConfig.from_server_args(args)
         spec = get_spec()
         out["resolved"] = {"algorithm": str(spec.speculative_algorithm),
