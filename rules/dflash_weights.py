@@ -234,9 +234,10 @@ def dflash2_checkpoint(facts: Facts):
     ptr = "/architectures" if facts.has("/architectures") else ""
     chosen = facts.runtime_name
     if chosen is not None and not facts.releases:
+        asked = facts.runtime
+        who = asked.label if asked is not None and asked.version else runtimes.LABEL[chosen]
         yield Finding(ptr, f"this is a DFlash2 checkpoint ({'; '.join(signs)}); "
-                      f"{runtimes.LABEL[chosen]} does not serve DFlash2",
-                      severity=Severity.ERROR)
+                      f"{who} does not serve DFlash2", severity=Severity.ERROR)
         return
     how = {"vllm": "with method dflash on its V2 model runner (the default)",
            "sglang": "with DFLASH"}

@@ -8,6 +8,7 @@ rule change shows its effect across the corpus in review (UPDATE_SNAPSHOTS=1 rew
 from __future__ import annotations
 
 import json
+import re
 import os
 from pathlib import Path
 
@@ -165,3 +166,47 @@ def test_every_release_lints_every_family(tmp_path, runtime):
 def test_every_release_lints_every_case(tmp_path, runtime):
     for case in CASES:
         lint_case(case, tmp_path / case.id, runtime)
+
+
+def _recorded_releases() -> list[str]:
+    """Every release the oracle lane executed (tests/data/oracle)."""
+    data = Path(__file__).resolve().parent / "data" / "oracle"
+    return sorted(p.stem.replace("-", "==", 1) for p in data.glob("*-*.json")
+                  if p.name != "judgements.json")
+
+
+def test_good_drafters_draw_only_findings_of_that_release_under_each_recorded_one(tmp_path):
+    """Under every release the oracle lane executed, whatever a good drafter draws beyond
+    its `allowed` entries is about that release: the message names it (a refusal the
+    release makes, a field it reads elsewhere or not at all, a format it does not serve);
+    the newest release of each runtime must be clean (above), and the oracle judges the
+    refusals (test_oracle). Rules that do not depend on the release (what transformers
+    loads, the published card) are left out, as `releases` leaves them. Mutation caught: a
+    rule that fires for an older release with a finding not tied to it (a generic false
+    error), as DF136 did ("vLLM does not serve DFlash2" under vLLM 0.21-0.27)."""
+    from corpus import Outcome, materialize
+
+    from drafter_lint import runtimes
+    from drafter_lint.checkpoint import read_checkpoint
+    from drafter_lint.engine import lint
+    from drafter_lint.options import Options
+    from drafter_lint.rules import RULES
+    from drafter_lint.target import read_target
+
+    rules = {c: r for c, r in RULES.items() if not {"loaded", "reference"} & set(r.needs)}
+    releases = [runtimes.parse(r) for r in _recorded_releases()]
+    assert len(releases) >= 10
+    wrong = {}
+    for case in (c for c in CASES if c.verdict == "good"):
+        drafter, target_dir = materialize(case, tmp_path)
+        checkpoint = read_checkpoint(drafter, display=case.id)
+        target = read_target(target_dir) if target_dir else None
+        for release in releases:
+            result = lint(checkpoint, Options(rules=rules, target=target, runtime=release))
+            outcome = Outcome(case, result.family, [(f.rule, f.severity.value, f.pointer,
+                                                     f.message) for f in result.findings])
+            loose = [f for f in outcome.unjustified() if not re.search(
+                rf"{re.escape(release.label)}(?![\d.])", f[3])]
+            if loose:
+                wrong[(case.id, str(release.version))] = loose
+    assert not wrong
