@@ -8,7 +8,7 @@ one is the table row of its key for that release and runner.
 from __future__ import annotations
 
 from drafter_lint import runtimes
-from drafter_lint.facts import MISSING, Facts
+from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
@@ -39,23 +39,21 @@ def read_spellings(field: Trained, value) -> set[str] | None:
 
 
 def unread(facts: Facts, field: Trained):
-    """(pointer, value, releases, read elsewhere) for each spelling the checkpoint sets to
-    a value that asks for something, grouped over the releases whose path reads no
-    spelling so set."""
-    set_ = [(ptr, facts.get(ptr, None)) for ptr, _ in field.spellings]
-    active = [(ptr, v) for ptr, v in set_ if asks(field.when, v)]
+    """(pointer, releases, what they read instead) for the first spelling the checkpoint
+    sets to a value that asks for something, grouped over the releases whose path reads
+    no spelling so set."""
+    active = [ptr for ptr, _ in field.spellings if asks(field.when, facts.get(ptr, None))]
     if not active:
         return
     skipping: dict[tuple, list] = {}
     for release in facts.releases:
         fact = runtimes.lookup(field.key, release)
         reads = read_spellings(field, fact.value) if fact is not None else None
-        if reads is None or any(ptr in reads for ptr, _ in active):
+        if reads is None or any(ptr in reads for ptr in active):
             continue                       # not recorded, or reads a spelling that is set
         skipping.setdefault(tuple(sorted(reads)), []).append(release)
-    ptr, value = active[0]
     for reads, releases in skipping.items():
-        yield ptr, value, releases, reads
+        yield active[0], releases, reads
 
 
 @rule("RD101", "trained-field-not-read", "warning", "any")
@@ -89,7 +87,7 @@ def trained_field_not_read(facts: Facts):
     for field in TRAINED:
         if field.family != facts.family:
             continue
-        for ptr, value, releases, reads in unread(facts, field):
+        for ptr, releases, reads in unread(facts, field):
             name = dotted(ptr)
             what = f"{name} {WHEN[field.when]}"
             elsewhere = sorted(p for p in reads if p != ptr)
