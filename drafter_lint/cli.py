@@ -441,17 +441,19 @@ def inspect(path, target_arg, offline, family):
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rule codes.")
 @click.option("--runtime", multiple=True, type=click.Choice(["vllm", "sglang"]),
               help="Only this runtime (repeatable) [default: both].")
+@click.option("--env", "server_env", multiple=True, metavar="NAME=VALUE",
+              help="A variable of the server's environment (repeatable), as for check.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]),
               default="text", show_default=True,
               help="markdown: a table to paste into a model card.")
-def releases(paths, target_arg, offline, family, ignore, runtime, fmt):
+def releases(paths, target_arg, offline, family, ignore, runtime, server_env, fmt):
     """Which recorded releases of vLLM and SGLang serve each checkpoint: it is linted for
     every one, the releases that draw no error are given as ranges, and the first error
     just outside each range is shown. Exit 0 when some release of each runtime asked for
     serves it, 1 when one serves none, 2 when a path or the target cannot be read."""
     from drafter_lint import pipeline, serving
     options = pipeline.prepare(target_arg, None, None, offline, (), ignore, True, family,
-                               note=_note)
+                               note=_note, env=server_env)
     report, none = [], False
     for root in pipeline.roots(paths, offline):
         checkpoint, folder, _ = pipeline.prepare_folder(root, options)

@@ -84,3 +84,22 @@ def test_ranges_agree_with_the_documented_failures(tmp_path, case, failure):
                                                 if not {"loaded", "reference"} & set(r.needs)}),
                   fixed):
         assert inside(found, failure["fixed_in"]), (failure, found.ranges)
+
+
+def test_the_servers_environment_moves_the_ranges(tmp_path):
+    """The 2048-position EAGLE-3 head for a 131072-context target: SGLang refuses it from
+    0.5.1 unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is set (DL013); `--env` gives
+    the server's environment as for check. Mutation caught: --env not passed to the
+    lints (the range stays cut at 0.5.0rc2)."""
+    case = next(c for c in cases() if c.id == "eagle-traineagle3-llama3.1-8b")
+    drafter, target = materialize(case, tmp_path)
+    plain = releases(str(drafter), "--target", str(target), "--runtime", "sglang",
+                     "--format", "json")
+    found = json.loads(plain.stdout)["checkpoints"][0]["runtimes"]["sglang"]
+    assert found["ranges"] == [{"from": "0.5.0rc0", "to": "0.5.0rc2"}]
+    assert [(o["release"], o["rule"]) for o in found["outside"]] == [("0.5.1", "DL013")]
+    allowed = releases(str(drafter), "--target", str(target), "--runtime", "sglang",
+                       "--env", "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1", "--format",
+                       "json")
+    found = json.loads(allowed.stdout)["checkpoints"][0]["runtimes"]["sglang"]
+    assert found["ranges"] == [{"from": "0.5.0rc0", "to": "0.5.23"}], allowed.stderr
