@@ -43,15 +43,18 @@ def test_linter_agrees_with_the_runtime(pairs, runtime, version, record):
 
 
 def test_both_runtimes_and_their_releases_are_recorded():
-    """Each runtime's newest release, and releases at vLLM's path boundaries: 0.22.0 (V2
-    for Qwen3 dense targets), 0.24.0 (six listed architectures), 0.25.0 (every dense
-    target; mixed DFlash refused), 0.26.0 (mixed DFlash forced onto V2). Mutation caught:
-    a recorded release's file removed or renamed."""
+    """At least 10 vLLM and 5 SGLang releases, among them each runtime's newest and vLLM's
+    path boundaries: 0.21.0 (V1 only), 0.22.0 (V2 for Qwen3 dense targets), 0.24.0 (six
+    listed architectures), 0.25.0 (every dense target; mixed DFlash refused), 0.26.0
+    (mixed DFlash forced onto V2), 0.29.0 (V2 for every target). Mutation caught: a
+    recorded release's file removed, renamed or cut short."""
     recorded = {(d["runtime"], d["version"]) for d in DOCUMENTS}
-    assert {("vllm", "0.33.0"), ("vllm", "0.25.0"), ("vllm", "0.24.0"),
-            ("sglang", "0.5.23")} <= recorded
+    assert {("vllm", v) for v in ("0.21.0", "0.22.0", "0.24.0", "0.25.0", "0.26.0",
+                                  "0.29.0", "0.33.0")} | {("sglang", "0.5.23")} <= recorded
+    assert sum(r == "vllm" for r, _ in recorded) >= 10
+    assert sum(r == "sglang" for r, _ in recorded) >= 5
     for document in DOCUMENTS:
-        assert len(document["launches"]) >= 40, document["version"]
+        assert len(document["launches"]) >= 57, document["version"]
 
 
 def test_every_corpus_case_with_a_target_is_recorded():
