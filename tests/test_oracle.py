@@ -20,7 +20,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "oracle"))
 
 from corpus import cases  # noqa: E402
-from judge import effective, golden, judge, judgements, lint_record, reported_by  # noqa: E402
+from judge import (_read, effective, golden, judge, judgements, lint_record,  # noqa: E402
+                   reported_by)
 from launches import pairs as build_pairs  # noqa: E402
 
 DOCUMENTS = golden()
@@ -250,17 +251,15 @@ def test_the_path_is_the_runner_vllm_chose(pairs, version, record):
     from lintopts import launch_of
 
     from drafter_lint import runtimes
-    from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import facts_for
     from drafter_lint.options import Options
-    from drafter_lint.target import read_target
 
     pair = pairs[record["pair"]]
     release = runtimes.parse(f"vllm=={version}")
     launch = launch_of(launch_facts(record, "vllm", pair.drafter), release)
-    facts = facts_for(read_checkpoint(pair.drafter, display=pair.id), Options(
-        rules={}, target=read_target(pair.target or pair.drafter), runtime=release,
-        launch=launch))                  # no rules: nothing to load through transformers
+    checkpoint, target = _read(pair.drafter, pair.target, pair.id)
+    facts = facts_for(checkpoint, Options(rules={}, target=target, runtime=release,
+                                          launch=launch))   # no rules: nothing to load
     chosen = facts.on_path(release)
     want = "v2" if record["resolved"]["use_v2_model_runner"] else "v1"
     assert chosen.runner == want, (chosen.why, record["launch"])
@@ -284,13 +283,12 @@ def test_the_linter_reads_what_each_runner_reads(pairs, version, record, runner,
     from drafter_lint.rules.eagle3 import AUX_NESTED, AUX_TOP
 
     from drafter_lint import runtimes
-    from drafter_lint.checkpoint import read_checkpoint
     from drafter_lint.engine import facts_for
     from drafter_lint.options import Options
 
     pair = pairs[record["pair"]]
     release = runtimes.on_runner(runtimes.parse(f"vllm=={version}"), runner)
-    facts = facts_for(read_checkpoint(pair.drafter, display=pair.id), Options(rules={}))
+    facts = facts_for(_read(pair.drafter, pair.target, pair.id)[0], Options(rules={}))
     got = record["readers"][runner][what]
     if what == "mask_token_id":
         source = mask_source(facts, release)

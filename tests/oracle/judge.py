@@ -14,6 +14,7 @@ the oracle's reach) are listed with a reason in `judgements.json` ("beyond").
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -62,18 +63,24 @@ class Linted:
     findings: list          # (rule, severity, pointer, message)
 
 
-def lint_record(record: dict, runtime: str, version: str, pairs: dict) -> Linted:
+@functools.lru_cache(maxsize=None)
+def _read(drafter: Path, target: Path | None, display: str):
+    """A pair read once for all the releases that launched it (reading has no release)."""
     from drafter_lint.checkpoint import read_checkpoint
+    from drafter_lint.target import read_target
+
+    return read_checkpoint(drafter, display=display), read_target(target or drafter)
+
+
+def lint_record(record: dict, runtime: str, version: str, pairs: dict) -> Linted:
     from drafter_lint.engine import lint
     from drafter_lint import runtimes
     from drafter_lint.options import Options
     from lintopts import launch_of
     from drafter_lint.rules import RULES
-    from drafter_lint.target import read_target
 
     pair = pairs[record["pair"]]
-    checkpoint = read_checkpoint(pair.drafter, display=pair.id)
-    target = read_target(pair.target or pair.drafter)
+    checkpoint, target = _read(pair.drafter, pair.target, pair.id)
     release = runtimes.parse(f"{runtime}=={version}")
     launch = launch_of(launch_facts(record, runtime, pair.drafter), release)
     result = lint(checkpoint, Options(rules=RULES, target=target, runtime=release,
