@@ -20,8 +20,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "oracle"))
 
 from corpus import cases  # noqa: E402
-from judge import (_read, effective, golden, judge, judgements, lint_record,  # noqa: E402
-                   reported_by)
+from judge import (CLAIM, _read, effective, golden, judge, judgements,  # noqa: E402
+                   lint_record, reported_by)
 from launches import pairs as build_pairs  # noqa: E402
 
 DOCUMENTS = golden()
@@ -41,6 +41,32 @@ def test_linter_agrees_with_the_runtime(pairs, runtime, version, record):
     and a rule that claims a refusal the runtime does not make (accepted launches)."""
     linted = lint_record(record, runtime, version, pairs)
     assert judge(linted, judgements()) == []
+
+
+def test_what_transformers_loads_claims_no_refusal_of_a_runtime(pairs):
+    """The transformers rules (TF1xx) are judged once per pair, not per release (their
+    findings do not depend on it): none claims that a runtime refuses or fails to load a
+    pair that runtime accepted on every recorded release. Mutation caught: a TF message that starts speaking for a runtime's
+    start-up, which the per-launch judge no longer sees."""
+    from drafter_lint.engine import lint
+    from drafter_lint.options import Options
+    from drafter_lint.rules import RULES
+
+    loaded = {c: r for c, r in RULES.items() if "loaded" in r.needs}
+    accepted: dict = {}             # pair -> the runtimes that accepted it on every release
+    for runtime, _, record in RECORDS:
+        ok = accepted.setdefault(record["pair"], {"vLLM": True, "SGLang": True})
+        name = "vLLM" if runtime == "vllm" else "SGLang"
+        ok[name] = ok[name] and effective(record)["verdict"] == "accepted"
+    claims = []
+    for pair_id, ok in accepted.items():
+        pair = pairs[pair_id]
+        checkpoint, target = _read(pair.drafter, pair.target, pair.id)
+        for f in lint(checkpoint, Options(rules=loaded, target=target)).findings:
+            if CLAIM.search(f.message) and any(re.search(rf"\b{n}\b", f.message)
+                                               for n, yes in ok.items() if yes):
+                claims.append((pair.id, f.rule, f.message[:120]))
+    assert claims == []
 
 
 def test_both_runtimes_and_their_releases_are_recorded():
