@@ -528,11 +528,6 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
     except OSError as exc:
         return _unwritable_stdout(exc)
-    if code == 130 and argv is None:
-        # Ctrl-C as the process: leave now, without waiting at shutdown for hub fetches
-        # still in flight (their half-built folders are never renamed into place)
-        sys.stderr.flush()
-        os._exit(130)
     return code
 
 

@@ -294,8 +294,11 @@ def test_ctrl_c_ends_a_collection_at_once(collection_hub, tmp_path):
     hub.behaviour.update({r: "stall" for r in hub.drafters})
     exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
     env = dict(os.environ, HF_HUB_ETAG_TIMEOUT="30", HF_HUB_DOWNLOAD_TIMEOUT="30")
+    # a suite started in the background (`cmd &`) inherits SIGINT ignored, and Python then
+    # installs no Ctrl-C handler: give the child the default a terminal has
     process = subprocess.Popen([exe, "check", "--hub-author", ORG, "--jobs", "2"], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and not any("/resolve/" in p for _, p in hub.requests):
         time.sleep(0.1)
