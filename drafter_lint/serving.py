@@ -40,12 +40,15 @@ def errors(checkpoint, options: Options, release) -> list[Finding]:
     return [f for f in result.findings if f.severity is Severity.ERROR]
 
 
+def release_dependent(rules: dict) -> dict:
+    """The rules whose findings can differ from one release to another."""
+    return {c: r for c, r in rules.items() if not set(r.needs) & set(RELEASE_FREE)}
+
+
 def serving(checkpoint, options: Options, runtime: str) -> Serving:
     """Every recorded release of `runtime`, oldest first, grouped by whether it draws an
     error; each range's neighbours give their first error."""
-    rules = {c: r for c, r in options.rules.items()
-             if not set(r.needs) & set(RELEASE_FREE)}
-    options = options.but(rules=rules)
+    options = options.but(rules=release_dependent(options.rules))
     out = Serving(runtime)
     first: dict[str, Finding | None] = {}
     order = list(runtimes.PUBLISHED[runtime])

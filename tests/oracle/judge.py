@@ -63,12 +63,6 @@ class Linted:
     findings: list          # (rule, severity, pointer, message)
 
 
-def per_release(rules: dict) -> dict:
-    """The rules whose findings can differ by release: what transformers loads does not
-    (test_oracle judges those once per pair)."""
-    return {code: r for code, r in rules.items() if "loaded" not in r.needs}
-
-
 @functools.lru_cache(maxsize=None)
 def _read(drafter: Path, target: Path | None, display: str):
     """A pair read once for all the releases that launched it (reading has no release)."""
@@ -84,12 +78,15 @@ def lint_record(record: dict, runtime: str, version: str, pairs: dict) -> Linted
     from drafter_lint.options import Options
     from lintopts import launch_of
     from drafter_lint.rules import RULES
+    from drafter_lint.serving import release_dependent
 
     pair = pairs[record["pair"]]
     checkpoint, target = _read(pair.drafter, pair.target, pair.id)
     release = runtimes.parse(f"{runtime}=={version}")
     launch = launch_of(launch_facts(record, runtime, pair.drafter), release)
-    result = lint(checkpoint, Options(rules=per_release(RULES), target=target,
+    # what transformers loads does not depend on the release: test_oracle judges those
+    # rules once per pair
+    result = lint(checkpoint, Options(rules=release_dependent(RULES), target=target,
                                       runtime=release, launch=launch))
     return Linted(record, runtime, version, sorted(
         (f.rule, f.severity.value, f.pointer, f.message) for f in result.findings))
