@@ -28,6 +28,7 @@ from drafter_lint.tokenizer import (
 
 CONFIG = "config.json"
 INDEX = "model.safetensors.index.json"
+QUANT = "hf_quant_config.json"          # ModelOpt's quantization description
 MAX_CONFIG_BYTES = 4 * 1024 * 1024      # real configs are a few KB; refuse before parsing
 MAX_INDEX_BYTES = 256 * 1024 * 1024     # indexes of 100k-tensor checkpoints are ~10 MB
 
@@ -51,6 +52,7 @@ class Checkpoint:
     config_doc: jsondoc.JsonDocument | None = None
     config: dict | None = None
     index_doc: jsondoc.JsonDocument | None = None
+    quant_doc: jsondoc.JsonDocument | None = None    # hf_quant_config.json, when an object
     headers: dict[str, Header] = field(default_factory=dict)
     weights: dict[str, TensorInfo] | None = None
     tokenizer: TokenizerFacts | None = None
@@ -63,7 +65,7 @@ class Checkpoint:
     @property
     def documents(self) -> dict[str, jsondoc.JsonDocument]:
         """Parsed JSON files by name, for resolving pointers to positions."""
-        docs = {CONFIG: self.config_doc, INDEX: self.index_doc}
+        docs = {CONFIG: self.config_doc, INDEX: self.index_doc, QUANT: self.quant_doc}
         return {name: doc for name, doc in docs.items() if doc is not None}
 
 
@@ -106,6 +108,7 @@ def read_checkpoint(root: Path, display: str | None = None, select=None,
     except OSError as exc:
         raise CheckpointNotFound(f"{root}: cannot list folder: {exc.strerror}") from None
     _read_config(ckpt)
+    _read_quant(ckpt)
     _read_weights(ckpt, select, family)
     if ckpt.family is None:
         ckpt.family = family or detect(ckpt.config, ckpt.weights)
@@ -169,6 +172,30 @@ def _read_config(ckpt: Checkpoint) -> None:
     else:
         ckpt.problems.append(ReadProblem("DL002", CONFIG, "", f"config.json holds "
                                          f"{_kind(doc.value)}, not an object"))
+
+
+def _read_quant(ckpt: Checkpoint) -> None:
+    """hf_quant_config.json: vLLM reads it in place of `quantization_config` for ModelOpt
+    checkpoints (model_executor/model_loader/weight_utils.py get_quant_config)."""
+    if QUANT not in ckpt.files:
+        return
+    problem = None
+    try:
+        doc = read_json_file(ckpt.root / QUANT) if _contained(ckpt.root, QUANT) else None
+        if doc is None:
+            problem = f"{QUANT} is a link that leaves the checkpoint folder; not opened"
+        elif not isinstance(doc.value, dict):
+            problem = f"{QUANT} holds {_kind(doc.value)}, not an object"
+        else:
+            ckpt.quant_doc = doc
+    except jsondoc.JsonSyntaxError as exc:
+        ckpt.problems.append(ReadProblem("DL001", QUANT, "", f"{QUANT} is not valid JSON: "
+                                         f"{exc.reason}; vLLM fails to read it",
+                                         (exc.line, exc.column)))
+    except (OSError, UnicodeDecodeError) as exc:
+        problem = f"{QUANT} cannot be read: {describe(exc)}"
+    if problem:
+        ckpt.problems.append(ReadProblem("DL001", QUANT, "", problem))
 
 
 def _read_weights(ckpt: Checkpoint, select=None, family: str | None = None) -> None:

@@ -342,6 +342,12 @@ def fetch(arg: str, offline: bool = False, tokenizer: bool = False,
     if readme is not None:
         snapshot.files["README.md"] = readme
         snapshot.card = read_card(readme)
+    if known and "hf_quant_config.json" in listed and \
+            (listed["hf_quant_config.json"] or 0) <= MAX_SMALL_FILE:
+        quant = download(repo_id, snapshot.commit, "hf_quant_config.json", offline,
+                         required=False, preflight=False, limit=MAX_SMALL_FILE)
+        if quant is not None:        # ModelOpt's quantization description, read with config
+            snapshot.files["hf_quant_config.json"] = quant
     if tokenizer:
         for name in ("tokenizer_config.json", "tokenizer.json"):
             if known and name not in listed:

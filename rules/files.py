@@ -30,7 +30,10 @@ def config_unreadable(facts: Facts):
     """config.json is missing, unreadable, not UTF-8 or not valid JSON.
 
     Every runtime (transformers, vLLM, SGLang) starts by loading config.json; none of the
-    drafter's rules can run without it, so they are listed as skipped.
+    drafter's rules can run without it, so they are listed as skipped. The same holds
+    for `hf_quant_config.json` when present: vLLM loads it as the quantization config of
+    a ModelOpt checkpoint (vllm==0.33.0 model_executor/model_loader/weight_utils.py
+    get_quant_config), so an unreadable one stops start-up too.
 
     Fails: a config with a trailing comma, `{"hidden_size": 5120,}` (reported at the
     line and column where parsing stopped), a UTF-8 byte order mark, a missing file.

@@ -2,17 +2,21 @@
 
 Each case folder holds `config.json` (verbatim from its source), `case.json` (provenance,
 verdict, documented cause), and optionally `target.config.json` and `tensors.json`
-(names/dtypes/shapes only). Used by tests/test_corpus.py and bench/corpus.py.
+(names/dtypes/shapes only). A `constructed` case (a thread that describes a config without
+publishing it) holds only `case.json`: its files are the verbatim ones of the case it names
+`from`, with exactly the described `ops` (RFC 6902 edits) and `drop_tensors` applied.
+Used by tests/test_corpus.py, tests/test_census.py and bench/corpus.py.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sparse import write_safetensors
+from sparse import apply_ops, write_json, write_safetensors
 
 CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "published"
 
@@ -49,6 +53,41 @@ class Case:
         return self.meta.get("failures", [])
 
     @property
+    def constructed(self) -> dict | None:
+        """{from, threads, words, ops, drop_tensors}: a config threads describe, built from a
+        verbatim case with exactly the described change (`words` quotes the description)."""
+        return self.meta.get("constructed")
+
+    @property
+    def base(self) -> "Case | None":
+        """The verbatim case a constructed one is built from."""
+        if not self.constructed:
+            return None
+        folder = CORPUS / self.constructed["from"]
+        return Case(folder.name, folder, json.loads((folder / "case.json").read_text()))
+
+    def file(self, name: str) -> Path | None:
+        """The case's own file, or for a constructed case its base's."""
+        for folder in (self.folder, self.base.folder if self.base else None):
+            if folder is not None and (folder / name).is_file():
+                return folder / name
+        return None
+
+    def config(self) -> dict:
+        """The drafter config as linted: verbatim, or the base's with the described ops."""
+        if self.base is None:
+            return json.loads((self.folder / "config.json").read_text(encoding="utf-8"))
+        return apply_ops(self.base.config(), [tuple(op) for op in self.constructed["ops"]])
+
+    def tensors(self) -> dict[str, list]:
+        """{file: [[name, dtype, shape], ...]}, less a constructed case's dropped tensors."""
+        found = self.file("tensors.json")
+        spec = _tensor_files(json.loads(found.read_text())) if found else {}
+        drop = [re.compile(p) for p in (self.constructed or {}).get("drop_tensors", [])]
+        return {f: [t for t in items if not any(d.fullmatch(t[0]) for d in drop)]
+                for f, items in spec.items()}
+
+    @property
     def allowed(self) -> dict[str, str]:
         """rule -> reason: findings a good case may draw, each justified in case.json."""
         return {a["rule"]: a["reason"] for a in self.meta.get("allowed", [])}
@@ -73,17 +112,23 @@ def materialize(case: Case, dest: Path) -> tuple[Path, Path | None]:
     """Write the case's drafter (and target) under `dest`; (drafter, target or None)."""
     drafter = dest / case.id
     drafter.mkdir(parents=True)
-    shutil.copyfile(case.folder / "config.json", drafter / "config.json")
-    tensors = case.folder / "tensors.json"
-    if tensors.is_file():
-        for name, items in _tensor_files(json.loads(tensors.read_text())).items():
-            if items:
-                write_safetensors(drafter / name, items)
-    target = None
-    if (case.folder / "target.config.json").is_file():
+    if case.constructed:
+        write_json(drafter / "config.json", case.config())
+    else:
+        shutil.copyfile(case.folder / "config.json", drafter / "config.json")
+    for name, items in case.tensors().items():
+        if items:
+            write_safetensors(drafter / name, items)
+    extras = case.meta.get("extra_files") or (case.base.meta.get("extra_files")
+                                              if case.base else None) or {}
+    for extra in extras:        # verbatim files beside config.json (hf_quant_config.json)
+        if (found := case.file(extra)) is not None:
+            shutil.copyfile(found, drafter / extra)
+    target, target_config = None, case.file("target.config.json")
+    if target_config is not None:
         target = dest / f"{case.id}.target"
         target.mkdir()
-        shutil.copyfile(case.folder / "target.config.json", target / "config.json")
+        shutil.copyfile(target_config, target / "config.json")
     return drafter, target
 
 

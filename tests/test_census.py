@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 
 from census import counts, reports
+from corpus import cases
 from sparse import FIXTURES
 
 from drafter_lint.rules import RULES
 
+CASES = {c.id: c for c in cases()}
 THREAD = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(issues|pull)/\d+")
 
 
@@ -39,3 +41,35 @@ def test_the_recall_is_what_the_census_says():
     assert found["visible"] == found["caught"] + found["uncovered"]
     assert found["reports"] == found["visible"] + found["not_visible"]
     assert 0 < found["recall"] < 1
+
+
+def _case_verdict(report: dict, tmp_path) -> bool:
+    """Whether the report's corpus case, linted under the release the report happened on
+    (the case's `failures` entry for this thread) or else for every runtime, draws what
+    catches it."""
+    from corpus import lint_case
+
+    case = CASES[report["triage"]["case"]]
+    failure = next((f for f in case.failures if f["thread"] == report["thread"]), None)
+    if failure is None:
+        return lint_case(case, tmp_path, None).caught()
+    outcome = lint_case(case, tmp_path, f"{failure['runtime']}=={failure['failed_on']}")
+    return bool(outcome.flags(failure["rule"], failure["pointer"], failure["expect"]))
+
+
+def test_a_report_counts_as_caught_only_when_its_case_is_caught(tmp_path):
+    """The census's recall is executed where a case exists: a report triaged `caught` with
+    a case is caught by linting that case under the report's release, and one triaged
+    `uncovered` is not. A constructed case names the report's thread among those that describe it. Mutations caught: a
+    report marked caught whose case the rules miss; a case linked to the wrong thread; a
+    rule that starts catching an `uncovered` report without the census following."""
+    wrong = []
+    for i, report in enumerate(r for r in reports() if r["triage"]["case"]):
+        case = CASES[report["triage"]["case"]]
+        if case.constructed:
+            assert report["thread"] in case.constructed["threads"], case.id
+        caught = _case_verdict(report, tmp_path / str(i))
+        if caught != (report["triage"]["status"] == "caught"):
+            wrong.append((report["thread"], case.id, caught))
+    assert wrong == []
+

@@ -52,6 +52,34 @@ def test_corpus_is_large_and_sourced():
     assert {"eagle3", "eagle", "dflash", "dflash2", "dspark", "mtp", "medusa"} <= families
 
 
+def _touches(ops: list, pointer: str) -> bool:
+    return any(op[1] == pointer or op[1].startswith(pointer + "/")
+               or pointer.startswith(op[1] + "/") for op in ops)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.constructed], ids=lambda c: c.id)
+def test_a_constructed_case_is_its_verbatim_base_with_only_the_described_change(
+        outcomes, case):
+    """A constructed case (a thread describes the config, none publishes it) is a verbatim
+    case with exactly the change the thread describes, quoted in `words`; the change is at
+    the faulty field (or drops the tensors the thread says are missing), and the base
+    itself is not caught there, so what catches the case is the described change.
+    Mutations caught: a constructed case built on another constructed one, with a change
+    elsewhere than its cause, without the thread's words, or one a rule catches for a
+    reason the base already has."""
+    spec, base = case.constructed, case.base
+    assert base is not None and base.constructed is None and (base.folder / "config.json").is_file()
+    assert not (case.folder / "config.json").exists(), "a constructed case has no own config"
+    assert spec["threads"] and all(t.startswith("https://github.com/") for t in spec["threads"])
+    assert len(spec["words"]) > 20 and case.verdict == "bad"
+    assert spec["ops"] or spec.get("drop_tensors")
+    assert _touches(spec["ops"], case.cause_pointer) or spec.get("drop_tensors"), case.id
+    assert case.config() != base.config() or spec.get("drop_tensors")
+    assert outcomes[case.id].caught(), outcomes[case.id].findings
+    assert not [f for f in outcomes[base.id].at_least(case.expect)
+                if f[2] == case.cause_pointer], outcomes[base.id].findings
+
+
 @pytest.mark.parametrize("case", [c for c in CASES if c.verdict == "good"], ids=lambda c: c.id)
 def test_good_drafter_draws_no_error_or_unjustified_warning(outcomes, case):
     """Mutation caught: any rule made stricter than the runtimes (a false error/warning)."""

@@ -143,12 +143,10 @@ def _manifests(dest: Path) -> list[Pair]:
 def _corpus(dest: Path) -> list[Pair]:
     out = []
     for case in cases():
-        if case.meta["family"] != "mtp" and not (case.folder / "target.config.json").is_file():
-            continue
+        if case.constructed or (case.meta["family"] != "mtp"
+                                and not (case.folder / "target.config.json").is_file()):
+            continue            # constructed cases: a recorded base with a thread's change
         drafter, target = materialize(case, dest)
-        for extra in (case.meta.get("extra_files") or {}):
-            if (case.folder / extra).is_file():
-                shutil.copyfile(case.folder / extra, drafter / extra)
         out.append(Pair(case.id, case.meta["family"], drafter, target,
                         f"fixtures/published/{case.id}"))
     return out
