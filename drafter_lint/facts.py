@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from drafter_lint import jsondoc, runtimes
+from drafter_lint import jsondoc, quantization, runtimes
 from drafter_lint.checkpoint import Checkpoint
 from drafter_lint.family import method as family_method
 from drafter_lint.family import rule_families
@@ -139,6 +139,13 @@ class Facts:
     @property
     def weights(self) -> dict[str, TensorInfo] | None:
         return self.checkpoint.weights
+
+    @property
+    def quantization(self) -> "quantization.Scheme | None":
+        """The quantization description the runtime reads (config.json, else
+        hf_quant_config.json)."""
+        quant = self.checkpoint.quant_doc
+        return quantization.read(self.checkpoint.config, quant.value if quant else None)
 
     @property
     def tokenizer(self) -> TokenizerFacts | None:

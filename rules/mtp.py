@@ -173,42 +173,31 @@ def _vllm(facts: Facts) -> list:
     return [r for r in facts.releases if r.runtime == "vllm"]
 
 
-def _quant_name(q: dict) -> str | None:
-    """vLLM's name for the quantization method (`modelopt_fp4` for ModelOpt NVFP4)."""
-    algo = q.get("quant_algo")
-    if algo is None and isinstance(q.get("quantization"), dict):
-        algo = q["quantization"].get("quant_algo")
-    if q.get("quant_method") == "modelopt" and isinstance(algo, str):
-        return "modelopt_fp4" if algo.upper() == "NVFP4" else "modelopt"
-    return q.get("quant_method") if isinstance(q.get("quant_method"), str) else None
+def _scheme(facts: Facts) -> quantization.Scheme | None:
+    """The quantization description vLLM reads, when its exclusion rules are known."""
+    scheme = facts.quantization
+    return scheme if scheme is not None and scheme.known else None
 
 
-def _quant_config(facts: Facts) -> tuple[str, dict] | None:
-    """(pointer, quantization_config) when its method's exclusion rules are known."""
-    for prefix, section in (("", facts.config), text_config(facts)):
-        q = section.get("quantization_config")
-        if isinstance(q, dict) and quantization.method(q):
-            return prefix + "/quantization_config", q
-    return None
-
-
-def _mtp_linears(facts: Facts) -> list[str]:
-    """MTP linear modules named in the weights (experts and routers left out: vLLM
-    quantizes those through its MoE path, not the linear one)."""
+def _mtp_prefixes(facts: Facts) -> tuple[str, ...]:
     layout, layers = mtp_layers(facts)
     _, text = text_config(facts)
     depth = text.get("num_hidden_layers")
     if layout == "qwen":
-        prefixes = ("mtp.", "model.mtp.")
-    elif layout == "mimo":
-        prefixes = ("model.mtp_layers.",)
-    else:
-        prefixes = tuple(f"model.layers.{depth + i}." for i in layers) \
-            if type(depth) is int else ()
+        return ("mtp.", "model.mtp.")
+    if layout == "mimo":
+        return ("model.mtp_layers.",)
+    return tuple(f"model.layers.{depth + i}." for i in layers) if type(depth) is int else ()
+
+
+def _mtp_linears(facts: Facts) -> list[str]:
+    """MTP linear modules named in the weights (experts and routers left out: vLLM
+    quantizes those through its MoE path, see `_mtp_experts`)."""
+    prefixes = _mtp_prefixes(facts)
     modules = set()
     for name in facts.names:
         module, _, leaf = name.rpartition(".")
-        if not name.startswith(prefixes) or leaf not in ("weight", "weight_packed"):
+        if not name.startswith(prefixes) or leaf not in ("weight", "weight_packed", "qweight"):
             continue
         last = module.rsplit(".", 1)[-1]
         if ".experts." not in module and (last.endswith("_proj") or last in ("fc", "eh_proj")):
@@ -216,57 +205,93 @@ def _mtp_linears(facts: Facts) -> list[str]:
     return sorted(modules)
 
 
+def _mtp_experts(facts: Facts) -> list[str]:
+    """The MTP MoE layers (`....mlp.experts`) whose experts are in the weights."""
+    prefixes = _mtp_prefixes(facts)
+    return sorted({name[:name.index(".experts.") + len(".experts")] for name in facts.names
+                   if name.startswith(prefixes) and ".experts." in name})
+
+
+def _layers_unquantized(model_type: str, scheme: quantization.Scheme, release) -> bool:
+    """Whether `release` builds this model type's MTP decoder layers unquantized because a
+    GPTQ-style `dynamic` key excludes the MTP (vllm==0.27.0 qwen3_5_mtp.py:108-126)."""
+    dynamic = scheme.config.get("dynamic")
+    kinds = runtimes.value("mtp.unquantized-layers-under-dynamic-mtp", release, frozenset())
+    return isinstance(dynamic, dict) and scheme.name != "modelopt_fp4" and \
+        any(model_type.startswith(k) for k in kinds) and \
+        any(isinstance(k, str) and k.startswith("-:") and "mtp" in k for k in dynamic)
+
+
 @rule("MTP106", "mtp-quantization-mismatch", "error", "mtp", needs=("config", "weights"))
 def quantization_mismatch(facts: Facts):
-    """An MTP linear is stored in one precision and `quantization_config` says the other.
+    """An MTP module is stored in one precision and the quantization description says the
+    other.
 
-    vLLM builds each linear from `quantization_config` (compressed-tensors `ignore` and
-    `config_groups` targets, vllm==0.33.0 model_executor/layers/quantization/
-    compressed_tensors/utils.py:53-70; ModelOpt `ignore`/`exclude_modules`, modelopt.py:
-    191-226). A BF16 `.weight` for a layer the config quantizes, or packed/scaled
-    weights for a layer it excludes, has no parameter to load into: start-up fails with
-    "There is no module or parameter named ..." (models/utils.py:430-448). vLLM PR #38650:
-    nvidia/Qwen3.5-397B-A17B-NVFP4 stored its MTP branch in BF16 without excluding it.
+    vLLM builds the MTP draft with the target's quantization config (the description in
+    config.json, else `hf_quant_config.json`: vllm==0.33.0 model_executor/model_loader/
+    weight_utils.py:240-246; deepseek_mtp.py:83, glm4_moe_mtp.py:144, qwen3_5_mtp.py), and
+    each method keeps a module unquantized by its own list (drafter_lint/quantization.py
+    cites each): compressed-tensors `ignore`/`config_groups` targets, ModelOpt `ignore`/
+    `exclude_modules`, Quark `exclude` (exact or `re:`), GPTQ `dynamic` `-:` regexes and
+    `modules_in_block_to_quantize`, AWQ `modules_to_not_convert`, FP8 `ignored_layers`,
+    AutoRound `extra_config`/`block_name_to_quantize`. A BF16 weight for a module built
+    quantized, or packed/scaled weights for one built unquantized, has no parameter to
+    load into: start-up fails ("There is no module or parameter named ...",
+    models/utils.py:430-448), or the MTP stays uninitialised and acceptance is near 0.
+    MoE experts read fewer lists: GPTQ's only through `dynamic` (auto_gptq.py:69-91), AWQ's
+    only by `modules_to_not_convert` naming the layer, MXFP4 never (mxfp4.py:91-113).
+
+    Threads: vLLM PR #38650 (nvidia/Qwen3.5-397B-A17B-NVFP4, BF16 MTP not excluded);
+    #48814 / #47828 (Qwen3.5/3.6 GPTQ-Int4, BF16 MTP experts built as GPTQ); #52649 and
+    #37667 (Quark checkpoints whose `exclude` names no MTP module).
 
     Under ModelOpt NVFP4 (`modelopt_fp4`) vLLM builds the Qwen3.5 / Qwen3-Next `mtp.fc`
     unquantized whatever the exclusions say (qwen3_5_mtp.py:89-106, qwen3_next_mtp.py:
-    70-80, PR #38832), so a BF16 `mtp.fc` there loads (NVIDIA's Qwen3.5 NVFP4 layout):
-    for Qwen3.5 from vllm==0.20.0, for Qwen3-Next from vllm==0.25.0 (PR #46316).
+    70-80, PR #38832): for Qwen3.5 from vllm==0.20.0, for Qwen3-Next from vllm==0.25.0
+    (PR #46316). From vllm==0.27.0 a `dynamic` key `-:...mtp...` builds the Qwen3.5 MTP
+    decoder layers unquantized (qwen3_5_mtp.py:108-126).
 
-    Fails: `mtp.layers.0.self_attn.q_proj.weight` BF16 and `ignore` not listing it.
+    Fails: `mtp.layers.0.self_attn.q_proj.weight` BF16 and `ignore` not listing it; BF16
+    `mtp.layers.0.mlp.experts.*` under GPTQ with no `-:` key for them.
     Passes: BF16 MTP linears matched by `ignore` (e.g. `mtp.layers.0*`); packed ones not;
-    a BF16 `mtp.fc` under NVFP4.
+    a BF16 `mtp.fc` under NVFP4; GPTQ linears decided by their stored dtypes.
     """
-    found, vllm = _quant_config(facts), _vllm(facts)
-    if found is None or not vllm:
+    scheme, vllm = _scheme(facts), _vllm(facts)
+    if scheme is None or not vllm:
         return
-    where, q = found
     label = runtimes.labels(vllm)
     model_type = str(facts.get("/model_type") or "")
     forced = {m for r in vllm for m in _forced_unquantized(model_type, r)}
+    layers_free = all(_layers_unquantized(model_type, scheme, r) for r in vllm)
     plain_quantized, packed_excluded = [], []
-    for module in _mtp_linears(facts):
-        if module.endswith("mtp.fc") and _quant_name(q) in forced:
+    modules = [(m, False) for m in _mtp_linears(facts)] + \
+        [(m, True) for m in _mtp_experts(facts)]
+    for module, experts in modules:
+        if module.endswith("mtp.fc") and scheme.name in forced:
             continue        # vLLM builds mtp.fc unquantized under this method, whatever it says
-        entry = quantization.excluded_by(module, q)
-        stored = quantization.stored_quantized(module, facts.names, facts.weights)
-        if entry is None or stored is None:
+        entry = "(dynamic -:mtp)" if layers_free and ".layers." in module \
+            else scheme.excluded_by(module, experts)
+        stored = quantization.experts_stored_quantized(module, facts.names, facts.weights) \
+            if experts else quantization.stored_quantized(module, facts.names, facts.weights)
+        if entry is None or entry == quantization.BY_DTYPE or stored is None:
             continue
         if not stored and entry == "":
-            plain_quantized.append(module)
+            plain_quantized.append(module + (".*" if experts else ""))
         elif stored and entry:
             packed_excluded.append((module, entry))
-    at = _exclusions(where, q)
+    at = _located(scheme)
     if plain_quantized:
-        yield Finding(at, f"{len(plain_quantized)} MTP linear(s) ({_some(plain_quantized)}) "
-                      f"are stored unquantized but {q['quant_method']} quantizes them (not "
-                      f"excluded): {label} fails to load them (vLLM PR #38650); list "
-                      f"them in the exclusions or ship quantized weights")
+        yield Finding(scheme.exclusions, f"{len(plain_quantized)} MTP module(s) "
+                      f"({_some(plain_quantized)}) are stored unquantized but "
+                      f"{scheme.method} quantizes them (not excluded): {label} fails to load "
+                      f"them or leaves the MTP uninitialised (vLLM PR #38650, #48814); list "
+                      f"them in the exclusions or ship quantized weights", **at)
     if packed_excluded:
         modules = [m for m, _ in packed_excluded]
-        yield Finding(at, f"{len(modules)} MTP linear(s) ({_some(modules)}) are stored "
-                      f"quantized but excluded by {packed_excluded[0][1]!r}: {label} "
-                      f"builds unquantized layers and fails to load the packed weights")
+        yield Finding(scheme.exclusions, f"{len(modules)} MTP module(s) ({_some(modules)}) "
+                      f"are stored quantized but excluded by {packed_excluded[0][1]!r}: "
+                      f"{label} builds unquantized layers and fails to load the packed "
+                      f"weights", **at)
 
 
 @rule("MTP107", "mtp-head-unquantized", "info", "mtp", needs=("config",))
@@ -281,24 +306,23 @@ def head_unquantized(facts: Facts):
     Informs: `ignore` matching every MTP attention/MLP linear. Passes: packed MTP
     layers (only `mtp.fc` excluded), or no quantization.
     """
-    found = _quant_config(facts)
+    scheme = _scheme(facts)
     count = mtp_count(facts.config)
-    if found is None or not count or count[1] < 1:
+    if scheme is None or not count or count[1] < 1:
         return
-    where, q = found
     modules = [m for m in _mtp_linears(facts) if ".layers." in m or "mtp_layers" in m]
     if not modules and count[0].endswith("mtp_num_hidden_layers") and layer_count(count[1]):
         modules = [f"mtp.layers.{i}.self_attn.{p}" for i in range(count[1])
                    for p in ("q_proj", "k_proj", "v_proj", "o_proj")]
-    entries = [quantization.excluded_by(m, q) for m in modules]
-    if modules and all(e and e != quantization.NOT_TARGETED for e in entries):
+    entries = [scheme.excluded_by(m) for m in modules]
+    if modules and all(e and not e.startswith("(") for e in entries):   # listed, not implied
         vllm = _vllm(facts)
         loads = runtimes.agree(vllm, "loads this") if vllm else "vLLM loads this"
-        yield Finding(_exclusions(where, q), f"the MTP layers are excluded from "
-                      f"{q['quant_method']} ({_some(sorted(set(entries)))}) and run "
+        yield Finding(scheme.exclusions, f"the MTP layers are excluded from "
+                      f"{scheme.method} ({_some(sorted(set(entries)))}) and run "
                       f"unquantized beside the quantized body: {loads}; some kernels do "
                       f"not (a BF16 MTP head beside a W4A16 body crashed SM70, "
-                      f"fantasylord/Qwen36)")
+                      f"fantasylord/Qwen36)", **_located(scheme))
 
 
 def _forced_unquantized(model_type: str, release) -> set[str]:
@@ -324,11 +348,10 @@ def fc_quantized_by_release(facts: Facts):
     Warns: `nvidia/Qwen3.5-397B-A17B-NVFP4`'s config (ignore `mtp.layers.0*`) under
     `--runtime vllm==0.19.1`. Passes: the same under `vllm==0.20.0`; `ignore` listing `mtp*`.
     """
-    found = _quant_config(facts)
-    if facts.weights or found is None:
+    scheme = _scheme(facts)
+    if facts.weights or scheme is None:
         return
-    where, q = found
-    name, model_type = _quant_name(q), str(facts.get("/model_type") or "")
+    name, model_type = scheme.name, str(facts.get("/model_type") or "")
     _, text = text_config(facts)
     if not name or not (type(text.get("mtp_num_hidden_layers")) is int
                         and text["mtp_num_hidden_layers"] > 0):
@@ -338,18 +361,67 @@ def fc_quantized_by_release(facts: Facts):
                for kind, methods in fact.value.items() if model_type.startswith(kind)):
         return          # no release special-cases this layout: nothing known about it
     building = [r for r in _vllm(facts) if name not in _forced_unquantized(model_type, r)]
-    if building and quantization.excluded_by("mtp.fc", q) == "":
-        yield Finding(_exclusions(where, q), f"the exclusions leave mtp.fc quantized: "
+    if building and scheme.excluded_by("mtp.fc") == "":
+        yield Finding(scheme.exclusions, f"the exclusions leave mtp.fc quantized: "
                       f"{runtimes.agree(building, 'builds')} it as {name}, and {name} exports "
                       f"of this model store mtp.fc in BF16 (vLLM PR #38832), so loading "
                       f"fails unless this export packs it; later releases build it "
-                      f"unquantized")
+                      f"unquantized", **_located(scheme))
 
 
-def _exclusions(where: str, q: dict) -> str:
-    """Pointer of the exclusion list (`ignore`, or ModelOpt's legacy `exclude_modules`)."""
-    return f"{where}/exclude_modules" if "exclude_modules" in q and "ignore" not in q \
-        else f"{where}/ignore"
+FUSED = {"q_proj": "qkv_proj", "k_proj": "qkv_proj", "v_proj": "qkv_proj",
+         "gate_proj": "gate_up_proj", "up_proj": "gate_up_proj"}
+
+
+@rule("MTP111", "mtp-fused-exclusion-unmatched", "error", "mtp", needs=("config",))
+def fused_exclusion_unmatched(facts: Facts):
+    """The exclusions list an MTP layer's q/k/v (or gate/up) projections one by one, and
+    this SGLang builds them fused without expanding the fused name.
+
+    SGLang's Qwen3.5 MTP draft fuses `q_proj`/`k_proj`/`v_proj` into `qkv_proj` and
+    `gate_proj`/`up_proj` into `gate_up_proj`. Before sglang==0.5.21 the class declares no
+    `packed_modules_mapping` (sglang==0.5.9 srt/models/qwen3_5_mtp.py:37; added at
+    sglang==0.5.21 :99), and compressed-tensors matches `ignore` against the fused name
+    only (layers/quantization/compressed_tensors/utils.py:21-73). So `qkv_proj` is built
+    quantized although its shards are ignored; the BF16 shards find no parameter and
+    are skipped with a warning ("Parameter ... not found in params_dict, skip loading",
+    qwen3_5_mtp.py:340 at 0.5.9, :482 at 0.5.20), and the MTP runs uninitialised:
+    acceptance length pinned at 1.0 (sglang#35797: cyankiwi and sakamakismile Qwen3.x
+    compressed-tensors exports).
+
+    Fails: `ignore` listing `mtp.layers.0.self_attn.q_proj`, `k_proj`, `v_proj` under
+    `--runtime sglang==0.5.20`. Passes: the same under sglang==0.5.21; `re:mtp[.].*` (it
+    matches the fused name); a packed MTP (nothing listed).
+    """
+    scheme = facts.quantization
+    if scheme is None or scheme.method != "compressed-tensors":
+        return
+    model_type = str(facts.get("/model_type") or "")
+    releases = runtimes.matching([r for r in facts.releases if r.runtime == "sglang"],
+                                 "mtp.fused-names-expanded",
+                                 lambda kinds: not any(model_type.startswith(k) for k in kinds))
+    if not releases or not model_type.startswith("qwen3_5"):
+        return
+    groups: dict[str, set[str]] = {}
+    for entry in quantization.listed(scheme.config.get("ignore")):
+        parent, _, leaf = entry.rpartition(".")
+        if entry.startswith("mtp.") and leaf in FUSED:
+            groups.setdefault(f"{parent}.{FUSED[leaf]}", set()).add(leaf)
+    dropped = sorted(fused for fused, leaves in groups.items()
+                     if leaves == {k for k, v in FUSED.items() if v == fused.rsplit(".", 1)[1]}
+                     and scheme.excluded_by(fused) == "")
+    if dropped:
+        yield Finding(scheme.exclusions, f"ignore lists the shards of {_some(dropped)} one "
+                      f"by one but not the fused name: "
+                      f"{runtimes.agree(releases, 'builds')} the fused layer quantized, skips "
+                      f"the BF16 shards and runs the MTP uninitialised (acceptance length "
+                      f"1.0, sglang#35797); add `re:mtp[.].*` (or the fused names) to ignore",
+                      **_located(scheme))
+
+
+def _located(scheme: quantization.Scheme) -> dict:
+    """The file a finding at the scheme's pointer is in (config.json by default)."""
+    return {"file": scheme.file} if scheme.file != "config.json" else {}
 
 
 def _some(items: list[str], n: int = 3) -> str:
@@ -358,4 +430,4 @@ def _some(items: list[str], n: int = 3) -> str:
 
 RULES = collect(count_vs_weights, weights_missing, speculative_tokens_indivisible,
                 speculative_tokens_reuse, tensor_shapes, quantization_mismatch,
-                fc_quantized_by_release, head_unquantized)
+                fc_quantized_by_release, head_unquantized, fused_exclusion_unmatched)

@@ -166,13 +166,16 @@ def deepseek_v3(folder: Path, mtp_layers: int = 1, experts: int = 256,
 
 def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False,
                experts: int = 256, quant_ignore: list | None = None,
-               mtp_packed: bool = False) -> int:
+               mtp_packed: bool = False, quant_config: dict | None = None,
+               quant_file: dict | None = None) -> int:
     """A Qwen3.5-style MoE target (composite config, text_config.mtp_num_hidden_layers,
     `mtp.*` tensors); geometry illustrative, 48 layers x 256 experts, BF16.
 
     With `quant_ignore`, a ModelOpt NVFP4 export: body linears stored as U8 weight +
     weight_scale, `quantization_config.ignore` as given; the MTP layers' linears are
-    stored that way too only with `mtp_packed` (else BF16, as NVIDIA ships them)."""
+    stored that way too only with `mtp_packed` (else BF16, as NVIDIA ships them).
+    `quant_config` replaces that description (another method, same stored layout);
+    `quant_file` moves it to hf_quant_config.json, as ModelOpt exports before 0.31 did."""
     H, L, V, moe = 2048, 48, 248320, 512
     text = {"model_type": "qwen3_5_moe_text", "hidden_size": H, "num_hidden_layers": L,
             "vocab_size": V, "moe_intermediate_size": moe, "num_experts": experts,
@@ -182,8 +185,11 @@ def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False,
     config = {"architectures": ["Qwen3_5MoeForConditionalGeneration"],
               "model_type": "qwen3_5_moe", "text_config": text}
     if quant_ignore is not None:
-        config["quantization_config"] = {"quant_method": "modelopt", "quant_algo": "NVFP4",
-                                         "ignore": quant_ignore}
+        config["quantization_config"] = quant_config or {
+            "quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": quant_ignore}
+    if quant_file is not None:
+        config.pop("quantization_config", None)
+        write_json(folder / "hf_quant_config.json", quant_file)
 
     def block(p, packed=quant_ignore is not None):
         out = [[p + "input_layernorm.weight", "BF16", [H]],

@@ -89,6 +89,11 @@ def build(case: Case, root):
     return read_checkpoint(drafter, "drafter"), read_target(target, "target")
 
 
+CT_W4A16 = {"quant_method": "compressed-tensors", "format": "pack-quantized",
+            "config_groups": {"group_0": {"targets": ["Linear"]}}}
+MTP_SHARDS = [f"mtp.layers.0.self_attn.{p}_proj" for p in "qkvo"]
+GPTQ = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False,
+        "sym": True}
 E3, GPT, E1, MED, SPC = ("eagle3-llama3.1-8b", "eagle3-gpt-oss-120b", "eagle-llama3-8b",
                          "medusa-vicuna-7b", "speculators-eagle3-qwen3-235b")
 IDS3 = [("add", AUX, [2, 16, 29])]
@@ -396,6 +401,43 @@ FAMILY_CASES = [
          generator={"quant_ignore": ["lm_head", "mtp*"], "mtp_packed": True},
          pointer="/quantization_config/ignore"),
     Case("MTP106", "pass", "unquantized-target", "qwen3.5-moe"),
+    # the same stored layout under each method's own exclusion list
+    Case("MTP106", "fail", "hf-quant-config-json-excludes-no-mtp-vllm-38650", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_file": {
+             "producer": {"name": "modelopt"},
+             "quantization": {"quant_algo": "NVFP4", "exclude_modules": ["lm_head"]}}},
+         pointer="/quantization/exclude_modules", file="hf_quant_config.json"),
+    Case("MTP106", "pass", "hf-quant-config-json-excludes-mtp", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_file": {
+             "producer": {"name": "modelopt"},
+             "quantization": {"quant_algo": "NVFP4", "exclude_modules": ["lm_head", "mtp*"]}}}),
+    Case("MTP106", "fail", "gptq-bf16-mtp-experts-vllm-48814", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_config": GPTQ},
+         pointer="/quantization_config/dynamic"),
+    Case("MTP106", "pass", "gptq-dynamic-excludes-mtp", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_config": {**GPTQ, "dynamic": {"-:.*mtp.*": {}}}}),
+    Case("MTP106", "pass", "gptq-dynamic-mtp-key-vllm-0.27.0", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_config": {**GPTQ, "dynamic": {"-:mtp[.]fc": {}}}},
+         runtime="vllm==0.27.0"),
+    Case("MTP106", "fail", "gptq-dynamic-mtp-key-vllm-0.26.0", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_config": {**GPTQ, "dynamic": {"-:mtp[.]fc": {}}}},
+         runtime="vllm==0.26.0", pointer="/quantization_config/dynamic"),
+    Case("MTP106", "fail", "quark-exclude-names-no-mtp-vllm-52649", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_config": {
+             "quant_method": "quark", "exclude": ["lm_head"]}},
+         pointer="/quantization_config/exclude"),
+    Case("MTP106", "pass", "quark-exclude-mtp-regex", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_config": {
+             "quant_method": "quark", "exclude": ["lm_head", "re:mtp[.].*"]}}),
+    Case("MTP111", "fail", "ignore-lists-qkv-shards-sglang-0.5.20-35797", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_config": {**CT_W4A16, "ignore": MTP_SHARDS}},
+         runtime="sglang==0.5.20", pointer="/quantization_config/ignore"),
+    Case("MTP111", "pass", "ignore-lists-qkv-shards-sglang-0.5.21", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_config": {**CT_W4A16, "ignore": MTP_SHARDS}},
+         runtime="sglang==0.5.21"),
+    Case("MTP111", "pass", "ignore-regex-matches-fused-sglang-0.5.20", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_config": {**CT_W4A16, "ignore": ["re:mtp[.].*"]}},
+         runtime="sglang==0.5.20"),
     Case("MTP110", "fail", "nvfp4-fc-left-quantized-vllm-0.19.1-pr-38832", "qwen3.5-moe",
          generator={"quant_ignore": ["lm_head", "mtp.layers.0*"]}, runtime="vllm==0.19.1",
          weights=False, pointer="/quantization_config/ignore"),

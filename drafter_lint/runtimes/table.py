@@ -671,6 +671,25 @@ FACTS: tuple[Fact, ...] = (
          "checkpoint's quant_config; Qwen3-Next MTP from vllm==0.10.2 qwen3_next_mtp.py)",
          since="0.10.2", until="0.20.0"),
 
+    # Model types (by prefix) whose MTP decoder layers vLLM builds unquantized when the
+    # quantization_config's `dynamic` has a `-:` key naming mtp (not under modelopt_fp4)
+    Fact("mtp.unquantized-layers-under-dynamic-mtp", V, frozenset({"qwen3_5"}), "start-up",
+         "vllm==0.27.0 model_executor/models/qwen3_5_mtp.py:106-124", since="0.27.0"),
+    Fact("mtp.unquantized-layers-under-dynamic-mtp", V, frozenset(), "start-up",
+         "vllm==0.26.0 model_executor/models/qwen3_5_mtp.py (the MTP layers take the "
+         "target's quant_config; GPTQ MoE reads only `dynamic` regexes)",
+         since="0.17.0", until="0.27.0"),
+
+    # Model types (by prefix) whose MTP draft class expands fused module names (qkv_proj,
+    # gate_up_proj) into the checkpoint's shards when matching exclusion lists
+    Fact("mtp.fused-names-expanded", S, frozenset({"qwen3_5"}), "start-up",
+         "sglang==0.5.21 srt/models/qwen3_5_mtp.py:99 (packed_modules_mapping)",
+         since="0.5.21"),
+    Fact("mtp.fused-names-expanded", S, frozenset(), "silent",
+         "sglang==0.5.9 srt/models/qwen3_5_mtp.py:37 (no packed_modules_mapping; "
+         "compressed-tensors has no fallback, layers/quantization/compressed_tensors/utils.py"
+         ":21-73)", since="0.5.9", until="0.5.21"),
+
     # The transformers each runtime pins (TF rules describe the installed one)
     *read_whole("transformers.pin", lambda _: "METADATA Requires-Dist", effect="silent"),
     Fact("transformers.pin", R, "==4.57.1", "silent", "ZL pyproject.toml:20-22"),

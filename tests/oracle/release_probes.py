@@ -355,7 +355,10 @@ V_EAGLE_CONFIG = "vllm/transformers_utils/configs/eagle.py"
 V_NEXT_MTP = "vllm/model_executor/models/qwen3_next_mtp.py"
 V_QWEN35_MTP = "vllm/model_executor/models/qwen3_5_mtp.py"
 MODELOPT_FP4 = r'get_name\(\) == "modelopt_fp4"'     # mtp.fc built unquantized under NVFP4
+DYNAMIC_MTP = r'k\.startswith\("-:"\) and "mtp" in k'   # MTP layers unquantized by dynamic
 S_DFLASH = "sglang/srt/models/dflash.py"
+S_QWEN35_MTP = "sglang/srt/models/qwen3_5_mtp.py"
+S_MTP_PACKED = r"packed_modules_mapping = Qwen3_5ForCausalLM\.packed_modules_mapping"
 S_UTILS = "sglang/srt/**/dflash_utils.py"
 S_EAGLE3 = "sglang/srt/models/llama_eagle3.py"
 S_SPEC = "sglang/srt/speculative/spec_info.py"
@@ -764,6 +767,13 @@ PROBES: tuple[Probe, ...] = (
     Probe("mtp.shares-target-lm-head", V, "0.8.0", "0.16.0", *V_ANY,
           also_not=(("vllm/v1/spec_decode/*.py",
                      r"sh\.head\s*=\s*target_language_model\.lm_head"),)),
+    Probe("mtp.fused-names-expanded", S, "0.5.21", "", S_QWEN35_MTP, S_MTP_PACKED),
+    Probe("mtp.fused-names-expanded", S, "0.5.9", "0.5.21", S_QWEN35_MTP,
+          r"class Qwen3_5ForCausalLMMTP", also_not=((S_QWEN35_MTP, S_MTP_PACKED),)),
+    Probe("mtp.unquantized-layers-under-dynamic-mtp", V, "0.27.0", "", V_QWEN35_MTP,
+          DYNAMIC_MTP),
+    Probe("mtp.unquantized-layers-under-dynamic-mtp", V, "0.17.0", "0.27.0", V_QWEN35_MTP,
+          r"class Qwen3_5MultiTokenPredictor", also_not=((V_QWEN35_MTP, DYNAMIC_MTP),)),
     Probe("mtp.unquantized-fc-under", V, "0.25.0", "", V_NEXT_MTP, MODELOPT_FP4),
     Probe("mtp.unquantized-fc-under", V, "0.20.0", "0.25.0", V_QWEN35_MTP, MODELOPT_FP4,
           also_not=((V_NEXT_MTP, MODELOPT_FP4),)),
