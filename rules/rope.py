@@ -101,7 +101,7 @@ def served_context(facts: Facts) -> tuple[int | None, str]:
 
 
 @rule("RP102", "draft-rope-cache-below-served-context", "error", "any",
-      needs=("config", "target"))
+      needs=("config",))
 def draft_rope_cache_below_served_context(facts: Facts):
     """A DFlash, DSpark or MTP draft whose `max_position_embeddings` is below the context
     vLLM serves, on a release that keeps it.
@@ -113,7 +113,8 @@ def draft_rope_cache_below_served_context(facts: Facts):
     target's from 0.27.0 for EAGLE drafts only and from 0.33.0 for every draft but
     `draft_model` (vllm==0.27.0 config/speculative.py:924-931; vllm==0.33.0 :1503-1511),
     and then only for RoPE types that just size the cache; for the others it caps the
-    server's max_model_len (a warning). An MTP draft is the target checkpoint as written:
+    server's max_model_len (a warning). It runs with either a target or a launch line
+    that names --max-model-len. An MTP draft is the target checkpoint as written:
     dict --hf-overrides that lengthen the target do not reach it (vLLM #58080). The
     served context is the launch's --max-model-len, else the target's
     max_position_embeddings (after --hf-overrides). EAGLE-3 heads: EA315.

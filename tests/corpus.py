@@ -67,11 +67,31 @@ class Case:
         return Case(folder.name, folder, json.loads((folder / "case.json").read_text()))
 
     def file(self, name: str) -> Path | None:
-        """The case's own file, or for a constructed case its base's."""
-        for folder in (self.folder, self.base.folder if self.base else None):
+        """The case's own file, or for a constructed case its base's (the target's from the
+        case named `target_from`, when the thread pairs the base with that target)."""
+        folders = [self.folder, self.base.folder if self.base else None]
+        if name == "target.config.json" and (self.constructed or {}).get("target_from"):
+            folders = [CORPUS / self.constructed["target_from"]]
+        for folder in folders:
             if folder is not None and (folder / name).is_file():
                 return folder / name
         return None
+
+    def launch(self, release=None):
+        """The case's launch line (`launch`: argv as the thread gives it) read as the gate
+        reads it, for `release` (its newest when None); None when `release` is another
+        runtime's, as the gate refuses a --runtime that is not the line's."""
+        from drafter_lint import runtimes
+        from drafter_lint.gate import parse
+
+        argv = self.meta.get("launch")
+        if not argv:
+            return None
+        launch = parse(list(argv), inherited={})
+        if release is not None and release.runtime != launch.runtime:
+            return None
+        launch.release = release or runtimes.parse(launch.runtime)
+        return launch
 
     def config(self) -> dict:
         """The drafter config as linted: verbatim, or the base's with the described ops."""
@@ -184,7 +204,8 @@ def lint_case(case: Case, dest: Path, runtime: str | None = None) -> Outcome:
     checkpoint = read_checkpoint(drafter, display=case.id)
     target = read_target(target_dir) if target_dir else None
     release = runtimes.parse(runtime) if runtime else None
-    result = lint(checkpoint, Options(rules=RULES, target=target, runtime=release))
+    result = lint(checkpoint, Options(rules=RULES, target=target, runtime=release,
+                                      launch=case.launch(release)))
     from drafter_lint.registry import undeclared_fix
 
     mismatches = [m for f in result.findings if (m := undeclared_fix(RULES[f.rule], f))]

@@ -59,25 +59,35 @@ def _touches(ops: list, pointer: str) -> bool:
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.constructed], ids=lambda c: c.id)
 def test_a_constructed_case_is_its_verbatim_base_with_only_the_described_change(
-        outcomes, case):
+        outcomes, case, tmp_path):
     """A constructed case (a thread describes the config, none publishes it) is a verbatim
     case with exactly the change the thread describes, quoted in `words`; the change is at
     the faulty field (or drops the tensors the thread says are missing), and the base
     itself is not caught there, so what catches the case is the described change.
     Mutations caught: a constructed case built on another constructed one, with a change
     elsewhere than its cause, without the thread's words, or one a rule catches for a
-    reason the base already has."""
+    reason the base already has. A case may instead pair its verbatim base with the
+    verbatim target of another case (`target_from`) or with the launch line the thread
+    names: the fault lies between them, and the base alone is not caught."""
     spec, base = case.constructed, case.base
     assert base is not None and base.constructed is None and (base.folder / "config.json").is_file()
     assert not (case.folder / "config.json").exists(), "a constructed case has no own config"
     assert spec["threads"] and all(t.startswith("https://github.com/") for t in spec["threads"])
-    assert len(spec["words"]) > 20 and case.verdict == "bad"
-    assert spec["ops"] or spec.get("drop_tensors")
-    assert _touches(spec["ops"], case.cause_pointer) or spec.get("drop_tensors"), case.id
-    assert case.config() != base.config() or spec.get("drop_tensors")
-    assert outcomes[case.id].caught(), outcomes[case.id].findings
-    assert not [f for f in outcomes[base.id].at_least(case.expect)
-                if f[2] == case.cause_pointer], outcomes[base.id].findings
+    assert len(spec["words"]) > 20 and case.cause_pointer is not None
+    assert case.verdict == "bad" or case.failures and case.meta.get("verdict_reason")
+    paired = spec.get("target_from") or case.meta.get("launch")
+    assert spec["ops"] or spec.get("drop_tensors") or paired
+    assert _touches(spec["ops"], case.cause_pointer) or spec.get("drop_tensors") or paired
+    assert case.config() != base.config() or spec.get("drop_tensors") or paired
+    if case.verdict == "bad":
+        assert outcomes[case.id].caught(), outcomes[case.id].findings
+        assert not [f for f in outcomes[base.id].at_least(case.expect)
+                    if f[2] == case.cause_pointer], outcomes[base.id].findings
+    for failure in case.failures:       # the base, on the same release, does not draw it
+        release = f"{failure['runtime']}=={failure['failed_on']}"
+        alone = lint_case(base, tmp_path / release, release)
+        assert not alone.flags(failure["rule"], failure["pointer"], failure["expect"]), \
+            alone.findings
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.verdict == "good"], ids=lambda c: c.id)

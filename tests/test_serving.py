@@ -62,7 +62,10 @@ def test_markdown_is_a_table_and_a_drafter_no_release_serves_exits_1(tmp_path):
     assert bad.returncode == 1 and "serves none" in bad.stdout, bad.stdout
 
 
-FAILURES = [(c, f) for c in cases() for f in c.failures if f["expect"] == "error"]
+# failures that need the thread's launch line are left out: `releases` lints a checkpoint
+# (and target) as published, with no launch line
+FAILURES = [(c, f) for c in cases() for f in c.failures
+            if f["expect"] == "error" and not c.meta.get("launch")]
 
 
 @pytest.mark.parametrize("case,failure", FAILURES,
