@@ -37,11 +37,18 @@ class Scheme:
 
     @property
     def name(self) -> str:
-        """vLLM's name for the method (`modelopt_fp4` for ModelOpt NVFP4)."""
+        """vLLM's name for the method: ModelOpt's by its `quant_algo` (vllm==0.33.0
+        model_executor/layers/quantization/modelopt.py:453-459, 776-782, 1236-1242;
+        MIXED_PRECISION :158-160)."""
         algo = self.config.get("quant_algo")
-        if self.method == "modelopt" and isinstance(algo, str):
-            return "modelopt_fp4" if algo.upper() == "NVFP4" else "modelopt"
-        return self.method
+        if self.method != "modelopt" or not isinstance(algo, str):
+            return self.method
+        algo = algo.upper()
+        if "MXFP8" in algo:
+            return "modelopt_mxfp8"
+        if "FP4" in algo:
+            return "modelopt_fp4"
+        return "modelopt_mixed" if algo == "MIXED_PRECISION" else "modelopt"
 
     @property
     def known(self) -> bool:
@@ -180,26 +187,26 @@ def _gptq(q: dict, module: str, experts: bool) -> str:
             return key
     if experts:
         return ""
-    listed = [e for e in _flat(q.get("modules_in_block_to_quantize")) if e]
-    if not listed:
+    blocks = [e for e in _flat(q.get("modules_in_block_to_quantize")) if e]
+    if not blocks:
         return BY_DTYPE
-    return "" if any(entry in module for entry in listed) else NOT_LISTED
+    return "" if any(entry in module for entry in blocks) else NOT_LISTED
 
 
 def _awq(q: dict, module: str, experts: bool) -> str:
     """`modules_to_not_convert`: substring; without it the release lists the modules stored
     in float, which never names an MoE layer (auto_awq.py:294-299, 337-342, 370-388)."""
-    listed = listed(q.get("modules_to_not_convert"))
-    for entry in listed:
+    names = listed(q.get("modules_to_not_convert"))
+    for entry in names:
         if entry in module:
             return entry
-    return "" if listed or experts else BY_DTYPE
+    return "" if names or experts else BY_DTYPE
 
 
 def _fp8(q: dict, module: str, experts: bool) -> str:
     """`ignored_layers`, else `modules_to_not_convert`: exact name (fp8.py:162-197)."""
-    listed = listed(q.get("ignored_layers")) or listed(q.get("modules_to_not_convert"))
-    return next((e for e in listed if e == module), "")
+    names = listed(q.get("ignored_layers")) or listed(q.get("modules_to_not_convert"))
+    return next((e for e in names if e == module), "")
 
 
 def _auto_round(q: dict, module: str, experts: bool) -> str:

@@ -369,6 +369,63 @@ def fc_quantized_by_release(facts: Facts):
                       f"unquantized", **_located(scheme))
 
 
+def _config_experts(facts: Facts) -> list[str]:
+    """The MTP MoE layers the config declares (experts named in the weights win)."""
+    if facts.names:
+        return _mtp_experts(facts)
+    _, text = text_config(facts)
+    count = mtp_count(facts.config)
+    moe = any(type(text.get(k)) is int and text[k] > 0 for k in ("n_routed_experts",
+                                                                "num_experts"))
+    if not moe or not count or not layer_count(count[1]):
+        return []
+    depth = text.get("num_hidden_layers")
+    if count[0].endswith("mtp_num_hidden_layers"):
+        return [f"mtp.layers.{i}.mlp.experts" for i in range(count[1])]
+    return [f"model.layers.{depth + i}.mlp.experts" for i in range(count[1])] \
+        if type(depth) is int else []
+
+
+@rule("MTP112", "mtp-moe-exclusion-unread", "error", "mtp", needs=("config",))
+def moe_exclusion_unread(facts: Facts):
+    """The exclusions keep the MTP layer's experts unquantized, and this release does not
+    read exclusions for MoE layers: it builds them quantized and the BF16 experts do not
+    load.
+
+    vLLM up to 0.11.0 builds every FusedMoE of a ModelOpt NVFP4 checkpoint as NVFP4,
+    whatever `exclude_modules` says (vllm==0.11.0 model_executor/layers/quantization/
+    modelopt.py:822-823); 0.11.1 honours it (:907-920, vLLM PR #25987: nvidia/DeepSeek-R1-FP4
+    excludes its MTP layer `model.layers.61*`, which is stored in BF16). The rows
+    `quant.moe-exclusions-read` say which methods each release reads so.
+
+    Fails: nvidia/DeepSeek-V3.1-NVFP4's hf_quant_config.json (`model.layers.61*`) under
+    `--runtime vllm==0.11.0`. Passes: the same under vllm==0.11.1; experts stored quantized.
+    """
+    scheme = _scheme(facts)
+    vllm = _vllm(facts)
+    if scheme is None or not vllm:
+        return
+    if not any(scheme.name in fact.value for fact in runtimes.FACTS
+               if fact.key == "quant.moe-exclusions-read"):
+        return          # no release is known to read this method's MoE exclusions: unknown
+    keeping = [r for r in vllm if runtimes.value("quant.moe-exclusions-read", r) is not None
+               and scheme.name not in runtimes.value("quant.moe-exclusions-read", r)]
+    if not keeping:
+        return
+    excluded = []
+    for module in _config_experts(facts):
+        entry = scheme.excluded_by(module, experts=True)
+        stored = quantization.experts_stored_quantized(module, facts.names, facts.weights)
+        if entry and not entry.startswith("(") and stored is not True:
+            excluded.append((module, entry))
+    if excluded:
+        yield Finding(scheme.exclusions, f"{excluded[0][1]!r} keeps the MTP experts "
+                      f"({_some([m for m, _ in excluded])}) unquantized, but "
+                      f"{runtimes.agree(keeping, 'reads')} no exclusion for MoE layers under "
+                      f"{scheme.name}: it builds them quantized and the BF16 experts fail to "
+                      f"load (vLLM PR #25987)", **_located(scheme))
+
+
 FUSED = {"q_proj": "qkv_proj", "k_proj": "qkv_proj", "v_proj": "qkv_proj",
          "gate_proj": "gate_up_proj", "up_proj": "gate_up_proj"}
 
@@ -430,4 +487,5 @@ def _some(items: list[str], n: int = 3) -> str:
 
 RULES = collect(count_vs_weights, weights_missing, speculative_tokens_indivisible,
                 speculative_tokens_reuse, tensor_shapes, quantization_mismatch,
-                fc_quantized_by_release, head_unquantized, fused_exclusion_unmatched)
+                fc_quantized_by_release, head_unquantized, fused_exclusion_unmatched,
+                moe_exclusion_unread)

@@ -89,6 +89,8 @@ def build(case: Case, root):
     return read_checkpoint(drafter, "drafter"), read_target(target, "target")
 
 
+NVFP4_MTP_EXCLUDED = {"quant_method": "modelopt", "quant_algo": "NVFP4",
+                      "exclude_modules": ["lm_head", "model.layers.61*"]}
 CT_W4A16 = {"quant_method": "compressed-tensors", "format": "pack-quantized",
             "config_groups": {"group_0": {"targets": ["Linear"]}}}
 MTP_SHARDS = [f"mtp.layers.0.self_attn.{p}_proj" for p in "qkvo"]
@@ -429,6 +431,15 @@ FAMILY_CASES = [
     Case("MTP106", "pass", "quark-exclude-mtp-regex", "qwen3.5-moe",
          generator={"quant_ignore": [], "quant_config": {
              "quant_method": "quark", "exclude": ["lm_head", "re:mtp[.].*"]}}),
+    Case("MTP112", "fail", "nvfp4-excluded-mtp-experts-vllm-0.11.0-pr-25987", "deepseek-v3",
+         [("add", "/quantization_config", NVFP4_MTP_EXCLUDED)], runtime="vllm==0.11.0",
+         weights=False, pointer="/quantization_config/exclude_modules"),
+    Case("MTP112", "pass", "nvfp4-excluded-mtp-experts-vllm-0.11.1", "deepseek-v3",
+         [("add", "/quantization_config", NVFP4_MTP_EXCLUDED)], runtime="vllm==0.11.1",
+         weights=False),
+    Case("MTP112", "pass", "nvfp4-excluded-mtp-experts-stored-quantized-vllm-0.11.0",
+         "deepseek-v3", [("add", "/quantization_config", NVFP4_MTP_EXCLUDED)],
+         runtime="vllm==0.11.0"),
     Case("MTP111", "fail", "ignore-lists-qkv-shards-sglang-0.5.20-35797", "qwen3.5-moe",
          generator={"quant_ignore": [], "quant_config": {**CT_W4A16, "ignore": MTP_SHARDS}},
          runtime="sglang==0.5.20", pointer="/quantization_config/ignore"),

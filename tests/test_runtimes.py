@@ -158,6 +158,8 @@ PINNED_BY = {
                                     "DL013-pass-short-draft-context-sglang-0.5.0rc2-allowed-it"],
     "config.unknown-model-types": ["DL014-fail-torchspec-model-type",
                                    "TF101-pass-dflash-type-is-dl014"],
+    "quant.moe-exclusions-read": ["MTP112-fail-nvfp4-excluded-mtp-experts-vllm-0.11.0-pr-25987",
+                                  "MTP112-pass-nvfp4-excluded-mtp-experts-vllm-0.11.1"],
     "mtp.fused-names-expanded": ["MTP111-fail-ignore-lists-qkv-shards-sglang-0.5.20-35797",
                                  "MTP111-pass-ignore-lists-qkv-shards-sglang-0.5.21"],
     "mtp.unquantized-layers-under-dynamic-mtp": ["MTP106-pass-gptq-dynamic-mtp-key-vllm-0.27.0",

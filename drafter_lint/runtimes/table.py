@@ -680,6 +680,19 @@ FACTS: tuple[Fact, ...] = (
          "target's quant_config; GPTQ MoE reads only `dynamic` regexes)",
          since="0.17.0", until="0.27.0"),
 
+    # Quantization methods (vLLM's names) whose exclusion list vLLM reads for MoE layers:
+    # an excluded MoE layer is built unquantized (else it is built quantized regardless)
+    Fact("quant.moe-exclusions-read", V, frozenset({"modelopt_fp4"}), "start-up",
+         "vllm==0.12.0 model_executor/layers/quantization/modelopt.py:161-164 (an excluded "
+         "layer other than a linear gets no quant method)", since="0.12.0"),
+    Fact("quant.moe-exclusions-read", V, frozenset({"modelopt_fp4"}), "start-up",
+         "vllm==0.11.1 model_executor/layers/quantization/modelopt.py:907-920 (PR #25987)",
+         since="0.11.1", until="0.12.0"),
+    Fact("quant.moe-exclusions-read", V, frozenset(), "start-up",
+         "vllm==0.11.0 model_executor/layers/quantization/modelopt.py:822-823 (FusedMoE "
+         "always ModelOptNvFp4FusedMoE, exclude_modules not asked)",
+         since="0.9.0", until="0.11.1"),
+
     # Model types (by prefix) whose MTP draft class expands fused module names (qkv_proj,
     # gate_up_proj) into the checkpoint's shards when matching exclusion lists
     Fact("mtp.fused-names-expanded", S, frozenset({"qwen3_5"}), "start-up",

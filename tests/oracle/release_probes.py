@@ -354,6 +354,7 @@ V_ALGOS = "vllm/transformers_utils/configs/speculators/algos.py"
 V_EAGLE_CONFIG = "vllm/transformers_utils/configs/eagle.py"
 V_NEXT_MTP = "vllm/model_executor/models/qwen3_next_mtp.py"
 V_QWEN35_MTP = "vllm/model_executor/models/qwen3_5_mtp.py"
+V_MODELOPT = "vllm/model_executor/layers/quantization/modelopt.py"
 MODELOPT_FP4 = r'get_name\(\) == "modelopt_fp4"'     # mtp.fc built unquantized under NVFP4
 DYNAMIC_MTP = r'k\.startswith\("-:"\) and "mtp" in k'   # MTP layers unquantized by dynamic
 S_DFLASH = "sglang/srt/models/dflash.py"
@@ -767,6 +768,13 @@ PROBES: tuple[Probe, ...] = (
     Probe("mtp.shares-target-lm-head", V, "0.8.0", "0.16.0", *V_ANY,
           also_not=(("vllm/v1/spec_decode/*.py",
                      r"sh\.head\s*=\s*target_language_model\.lm_head"),)),
+    Probe("quant.moe-exclusions-read", V, "0.12.0", "", V_MODELOPT,
+          r"if self\.is_layer_excluded\(prefix\):\s+if isinstance\(layer, [^\n]*\n\s+"
+          r"return UnquantizedLinearMethod\(\)\s+return None"),
+    Probe("quant.moe-exclusions-read", V, "0.11.1", "0.12.0", V_MODELOPT,
+          r"if skip_layer:\s+return None\s+return ModelOptNvFp4FusedMoE"),
+    Probe("quant.moe-exclusions-read", V, "0.9.0", "0.11.1", V_MODELOPT,
+          r"elif isinstance\(layer, FusedMoE\):\s+return ModelOptNvFp4FusedMoE\(self"),
     Probe("mtp.fused-names-expanded", S, "0.5.21", "", S_QWEN35_MTP, S_MTP_PACKED),
     Probe("mtp.fused-names-expanded", S, "0.5.9", "0.5.21", S_QWEN35_MTP,
           r"class Qwen3_5ForCausalLMMTP", also_not=((S_QWEN35_MTP, S_MTP_PACKED),)),
