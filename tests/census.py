@@ -4,10 +4,12 @@ recall of the rules on the ones a linter can see.
     python tests/census.py          # counts, recall, and the reports no rule covers
 
 `recall_unseen` leaves out the reports the corpus documented when their rules were written
-(the recall on failures the tool was not built from). Recall here is triage by the rules'
-documented checks (which rule reads the field the
-report names), not an executed lint: a report counts as caught when a rule's `explain`
-page covers its cause. The corpus cases (fixtures/published) are what the tests execute.
+(the recall on failures the tool was not built from). A report's triage names the rule
+that reads the field it names; where the report has a corpus case (`triage.case`, verbatim
+or constructed from the thread's words), tests/test_census.py lints that case under the
+report's release and holds the triage to the outcome, so those are executed. A visible
+report without a case says why in `triage.no_case` (most: the config or tensors are
+described, not published).
 """
 
 from __future__ import annotations

@@ -73,3 +73,12 @@ def test_a_report_counts_as_caught_only_when_its_case_is_caught(tmp_path):
             wrong.append((report["thread"], case.id, caught))
     assert wrong == []
 
+
+
+def test_every_visible_report_has_a_case_or_says_why_not():
+    """Issue 31: every report a linter can see is held to a corpus case, or its triage
+    says why no public file (verbatim or with a described change) shows it. Mutation
+    caught: a visible report added with neither."""
+    missing = [r["thread"] for r in reports() if r["visible"] and not r["triage"]["case"]
+               and len(r["triage"].get("no_case") or "") < 20]
+    assert missing == []
