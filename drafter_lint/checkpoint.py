@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from drafter_lint import card as cards
 from drafter_lint import jsondoc
 from drafter_lint.bounded import read_regular
 from drafter_lint.errors import CheckpointNotFound
@@ -29,6 +30,7 @@ from drafter_lint.tokenizer import (
 CONFIG = "config.json"
 INDEX = "model.safetensors.index.json"
 QUANT = "hf_quant_config.json"          # ModelOpt's quantization description
+CARD = "README.md"                      # the model card: its launch lines
 MAX_CONFIG_BYTES = 4 * 1024 * 1024      # real configs are a few KB; refuse before parsing
 MAX_INDEX_BYTES = 256 * 1024 * 1024     # indexes of 100k-tensor checkpoints are ~10 MB
 
@@ -53,6 +55,7 @@ class Checkpoint:
     config: dict | None = None
     index_doc: jsondoc.JsonDocument | None = None
     quant_doc: jsondoc.JsonDocument | None = None    # hf_quant_config.json, when an object
+    card: cards.Card | None = None   # README.md's launch lines, when it has a fenced block
     headers: dict[str, Header] = field(default_factory=dict)
     weights: dict[str, TensorInfo] | None = None
     tokenizer: TokenizerFacts | None = None
@@ -109,6 +112,7 @@ def read_checkpoint(root: Path, display: str | None = None, select=None,
         raise CheckpointNotFound(f"{root}: cannot list folder: {exc.strerror}") from None
     _read_config(ckpt)
     _read_quant(ckpt)
+    _read_card(ckpt)
     _read_weights(ckpt, select, family)
     if ckpt.family is None:
         ckpt.family = family or detect(ckpt.config, ckpt.weights)
@@ -196,6 +200,19 @@ def _read_quant(ckpt: Checkpoint) -> None:
         problem = f"{QUANT} cannot be read: {describe(exc)}"
     if problem:
         ckpt.problems.append(ReadProblem("DL001", QUANT, "", problem))
+
+
+def _read_card(ckpt: Checkpoint) -> None:
+    """README.md's fenced launch lines (a card that cannot be read has none: the card is
+    documentation, its absence or damage stops no runtime)."""
+    if CARD not in ckpt.files or not _contained(ckpt.root, CARD):
+        return
+    try:
+        raw = read_regular(ckpt.root / CARD, cards.MAX_CARD_BYTES)
+        if len(raw) <= cards.MAX_CARD_BYTES:
+            ckpt.card = cards.read(raw.decode("utf-8", errors="replace"))
+    except OSError:
+        return
 
 
 def _read_weights(ckpt: Checkpoint, select=None, family: str | None = None) -> None:

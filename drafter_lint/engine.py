@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from drafter_lint import runtimes
 from drafter_lint.checkpoint import Checkpoint
+from drafter_lint.command import parse
+from drafter_lint.errors import GateError
 from drafter_lint.facts import Facts
 from drafter_lint.family import detect, schemas
 from drafter_lint.findings import Finding, Result, Severity, Skipped, one_line
@@ -45,6 +49,8 @@ def _missing_need(rule: Rule, facts: Facts) -> str | None:
         if need == "target" and facts.target is None:
             return NEEDS[need]
         if need == "launch" and facts.options.launch is None:
+            return NEEDS[need]
+        if need == "card" and facts.options.card_line is None:
             return NEEDS[need]
         if need == "loaded" and facts.loaded is None:
             if not loads_through_transformers(facts.family, facts.checkpoint.config):
@@ -88,6 +94,8 @@ def lint(checkpoint: Checkpoint, options: Options, facts: Facts | None = None) -
             continue  # another family's rule: not a skipped check
         if rule.phase != "check" or not runs(rule, select):
             continue
+        if "card" in rule.needs and checkpoint.card is None:
+            continue  # no model card: nothing of it to check, not a skipped check
         reason = _missing_need(rule, facts)
         if reason:
             result.skipped.append(Skipped(code, reason))
@@ -124,13 +132,68 @@ def lint(checkpoint: Checkpoint, options: Options, facts: Facts | None = None) -
 
 
 def lint_with_settings(checkpoint: Checkpoint, options: Options) -> Result:
-    """`lint`, then the folder's settings (severities, per-path ignores) and baseline: the
-    one pipeline `check`, `fix` (each planning round) and `gate` run."""
+    """`lint`, and the model card's launch lines when no launch is given, then the folder's
+    settings (severities, per-path ignores) and baseline: the one pipeline `check`, `fix`
+    (each planning round) and `gate` run."""
     facts = facts_for(checkpoint, options)
     result = lint(checkpoint, options, facts)
+    if options.launch is None and checkpoint.card is not None:
+        found, linted = card_findings(checkpoint, options)
+        result.findings += found
+        result.skipped = [s for s in result.skipped if s.rule not in linted]
     if options.settings is not None:
         suppress(result, facts)
     return result
+
+
+def card_findings(checkpoint: Checkpoint, options: Options) -> tuple[list[Finding], set]:
+    """Each launch line of the model card linted as the gate would lint it (the rules that
+    read a launch, and the card rules), with the findings moved to the line in README.md,
+    and the codes that ran on a line. A line speaks for `options.runtime` when it is the
+    line's runtime, else for the release the card pins (`pip install vllm==X`), else the
+    newest recorded. A card finding carries no fix: `fix` does not edit cards."""
+    codes = tuple(c for c, r in options.rules.items() if ("launch" in r.needs or
+                                                          c.startswith("CRD"))
+                  and c != "CRD101" and selected(c, options.select, options.ignore))
+    out, seen, linted = [], set(), set()
+    for line in checkpoint.card.lines:
+        if line.problem:
+            continue                                  # CRD101 says it
+        try:
+            launch = parse(list(line.argv), inherited={})
+        except GateError as exc:
+            unread = replace(line, problem=f"{exc}")
+            found = lint(checkpoint, options.but(card_line=unread, select=("CRD101",),
+                                                 ignore=()))
+            out += [f for f in found.findings if selected(f.rule, options.select,
+                                                          options.ignore)]
+            continue
+        if launch.draftless or not codes:
+            continue
+        launch.release = _card_release(launch.runtime, options, checkpoint.card.pins)
+        found = lint(checkpoint, options.but(launch=launch, card_line=line, select=codes,
+                                             ignore=(), runtime=launch.release))
+        linted |= set(codes) - {s.rule for s in found.skipped}
+        for finding in found.findings:
+            finding.file, finding.line, finding.column = CARD, line.line, line.column
+            finding.fix = None
+            key = (finding.rule, finding.line, finding.message)
+            if key not in seen:
+                seen.add(key)
+                out.append(finding)
+    return out, linted
+
+
+CARD = "README.md"
+
+
+def _card_release(runtime: str, options: Options, pins: dict) -> runtimes.Release:
+    if options.runtime is not None and options.runtime.runtime == runtime:
+        return options.runtime
+    try:
+        return runtimes.parse(f"{runtime}=={pins[runtime]}" if runtime in pins else runtime)
+    except runtimes.UnknownRuntime:
+        return runtimes.parse(runtime)
 
 
 def _tensor_names(checkpoint: Checkpoint):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
 
+from drafter_lint.card import CardLine
 from drafter_lint.launch import Launch
 from drafter_lint.reference import Reference
 from drafter_lint.registry import Rule
@@ -25,6 +26,7 @@ class Options:
     family: str | None = None             # --family: no detection
     runtime: Release | None = None        # --runtime, the settings' or the launch's release;
     #                                       None: every serving runtime's newest release
+    card_line: CardLine | None = None     # the model card's line this lint speaks for
     launch: Launch | None = None          # the launch line (`gate`), or the settings check
     #                                       takes without one (--num-speculative-tokens)
     use_cache: bool = True                # --no-cache turns result caches off

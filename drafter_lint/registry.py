@@ -19,6 +19,7 @@ NEEDS = {
     "reference": "no reference given (--reference or --from-hub)",
     "loaded": "transformers is not installed",
     "launch": "no launch settings given (--num-speculative-tokens, or `gate`)",
+    "card": "no launch line in a model card (README.md)",
     "suppressions": "no ignores or baseline apply",
     "tokenizer": "no tokenizer.json or tokenizer_config.json in the target or the checkpoint",
 }

@@ -1,12 +1,13 @@
 """The rule registry: every rule module, listed explicitly. Code -> Rule."""
 
-from drafter_lint.rules import (dflash_block, dflash_mask, dflash_taps, dflash_weights,
-                                dflash_window, dspark, eagle, eagle3, files, launch, loaded,
-                                medusa, mtp, reads, reference, rope, speculators, startup)
+from drafter_lint.rules import (card, dflash_block, dflash_mask, dflash_taps,
+                                dflash_weights, dflash_window, dspark, eagle, eagle3, files,
+                                launch, loaded, medusa, mtp, reads, reference, rope,
+                                speculators, startup)
 
 MODULES = (files, startup, dflash_mask, dflash_taps, dflash_window, dflash_block,
            dflash_weights, dspark, eagle3, eagle, mtp, medusa, speculators, rope, reference,
-           loaded, launch, reads)
+           loaded, launch, reads, card)
 
 RULES = {code: r for module in MODULES for code, r in module.RULES.items()}
 

@@ -82,7 +82,7 @@ class Case:
         reads it, for `release` (its newest when None); None when `release` is another
         runtime's, as the gate refuses a --runtime that is not the line's."""
         from drafter_lint import runtimes
-        from drafter_lint.gate import parse
+        from drafter_lint.command import parse
 
         argv = self.meta.get("launch")
         if not argv:

@@ -1,0 +1,221 @@
+"""The launch lines a model card shows: the fenced shell and Python blocks of README.md,
+read as a shell (or Python) would, into the argv the gate's parser takes.
+
+Nothing here judges a line: a line that cannot be read keeps the reason (`problem`), and
+rules/card.py reports it as a note, never a guess.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+
+import yaml
+
+MAX_CARD_BYTES = 1 << 20       # cards are a few KB; a larger README is not read for lines
+FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)")
+PYTHON = {"python", "py", "python3", "ipython", "pycon"}
+OPERATORS = {"&&", "||", ";", "|", "&"}
+PIN = re.compile(r"\b(vllm|sglang)(?:\[[\w,-]+\])?==([0-9][\w.+-]*)")
+
+
+@dataclass(frozen=True)
+class CardLine:
+    """One launch the card shows, at `line`:`column` of README.md (1-based)."""
+
+    line: int
+    column: int
+    text: str                               # its first line as written
+    argv: tuple[str, ...] = ()              # as the server's parser reads it
+    problem: str | None = None              # why it cannot be read (then no argv)
+
+
+@dataclass
+class Card:
+    lines: list[CardLine] = field(default_factory=list)
+    pins: dict[str, str] = field(default_factory=dict)   # runtime -> release it installs
+    bases: tuple[str, ...] = ()                           # its front matter's base_model
+
+
+def read(text: str) -> Card:
+    """The launches in the fenced blocks of `text`, the releases it pins and the
+    `base_model` of its YAML front matter."""
+    card = Card(bases=_bases(text))
+    for match in PIN.finditer(text):
+        card.pins.setdefault(match.group(1), match.group(2))
+    for start, info, body in _blocks(text.splitlines()):
+        if info.lower() in PYTHON:
+            card.lines += _python(start, body)
+        else:
+            card.lines += _shell(start, body)
+    return card
+
+
+def _bases(text: str) -> tuple[str, ...]:
+    """`base_model` (a name or a list) of the card's front matter; () when unreadable."""
+    found = re.match(r"---\s*\n(.*?)\n---\s*(\n|$)", text, re.S)
+    try:
+        data = yaml.safe_load(found.group(1)) if found else None
+    except (yaml.YAMLError, RecursionError):
+        return ()
+    value = data.get("base_model") if isinstance(data, dict) else None
+    values = value if isinstance(value, list) else [value]
+    return tuple(v for v in values if isinstance(v, str))
+
+
+def _blocks(lines: list[str]):
+    """(first body line number, info string, body lines) of each fenced block."""
+    i = 0
+    while i < len(lines):
+        opening = FENCE.match(lines[i])
+        if not opening:
+            i += 1
+            continue
+        fence = opening.group("fence")
+        body, j = [], i + 1
+        while j < len(lines) and not lines[j].strip().startswith(fence):
+            body.append(lines[j])
+            j += 1
+        yield i + 2, opening.group("info"), body
+        i = j + 1
+
+
+def _shell(start: int, body: list[str]) -> list[CardLine]:
+    """Logical commands (`\\` continuations joined, `$ ` prompts and comments dropped)
+    that start vLLM or SGLang."""
+    out, i = [], 0
+    while i < len(body):
+        first, column = body[i], len(body[i]) - len(body[i].lstrip()) + 1
+        text, at = first.strip(), start + i
+        while text.endswith("\\") and i + 1 < len(body):
+            i += 1
+            text = text[:-1] + " " + body[i].strip()
+        i += 1
+        if text.startswith("$ "):
+            text, column = text[2:], column + 2
+        if not text or text.startswith("#") or not _mentions_server(text):
+            continue
+        try:
+            words = shlex.split(text, comments=True)
+        except ValueError as exc:
+            out.append(CardLine(at, column, first.strip(), problem=f"not shell syntax ({exc})"))
+            continue
+        for command in _commands(words):
+            if _is_launch(command):
+                out.append(CardLine(at, column, first.strip(), tuple(command)))
+    return out
+
+
+def _mentions_server(text: str) -> bool:
+    return bool(re.search(r"\bvllm\s+serve\b|sglang\.launch_server|\bsglang\s+serve\b", text))
+
+
+def _commands(words: list[str]) -> list[list[str]]:
+    """`a && b; c` as [a, b, c] (shlex keeps operators glued to words only when spaced)."""
+    out, current = [], []
+    for word in words:
+        if word in OPERATORS:
+            out.append(current)
+            current = []
+        else:
+            current.append(word)
+    return [c for c in out + [current] if c]
+
+
+# what a server command starts with: the server, Python, or a launcher the gate's parser
+# reads through (drafter_lint/command.py); `echo vllm serve ...` is not a launch
+STARTERS = {"vllm", "sglang", "env", "uv", "nohup", "exec", "setsid", "numactl", "taskset",
+            "nice", "timeout", "stdbuf"}
+
+
+def _is_launch(words: list[str]) -> bool:
+    program = next((w for w in words if not re.fullmatch(r"[A-Za-z_]\w*=.*", w)), "")
+    program = program.rsplit("/", 1)[-1]
+    if program not in STARTERS and not re.fullmatch(r"python[\d.]*", program):
+        return False
+    names = [w.rsplit("/", 1)[-1] for w in words]
+    return any(a == "vllm" and b == "serve" for a, b in zip(names, names[1:])) or \
+        "sglang.launch_server" in words or \
+        any(a == "sglang" and b == "serve" for a, b in zip(names, names[1:]))
+
+
+# --- Python: vllm.LLM(...) and sglang.Engine(...) ---------------------------------------
+
+VLLM_FLAGS = {"max_model_len": "--max-model-len", "hf_overrides": "--hf-overrides",
+              "tensor_parallel_size": "--tensor-parallel-size",
+              "quantization": "--quantization", "revision": "--revision"}
+
+
+def _python(start: int, body: list[str]) -> list[CardLine]:
+    source = "\n".join(body)
+    if not re.search(r"\b(LLM|Engine)\s*\(", source):
+        return []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        line = start + (exc.lineno or 1) - 1
+        return [CardLine(line, 1, (body[(exc.lineno or 1) - 1] if body else "").strip(),
+                         problem=f"not Python syntax ({exc.msg})")]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _callee(node) in ("LLM", "Engine"):
+            kwargs = {k.arg: k.value for k in node.keywords if k.arg}
+            if _callee(node) == "LLM" and "speculative_config" not in kwargs:
+                continue
+            if _callee(node) == "Engine" and "speculative_algorithm" not in kwargs:
+                continue
+            text = body[node.lineno - 1].strip()
+            at, column = start + node.lineno - 1, node.col_offset + 1
+            try:
+                argv = _llm(kwargs) if _callee(node) == "LLM" else _engine(kwargs)
+            except ValueError as exc:
+                out.append(CardLine(at, column, text, problem=str(exc)))
+                continue
+            out.append(CardLine(at, column, text, tuple(argv)))
+    return sorted(out, key=lambda c: (c.line, c.column))
+
+
+def _callee(node: ast.Call) -> str | None:
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else \
+        func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _value(node: ast.AST, what: str):
+    """A literal; a bare name stands for a `$NAME` placeholder (a path the reader sets)."""
+    if isinstance(node, ast.Name):
+        return f"${node.id}"
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        raise ValueError(f"{what} is not a literal; not read") from None
+
+
+def _llm(kwargs: dict) -> list[str]:
+    model = _value(kwargs["model"], "model") if "model" in kwargs else None
+    if not isinstance(model, str):
+        raise ValueError("LLM(...) names no model; not read")
+    spec = _value(kwargs["speculative_config"], "speculative_config")
+    if isinstance(spec, str) and spec.startswith("$"):
+        raise ValueError(f"speculative_config is the variable `{spec[1:]}`; not read")
+    if not isinstance(spec, dict):
+        raise ValueError("speculative_config is not a dict; not read")
+    argv = ["vllm", "serve", model, "--speculative-config", json.dumps(spec)]
+    for key, flag in VLLM_FLAGS.items():
+        if key in kwargs:
+            value = _value(kwargs[key], key)
+            argv += [flag, json.dumps(value) if isinstance(value, dict) else str(value)]
+    return argv
+
+
+def _engine(kwargs: dict) -> list[str]:
+    argv = ["python", "-m", "sglang.launch_server"]
+    for key, node in kwargs.items():
+        if key in ("model_path",) or key.startswith("speculative_") or key == "context_length":
+            argv += ["--" + key.replace("_", "-"), str(_value(node, key))]
+    if "--model-path" not in argv:
+        raise ValueError("Engine(...) names no model_path; not read")
+    return argv

@@ -1,0 +1,94 @@
+"""The model card's launch lines against the checkpoint it belongs to (drafter_lint/card.py
+reads them; the pipeline lints each line with the launch rules, whose findings it moves to
+the line)."""
+
+from __future__ import annotations
+
+from drafter_lint.facts import Facts
+from drafter_lint.findings import Finding
+from drafter_lint.registry import collect, rule
+
+CARD = "README.md"
+
+
+def _at(line) -> dict:
+    return {"file": CARD, "line": line.line, "column": line.column}
+
+
+def _same(named: str, wanted: str) -> bool:
+    """A name is the wanted repo as written, or a local path to a copy of it (its last part
+    is the repo's name)."""
+    named = named.rstrip("/")
+    return named == wanted or named.rsplit("/", 1)[-1] == wanted.rsplit("/", 1)[-1]
+
+
+def _placeholder(value: str) -> bool:
+    return "$" in value or "<" in value or "{" in value
+
+
+@rule("CRD101", "card-launch-unreadable", "info", "any", needs=())
+def launch_unreadable(facts: Facts):
+    """A launch line in the model card that cannot be read as its server reads it.
+
+    The card's fenced shell blocks are read as a shell would (`\\` continuations, quotes,
+    `$VAR` left as written) and its Python blocks' `LLM(...)` / `Engine(...)` calls as
+    literals, then with the gate's parser. A line that does not parse is said once, here,
+    and not linted: a guess at what it meant would be a finding about another line.
+
+    Informs: an unclosed quote in `--speculative-config`; `speculative_config=spec` (a
+    variable). Passes: every line readable, or no card.
+    """
+    card, asked = facts.checkpoint.card, facts.options.card_line
+    for line in [asked] if asked else card.lines if card else ():
+        if line.problem:
+            yield Finding("", f"card line `{_short(line.text)}` is not read: {line.problem}",
+                          **_at(line))
+
+
+@rule("CRD102", "card-launch-other-drafter", "warning", "any",
+      needs=("card", "config", "launch"))
+def launch_other_drafter(facts: Facts):
+    """A launch line in the model card serves another drafter than this checkpoint.
+
+    Users copy the card's command: a draft path naming another repo (a sibling size, an
+    older revision's name) serves that drafter, and nothing errors. The line must name
+    this repo, `.`, or a local path whose last part is its name.
+
+    Warns: `--speculative-draft-model-path z-lab/Qwen3-8B-DFlash` in the card of
+    `z-lab/Qwen3-4B-DFlash`. Passes: the repo itself, `$DRAFT`, a local copy.
+    """
+    line, draft = facts.options.card_line, facts.launch.draft
+    if line is None or not draft or _placeholder(draft) or draft in (".", "./"):
+        return
+    repo = facts.checkpoint.repo or facts.checkpoint.root.resolve().name
+    if not _same(draft, repo):
+        yield Finding("", f"the card's launch line serves {draft} as the draft, not this "
+                      f"checkpoint ({repo}): users who copy it get that drafter", **_at(line))
+
+
+@rule("CRD103", "card-launch-target-not-base-model", "warning", "any",
+      needs=("card", "config", "launch"))
+def launch_target_not_base(facts: Facts):
+    """A launch line in the model card serves another target than its `base_model`.
+
+    The card's `base_model` names the model the drafter was trained against; its launch
+    line should serve that target. Another target (a sibling size, a different
+    fine-tune) taps hidden states the drafter never saw: acceptance collapses silently.
+
+    Warns: `vllm serve Qwen/Qwen3-8B` in a card whose base_model is Qwen/Qwen3-4B. Passes:
+    the base model, a local copy of it, `$MODEL`, a card with no base_model.
+    """
+    line, target = facts.options.card_line, facts.launch.target
+    card = facts.checkpoint.card
+    if line is None or card is None or not card.bases or not target or _placeholder(target):
+        return
+    if not any(_same(target, base) for base in card.bases):
+        yield Finding("", f"the card's launch line serves {target} as the target, but its "
+                      f"base_model is {', '.join(card.bases)}", **_at(line))
+
+
+def _short(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[:n - 3] + "..."
+
+
+RULES = collect(launch_unreadable, launch_other_drafter, launch_target_not_base)

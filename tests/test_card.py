@@ -1,0 +1,170 @@
+"""The model card's launch lines (drafter_lint/card.py, rules/card.py, engine.card_findings):
+read as a shell or Python would, linted against the checkpoint the card belongs to, with
+findings at README.md:line:col."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+
+import pytest
+from sparse import FIXTURES
+
+from drafter_lint import card
+
+SPEC = '{"method": "dflash", "model": "z-lab/Qwen3.6-27B-DFlash", "num_speculative_tokens": %d}'
+CARD = textwrap.dedent("""\
+    ---
+    base_model: Qwen/Qwen3.6-27B
+    ---
+    # Qwen3.6-27B-DFlash
+
+    ```bash
+    pip install vllm==0.25.0
+    vllm serve Qwen/Qwen3.6-27B \\
+      --speculative-config '%s'
+    ```
+
+    ```shell
+    $ vllm serve Qwen/Qwen3.6-27B --speculative-config '%s'
+    vllm serve Qwen/Qwen3-8B --speculative-config '{"method": "eagle3", "model": "z-lab/Qwen3-8B-DFlash-b16", "num_speculative_tokens": 7}'
+    python -m sglang.launch_server --model-path $MODEL --speculative-algorithm DFLASH --speculative-draft-model-path z-lab/Qwen3.6-27B-DFlash
+    vllm serve Qwen/Qwen3.6-27B --speculative-config '{"method": "dflash"
+    ```
+
+    ```python
+    from vllm import LLM
+    llm = LLM(model="Qwen/Qwen3.6-27B", speculative_config={"method": "dflash", "model": "z-lab/Qwen3.6-27B-DFlash", "num_speculative_tokens": 15})
+    other = LLM(model="Qwen/Qwen3.6-27B", speculative_config=spec)
+    ```
+    """) % (SPEC % 15, SPEC % 20)
+
+
+def test_a_card_is_read_as_a_shell_and_python_would():
+    """Mutations caught: a `\\` continuation not joined (the JSON on the next line lost), a
+    `$ ` prompt kept as a word, a pin or base_model not read, a Python call's literal not
+    turned into the flag, an unreadable line guessed at instead of kept with its reason."""
+    found = card.read(CARD)
+    assert found.bases == ("Qwen/Qwen3.6-27B",) and found.pins == {"vllm": "0.25.0"}
+    lines = {(c.line, c.column): c for c in found.lines}
+    first = lines[(8, 1)]
+    assert first.argv[:3] == ("vllm", "serve", "Qwen/Qwen3.6-27B")
+    assert json.loads(first.argv[4])["num_speculative_tokens"] == 15
+    assert lines[(13, 3)].argv[0] == "vllm"                     # after the prompt
+    assert "$MODEL" in lines[(15, 1)].argv                      # a placeholder, as written
+    assert "No closing quotation" in lines[(16, 1)].problem and not lines[(16, 1)].argv
+    python = lines[(21, 7)]
+    assert python.argv[:3] == ("vllm", "serve", "Qwen/Qwen3.6-27B")
+    assert json.loads(python.argv[4])["num_speculative_tokens"] == 15
+    assert "variable `spec`" in lines[(22, 9)].problem
+    assert len(found.lines) == 7
+
+
+def test_blocks_without_launches_and_other_fences_are_left_alone():
+    text = "~~~sh\necho vllm serve is a phrase here\nls -la\n~~~\n```\nvllm serve a \\\n" \
+           "  --speculative-config '{\"method\": \"mtp\"}' && echo done\n```\n"
+    found = card.read(text)
+    assert [c.argv[:3] for c in found.lines] == [("vllm", "serve", "a")]
+    assert "echo" not in found.lines[0].argv                     # `&&` ends the command
+
+
+@pytest.fixture
+def carded(tiny):
+    folder = tiny / "Qwen3.6-27B-DFlash"
+    shutil.move(tiny / "drafter", folder)
+    (folder / "README.md").write_text(CARD)
+    return folder
+
+
+def test_check_lints_each_card_line_at_its_place(cli, carded, tiny):
+    """A token count above the trained block (LCH102), a method the family does not serve
+    (LCH101), another repo's drafter (CRD102), a target other than base_model (CRD103),
+    and the lines that cannot be read (CRD101), each at README.md:line:col; the pinned
+    release is the one spoken for. Mutations caught: card findings left at config.json,
+    the card's pin ignored, a good line flagged, card lines not linted at all."""
+    run = cli("check", carded, "--target", tiny / "target", "--format", "json")
+    result = run.json()["results"][0]
+    at = sorted((f["rule"], f["line"], f["column"]) for f in result["findings"]
+                if f["file"] == "README.md")
+    assert at == [("CRD101", 16, 1), ("CRD101", 22, 9), ("CRD102", 14, 1),
+                  ("CRD103", 14, 1), ("LCH101", 14, 1), ("LCH102", 13, 3)], at
+    tokens = next(f for f in result["findings"] if f["rule"] == "LCH102")
+    assert "vLLM 0.25.0" in tokens["message"] and tokens["fix"] is None
+    assert not any(s["rule"].startswith(("LCH", "CRD")) for s in result["skipped"])
+
+
+def test_runtime_asked_for_wins_over_the_cards_pin(cli, carded, tiny):
+    run = cli("check", carded, "--target", tiny / "target", "--runtime", "vllm==0.33.0",
+              "--format", "json")
+    tokens = [f for f in run.json()["results"][0]["findings"] if f["rule"] == "LCH102"]
+    assert tokens and "vLLM 0.33.0" in tokens[0]["message"]
+
+
+def test_a_good_card_draws_nothing_and_fix_leaves_it_as_written(cli, carded, tiny):
+    """Mutations caught: a card rule that fires on the published form; `fix` editing the
+    card or failing on its findings."""
+    good = "---\nbase_model: Qwen/Qwen3.6-27B\n---\n```bash\nvllm serve Qwen/Qwen3.6-27B " \
+           f"--speculative-config '{SPEC % 15}'\n```\n"
+    (carded / "README.md").write_text(good)
+    run = cli("check", carded, "--target", tiny / "target", "--format", "json")
+    assert [f for f in run.json()["results"][0]["findings"] if f["file"] == "README.md"] == []
+    (carded / "README.md").write_text(CARD)
+    before = (carded / "README.md").read_bytes()
+    cli("fix", carded, "--target", tiny / "target")
+    assert (carded / "README.md").read_bytes() == before
+
+
+def test_the_gate_lints_its_own_line_not_the_card(carded, tiny):
+    """The gate speaks for the line it starts; the card's lines are check's."""
+    from drafter_lint import pipeline
+    from drafter_lint.command import parse
+
+    options = pipeline.prepare(str(tiny / "target"))
+    launch = parse(["vllm", "serve", "Qwen/Qwen3.6-27B", "--speculative-config", SPEC % 15])
+    checkpoint, folder, _ = pipeline.prepare_folder(carded, options.but(launch=launch))
+    result = pipeline.lint_prepared(checkpoint, folder)
+    assert not [f for f in result.findings if f.file == "README.md" and f.rule != "CRD101"]
+
+
+def test_a_hub_repo_is_linted_with_its_card(cli, tmp_path, monkeypatch):
+    """`check org/name` reads the card it fetched (the drafter named is this repo)."""
+    from fakehub import FakeHub
+
+    root = tmp_path / "hub"
+    shutil.copytree(FIXTURES / "hub", root)
+    repo = root / "z-lab" / "Qwen3.6-27B-DFlash" / "main"
+    (repo / "README.md").write_text(CARD)
+    with FakeHub(root) as server:
+        monkeypatch.setenv("HF_ENDPOINT", server.url)
+        run = cli("check", "z-lab/Qwen3.6-27B-DFlash", "--format", "json")
+    found = {(f["rule"], f["line"]) for f in run.json()["results"][0]["findings"]
+             if f["file"] == "README.md"}
+    assert {("LCH102", 13), ("CRD102", 14), ("LCH101", 14)} <= found, found
+    assert ("CRD102", 8) not in found                   # z-lab/Qwen3.6-27B-DFlash is this repo
+
+
+def _line(spec: str, target: str = "Qwen/Qwen3.6-27B") -> str:
+    return f"---\nbase_model: Qwen/Qwen3.6-27B\n---\n```sh\nvllm serve {target} " \
+           f"--speculative-config '{spec}'\n```\n"
+
+
+OTHER = SPEC.replace("Qwen3.6-27B-DFlash", "Qwen3-8B-DFlash-b16") % 15
+CARD_CASES = [      # (rule, outcome, README text): each card rule fires and stays quiet
+    ("CRD101", "fail", _line('{"method": "dflash"')),
+    ("CRD101", "pass", _line(SPEC % 15)),
+    ("CRD102", "fail", _line(OTHER)),
+    ("CRD102", "pass", _line(SPEC.replace("z-lab/Qwen3.6-27B-DFlash", "$DRAFT") % 15)),
+    ("CRD103", "fail", _line(SPEC % 15, target="Qwen/Qwen3-8B")),
+    ("CRD103", "pass", _line(SPEC % 15, target="/models/Qwen3.6-27B")),
+]
+
+
+@pytest.mark.parametrize("rule,outcome,text", CARD_CASES,
+                         ids=[f"{r}-{o}" for r, o, _ in CARD_CASES])
+def test_each_card_rule_fires_on_its_case_only(cli, carded, tiny, rule, outcome, text):
+    (carded / "README.md").write_text(text)
+    run = cli("check", carded, "--target", tiny / "target", "--format", "json")
+    hits = [f for f in run.json()["results"][0]["findings"] if f["rule"] == rule]
+    assert bool(hits) == (outcome == "fail"), hits
+    assert all(f["file"] == "README.md" and f["line"] == 5 for f in hits)
