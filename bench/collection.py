@@ -8,8 +8,10 @@ LATENCY seconds as a distant hub's are, and runs `drafter-lint check --hub-autho
 --jobs JOBS` in a fresh process: cold (empty caches), then warm (the same caches). It
 reports repos per second, bytes the hub sent per repo, and the check process's peak
 memory; a run with a quarter of the repos shows whether memory grows with their number.
-Goals (issue 25): >= 10 repos/s cold with --jobs 8, warm >= 5x faster than cold,
-< 200 kB per repo cold, memory flat in the number of repos.
+Goals (issue 33): at most 4 requests per repo cold, >= 25 repos/s cold with --jobs 8,
+warm >= 5x faster than cold, memory flat in the number of repos. `--rate R` makes the
+fake hub answer 429 (Retry-After: 1) past R requests per second, as the real hub
+rate-limits API calls; every repo must still be answered.
 """
 
 from __future__ import annotations
@@ -59,14 +61,16 @@ def run_check(hub: FakeHub, cache: Path, jobs: int, tmp: Path) -> dict:
             "errors": [r["path"] for r in report["results"] if r.get("error")]}
 
 
-def measure(repos: int, latency: float, jobs: int) -> dict:
+def measure(repos: int, latency: float, jobs: int, rate: float | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         make_collection(tmp / "hub", repos, ORG)
         with FakeHub(tmp / "hub") as hub:
             hub.latency = latency
             hub.page_size = 100
+            hub.rate = rate
             cold = run_check(hub, tmp / "cache", jobs, tmp)
+            cold["limited"] = hub.limited
             warm = run_check(hub, tmp / "cache", jobs, tmp)
     for kind, run in (("cold", cold), ("warm", warm)):
         assert run["code"] == 0 and run["results"] == repos and not run["errors"], (kind, run)
@@ -78,10 +82,11 @@ def main() -> None:
     parser.add_argument("--repos", type=int, default=200)
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--jobs", type=int, default=8)
+    parser.add_argument("--rate", type=float, help="429 past this many requests per second")
     parser.add_argument("--json", metavar="FILE", help="also write the numbers here")
     args = parser.parse_args()
-    full = measure(args.repos, args.latency, args.jobs)
-    quarter = measure(max(1, args.repos // 4), args.latency, args.jobs)
+    full = measure(args.repos, args.latency, args.jobs, args.rate)
+    quarter = measure(max(1, args.repos // 4), args.latency, args.jobs, args.rate)
     cold, warm = full["cold"], full["warm"]
     print(f"check --hub-author {ORG} --jobs {args.jobs}: {args.repos} DFlash repos (3.46 GB "
           f"sparse weights each), {args.latency * 1000:.0f} ms per hub request")
@@ -89,6 +94,9 @@ def main() -> None:
         print(f"  {kind}: {run['wall']:.1f} s, {args.repos / run['wall']:.1f} repos/s, "
               f"{run['requests'] / args.repos:.1f} requests and "
               f"{run['bytes'] / args.repos / 1000:.1f} kB per repo, peak {run['peak_mb']:.0f} MB")
+    if args.rate:
+        print(f"  rate limit {args.rate:g} requests/s: {cold['limited']} answers were 429, "
+              f"{cold['results']} of {args.repos} repos answered, errors: {len(cold['errors'])}")
     print(f"  warm is {cold['wall'] / warm['wall']:.1f}x faster than cold")
     print(f"  peak memory: {quarter['cold']['peak_mb']:.0f} MB for {quarter['repos']} repos, "
           f"{cold['peak_mb']:.0f} MB for {args.repos}")

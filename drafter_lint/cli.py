@@ -129,6 +129,9 @@ def _render(results, fmt: str | None, colour: str, output: str | None = None,
                    "--hub-author: of that author).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=8,
               show_default=True, help="Hub repos fetched at once.")
+@click.option("--ranges", "ranges", is_flag=True,
+              help="With a collection: also each repo's releases of each runtime that draw "
+                   "no error (as `releases` computes them).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
               help="Output format [default: github under GitHub Actions, else text].")
 @click.option("-o", "--output-file", "output_file", metavar="FILE",
@@ -141,7 +144,7 @@ def _render(results, fmt: str | None, colour: str, output: str | None = None,
               default="auto", show_default=True, help="Colour text output (NO_COLOR honoured).")
 def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, ignore,
           fail_on, family, runtime, speculative_tokens, server_env, hub_author, hub_search,
-          jobs, fmt, output_file, baseline_arg, write_baseline_arg, colour):
+          jobs, ranges, fmt, output_file, baseline_arg, write_baseline_arg, colour):
     """Lint drafter checkpoints: folders, or files inside them (as pre-commit passes).
 
     Files are grouped by the nearest folder holding config.json; each folder is linted
@@ -212,7 +215,7 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     if many:
         fetched = collection.lint_repos(repos, options, jobs, offline, progress,
                                         None if write_baseline_arg else baseline_arg,
-                                        note=_note)
+                                        note=_note, ranges=ranges)
         level = Severity(fail_on or "error")
         failed = failed or any(f.severity.rank >= level.rank
                                for r in fetched for f in r.findings)

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from drafter_lint import hub, pipeline, remote, runtimes
+from drafter_lint import hub, pipeline, remote, runtimes, serving
 from drafter_lint.errors import DrafterLintError, HubError
 from drafter_lint.findings import Result, Severity, one_line
 from drafter_lint.options import Options
@@ -47,14 +48,35 @@ def list_repos(author: str | None, search: str | None, offline: bool = False) ->
     if hub.offline_mode(offline):
         raise HubError(f"cannot list the hub's models for {what}: offline mode is on "
                        f"(--offline or HF_HUB_OFFLINE); name the repos to lint instead")
-    try:
-        api = HfApi(endpoint=hub.settings()["endpoint"])
-        found = [m.id for m in api.list_models(author=author or None, search=search or None)]
-    except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
-        detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise HubError(hub.scrub(f"cannot list the hub's models for {what}: "
-                                  f"{type(exc).__name__}: {detail}")) from None
-    return sorted(dict.fromkeys(found))
+    api = HfApi(endpoint=hub.settings()["endpoint"])
+    waited = 0.0
+    for attempt in range(hub.MAX_RETRIES + 1):
+        try:    # sha and file names come with the listing: no request per repo for them
+            found = list(api.list_models(author=author or None, search=search or None,
+                                         expand=["sha", "siblings"]))
+            break
+        except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
+            reply = getattr(exc, "response", None)
+            status = getattr(reply, "status_code", None)
+            pause = hub.retry_after(reply.headers.get("Retry-After") if reply is not None
+                                    else None, attempt)
+            if status in hub.RETRIED and attempt < hub.MAX_RETRIES and \
+                    waited + pause <= hub.WAIT_BUDGET:
+                time.sleep(pause)       # the listing restarts: its pages are not resumable
+                waited += pause
+                continue
+            detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise HubError(hub.scrub(f"cannot list the hub's models for {what}: "
+                                      f"{type(exc).__name__}: {detail}")) from None
+    for model in found:
+        files = frozenset(s.rfilename for s in model.siblings or ())
+        if model.sha and files:
+            LISTED[model.id] = (model.sha, files)
+    return sorted(dict.fromkeys(m.id for m in found))
+
+
+# repo -> (main's commit, file names) as the listing of this run returned them
+LISTED: dict[str, tuple[str, frozenset]] = {}
 
 
 def _fetch(repo: str, offline: bool) -> Fetched:
@@ -62,7 +84,7 @@ def _fetch(repo: str, offline: bool) -> Fetched:
     failure is this repo's one-line result, never the run's end."""
     notes: list[str] = []
     try:
-        folder, display = remote.materialize(repo, offline)
+        folder, display = remote.materialize(repo, offline, LISTED.get(repo))
         pipeline.remember_remote(folder, display, offline)
         pipeline.card_target(folder, note=notes.append)     # read once per target, cached
         return Fetched(repo, folder, display, notes=tuple(notes))
@@ -126,10 +148,11 @@ def verdicts(result: Result, checkpoint, options: Options) -> dict[str, str]:
 
 def lint_repos(repos: Iterable[str], options: Options, jobs: int = DEFAULT_JOBS,
                offline: bool = False, progress: Progress | None = None,
-               baseline_arg=None, note: Callable[[str], None] = lambda _: None
-               ) -> list[Result]:
+               baseline_arg=None, note: Callable[[str], None] = lambda _: None,
+               ranges: bool = False) -> list[Result]:
     """One result per repo, in the order given: findings pinned to the resolved commit,
-    or a one-line `error` for a repo that could not be read."""
+    or a one-line `error` for a repo that could not be read; with `ranges`, the releases
+    of each runtime that serve it (drafter_lint/serving.py)."""
     repos = list(dict.fromkeys(repos))
     results: dict[str, Result] = {}
     for fetched in _fetched(repos, offline, jobs):
@@ -137,11 +160,11 @@ def lint_repos(repos: Iterable[str], options: Options, jobs: int = DEFAULT_JOBS,
             note(message)
         if progress is not None:
             progress.step(fetched.repo)
-        results[fetched.repo] = _lint(fetched, options, baseline_arg)
+        results[fetched.repo] = _lint(fetched, options, baseline_arg, ranges)
     return [results[repo] for repo in repos]
 
 
-def _lint(fetched: Fetched, options: Options, baseline_arg) -> Result:
+def _lint(fetched: Fetched, options: Options, baseline_arg, ranges: bool = False) -> Result:
     if fetched.error is not None:
         name = fetched.repo.split("@", 1)[0]
         return Result(path=name, family="unknown", error=fetched.error)
@@ -150,6 +173,10 @@ def _lint(fetched: Fetched, options: Options, baseline_arg) -> Result:
         result = pipeline.lint_prepared(checkpoint, options)
         result.commit = fetched.display.rsplit("@", 1)[1]
         result.verdicts = verdicts(result, checkpoint, options)
+        if ranges:
+            runs = [options.runtime] if options.runtime else runtimes.default_releases()
+            result.ranges = {runtime: serving.serving(checkpoint, options, runtime).to_json()
+                             for runtime in dict.fromkeys(r.runtime for r in runs)}
     except DrafterLintError as exc:
         return Result(path=fetched.display, family="unknown", error=one_line(str(exc)))
     except Exception as exc:  # noqa: BLE001 -- one repo's internal error, not the run's
@@ -162,16 +189,19 @@ def table(results: list[Result]) -> str:
     """The summary after the findings: repo, commit, family, each runtime's verdict, errors
     and warnings; a repo that could not be read says why."""
     labels = list(dict.fromkeys(k for r in results for k in (r.verdicts or {})))
-    head = ["repo", "commit", "family", *labels, "errors", "warnings"]
+    spans = list(dict.fromkeys(k for r in results for k in (r.ranges or {})))
+    head = ["repo", "commit", "family", *labels,
+            *[f"{runtimes.LABEL[k]} releases" for k in spans], "errors", "warnings"]
     rows = []
     for r in results:
         repo = r.path.rsplit("@", 1)[0] if r.commit else r.path
         if r.error is not None:
-            rows.append([repo, "-", "-", *["-" for _ in labels], "-", "-", r.error])
+            rows.append([repo, "-", "-", *["-" for _ in labels + spans], "-", "-", r.error])
             continue
         count = {s: sum(1 for f in r.findings if f.severity == s) for s in Severity}
         rows.append([repo, (r.commit or "")[:12], r.family,
                      *[(r.verdicts or {}).get(label, "-") for label in labels],
+                     *[_spans((r.ranges or {}).get(k)) for k in spans],
                      str(count[Severity.ERROR]), str(count[Severity.WARNING])])
     widths = [max(len(str(row[i])) for row in [head, *rows]) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(head, widths)).rstrip()]
@@ -182,3 +212,12 @@ def table(results: list[Result]) -> str:
     read = sum(1 for r in results if r.error is None)
     lines.append(f"{len(results)} repos: {read} linted, {len(results) - read} not read.")
     return "\n".join(lines) + "\n"
+
+
+def _spans(found: dict | None) -> str:
+    """"0.26.0-0.33.0" (ranges joined by commas), "none", or "-" when not computed."""
+    if found is None:
+        return "-"
+    parts = [r["from"] if r["from"] == r["to"] else f"{r['from']}-{r['to']}"
+             for r in found["ranges"]]
+    return ", ".join(parts) or "none"

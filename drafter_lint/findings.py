@@ -147,6 +147,7 @@ class Result:
     # release, or the one line saying why it could not be read
     commit: str | None = None
     verdicts: dict[str, str] | None = None
+    ranges: dict[str, dict] | None = None   # runtime -> releases with no error (`--ranges`)
     error: str | None = None
     # the path assumed where a release's own code branches ("vLLM 0.25.0: its V2 model
     # runner, the default for dense targets such as Qwen3ForCausalLM")
@@ -161,7 +162,7 @@ class Result:
             "findings": [f.to_json() for f in self.findings],
             "skipped": [s.to_json() for s in self.skipped],
         }
-        for key in ("commit", "verdicts", "error", "paths"):
+        for key in ("commit", "verdicts", "ranges", "error", "paths"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         return out

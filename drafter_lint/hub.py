@@ -8,9 +8,11 @@ tokens never appear in them.
 
 from __future__ import annotations
 
+import email.utils
 import os
 import re
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -199,33 +201,116 @@ def resolve_commit(repo_id: str, revision: str) -> str:
     return commit
 
 
-def read_range(repo_id: str, commit: str, filename: str, start: int, end: int
-               ) -> tuple[bytes, int]:
-    """Bytes start..end (inclusive) of a hub file and its total size, by one ranged GET
-    through huggingface_hub's session (its token, endpoint and redirects)."""
-    from huggingface_hub import hf_hub_url
-    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+# Rate limits: a 429 or 503 is retried after the hub's Retry-After (seconds or an HTTP
+# date), each wait at most MAX_WAIT and all waits for one request at most WAIT_BUDGET; then
+# the request fails with one line. Without Retry-After the wait doubles from 1 s.
+RETRIED = (429, 503)
+MAX_RETRIES, MAX_WAIT, WAIT_BUDGET = 6, 30.0, 90.0
 
-    conf = settings()
-    url = hf_hub_url(repo_id, filename, revision=commit, endpoint=conf["endpoint"])
-    session = get_session()
-    headers = {**build_hf_headers(), "Range": f"bytes={start}-{end}"}
-    timeout = max(float(conf["etag_timeout"]), 10.0)
-    wanted = end - start + 1
-    try:   # streamed: a server that ignores the range must not send gigabytes into memory
+
+def retry_after(value: str | None, attempt: int) -> float:
+    """Seconds to wait before retrying: the Retry-After header's, else 1, 2, 4 ... s."""
+    if value:
+        value = value.strip()
+        if value.isdigit():
+            return min(float(value), MAX_WAIT)
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+            return min(max(0.0, when.timestamp() - time.time()), MAX_WAIT)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            pass
+    return min(float(2 ** attempt), MAX_WAIT)
+
+
+class _RateLimited(Exception):
+    """The hub kept answering 429/503 past the wait budget."""
+
+    def __init__(self, status: int, tries: int, waited: float):
+        super().__init__(f"the hub answered HTTP {status} (rate limit) {tries} times; "
+                         f"gave up after waiting {waited:.0f} s")
+
+
+def _get_bytes(url: str, headers: dict, limit: int) -> tuple[bytes, object]:
+    """(the first `limit` bytes of a GET, the response), streamed through huggingface_hub's
+    session (its token, endpoint and redirects), waiting out 429/503 as the hub asks."""
+    from huggingface_hub.utils import get_session, hf_raise_for_status
+
+    session, waited = get_session(), 0.0
+    settings()
+    timeout = float(os.environ.get("HF_HUB_DOWNLOAD_TIMEOUT") or 10)   # as huggingface_hub's
+    for attempt in range(MAX_RETRIES + 1):
         if "httpx" in type(session).__module__:
             with session.stream("GET", url, headers=headers, timeout=timeout,
-                                follow_redirects=True) as response:
-                hf_raise_for_status(response)
-                content = _first_bytes(response.iter_bytes(), start + wanted)
-                reply = response
+                                follow_redirects=True) as reply:
+                if reply.status_code not in RETRIED:
+                    hf_raise_for_status(reply)
+                    return _first_bytes(reply.iter_bytes(), limit), reply
         else:
             reply = session.get(url, headers=headers, timeout=timeout, stream=True,
                                 allow_redirects=True)
-            hf_raise_for_status(reply)
-            content = _first_bytes(reply.iter_content(1 << 16), start + wanted)
+            if reply.status_code not in RETRIED:
+                hf_raise_for_status(reply)
+                content = _first_bytes(reply.iter_content(1 << 16), limit)
+                reply.close()
+                return content, reply
             reply.close()
+        pause = retry_after(reply.headers.get("Retry-After"), attempt)
+        if attempt == MAX_RETRIES or waited + pause > WAIT_BUDGET:
+            raise _RateLimited(reply.status_code, attempt + 1, waited)
+        time.sleep(pause)
+        waited += pause
+    raise AssertionError("unreachable")
+
+
+def get_file(repo_id: str, commit: str, filename: str, limit: int) -> bytes | None:
+    """A small hub file at a pinned commit (None when the repo has no such file): one
+    ranged GET of its first FIRST_BYTES, whose answer gives the size, and a second only
+    for the rest of a larger one; a file over `limit` is refused (FileTooBig) with its
+    size, the rest never sent."""
+    from huggingface_hub import errors
+
+    first = min(limit, FIRST_BYTES) - 1
+    try:       # the first range tells the size: a file over `limit` costs these bytes only
+        content, size = read_range(repo_id, commit, filename, 0, first, missing=errors)
+    except _Missing:
+        return None
+    too_big(repo_id, commit, filename, size, limit)
+    if size > len(content):
+        rest, _ = read_range(repo_id, commit, filename, len(content), size - 1)
+        content += rest
+    return content
+
+
+FIRST_BYTES = 256 * 1024      # one request holds a card, a config or a small index
+
+
+class _Missing(Exception):
+    """The repo has no such file (get_file's None)."""
+
+
+def build_headers() -> dict:
+    from huggingface_hub.utils import build_hf_headers
+
+    return build_hf_headers()
+
+
+def read_range(repo_id: str, commit: str, filename: str, start: int, end: int,
+               missing=None) -> tuple[bytes, int]:
+    """Bytes start..end (inclusive) of a hub file and its total size, by one ranged GET
+    through huggingface_hub's session (its token, endpoint and redirects). With `missing`
+    (huggingface_hub.errors), a file the repo does not have raises _Missing."""
+    from huggingface_hub import hf_hub_url
+
+    url = hf_hub_url(repo_id, filename, revision=commit, endpoint=settings()["endpoint"])
+    headers = {**build_headers(), "Range": f"bytes={start}-{end}"}
+    wanted = end - start + 1
+    try:   # streamed: a server that ignores the range must not send gigabytes into memory
+        content, reply = _get_bytes(url, headers, start + wanted)
+    except _RateLimited as exc:
+        raise HubError(scrub(f"{repo_id}@{commit}: {filename}: {exc}")) from None
     except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
+        if missing is not None and isinstance(exc, _remote_missing(missing)):
+            raise _Missing() from None
         raise HubError(scrub(_explain(exc, repo_id, commit, filename, False))) from None
     span = reply.headers.get("Content-Range", "")
     tail = span.rsplit("/", 1)[-1]

@@ -28,6 +28,7 @@ from drafter_lint.write import atomic_write
 MARK = ".drafter-lint-remote.json"
 FIRST_READ = 100_000            # bytes of each weights file asked for first
 INDEX = "model.safetensors.index.json"
+MAX_INDEX = 256 * 1024 * 1024         # checkpoint.py's cap on the shard index
 
 
 def _root() -> Path:
@@ -48,8 +49,12 @@ def declared_sizes(folder: Path) -> dict[str, int]:
     return {k: v for k, v in sizes.items() if isinstance(k, str) and type(v) is int}
 
 
-def materialize(arg: str, offline: bool = False) -> tuple[Path, str]:
-    """(local folder, "org/name@<commit>") holding `arg`'s small files and headers."""
+def materialize(arg: str, offline: bool = False,
+                listed: tuple[str, frozenset] | None = None) -> tuple[Path, str]:
+    """(local folder, "org/name@<commit>") holding `arg`'s small files and headers.
+    `listed`: (commit, file names) of the repo's main branch as a hub listing returned
+    them (collections): no request to resolve the revision or list the files, and each
+    small file by one GET."""
 
     parsed = hub.parse_repo_arg(arg)
     if parsed is None:
@@ -58,7 +63,9 @@ def materialize(arg: str, offline: bool = False) -> tuple[Path, str]:
     repo_id, revision = parsed
     offline = hub.offline_mode(offline)
     repo_dir = _root() / repo_id.replace("/", "--")
-    commit = _commit(repo_id, revision, repo_dir, offline)
+    from_listing = listed is not None and revision == "main" and not offline \
+        and hub.SHA.match(listed[0] or "")
+    commit = listed[0] if from_listing else _commit(repo_id, revision, repo_dir, offline)
     folder = repo_dir / commit
     display = f"{repo_id}@{commit}"
     if (folder / MARK).is_file():
@@ -67,7 +74,7 @@ def materialize(arg: str, offline: bool = False) -> tuple[Path, str]:
         raise hub.HubError(f"{repo_id}@{revision}: not in the local cache and offline mode "
                            f"is on (check it once online, or drop --offline / "
                            f"HF_HUB_OFFLINE)")
-    _fetch(repo_id, commit, folder)
+    _fetch(repo_id, commit, folder, sorted(listed[1]) if from_listing else None)
     _remember(repo_dir, revision, commit)
     return folder, display
 
@@ -94,22 +101,42 @@ def _remember(repo_dir: Path, revision: str, commit: str) -> None:
         atomic_write(ref, (commit + "\n").encode(), 0o644, durable=False)
 
 
-def _fetch(repo_id: str, commit: str, folder: Path) -> None:
-    """Fill `folder` atomically: built beside it, renamed into place when complete."""
+# the small files read with a repo, and the most of each that is read
+SMALL_FILES = {"config.json": hub.MAX_SMALL_FILE, "README.md": hub.MAX_SMALL_FILE,
+               "hf_quant_config.json": hub.MAX_SMALL_FILE,
+               "tokenizer_config.json": hub.MAX_TOKENIZER_BYTES,
+               "tokenizer.json": hub.MAX_TOKENIZER_BYTES}
 
-    listed = _repo_files(repo_id, commit)   # one request: what to ask for, and its sizes
-    snapshot = hub.fetch(f"{repo_id}@{commit}", tokenizer=True, listed=listed)
+
+def _fetch(repo_id: str, commit: str, folder: Path, names: list[str] | None = None) -> None:
+    """Fill `folder` atomically: built beside it, renamed into place when complete. With
+    `names` (a listing's file names) each small file is one GET into this cache;
+    without, the repo's files are listed (one request) and read through the hub cache."""
+
     partial = folder.with_name(f".{folder.name}.{os.getpid()}.partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
     try:
-        for name, path in snapshot.files.items():
-            shutil.copyfile(path, partial / name)
-        index = hub.download(repo_id, commit, INDEX, required=False, preflight=False) \
-            if INDEX in listed else None
+        if names is not None:
+            listed = dict.fromkeys(names)
+            if "config.json" not in listed:
+                raise hub.HubError(f"{repo_id}@{commit}: the repo has no config.json")
+            for name, limit in {**SMALL_FILES, INDEX: MAX_INDEX}.items():
+                data = hub.get_file(repo_id, commit, name, limit) if name in listed else None
+                if data is not None:
+                    (partial / name).write_bytes(data)
+            index = partial / INDEX if (partial / INDEX).is_file() else None
+        else:
+            listed = _repo_files(repo_id, commit)   # one request: what to ask, and sizes
+            snapshot = hub.fetch(f"{repo_id}@{commit}", tokenizer=True, listed=listed)
+            for name, path in snapshot.files.items():
+                shutil.copyfile(path, partial / name)
+            index = hub.download(repo_id, commit, INDEX, required=False, preflight=False) \
+                if INDEX in listed else None
         config = _json(partial / "config.json")
         if index is not None:
-            shutil.copyfile(index, partial / INDEX)
+            if index != partial / INDEX:
+                shutil.copyfile(index, partial / INDEX)
             weight_map = (_json(partial / INDEX) or {}).get("weight_map")
             weight_map = weight_map if isinstance(weight_map, dict) else {}
             needed = select_shards(config, weight_map)

@@ -71,6 +71,10 @@ class FakeHub:
         self.latency = 0.0
         self.page_size = 50
         self.bytes_out = 0
+        self.rate: float | None = None     # requests per second before a 429 (None: no limit)
+        self.limited = 0                   # 429s sent
+        self._window: list[float] = []
+        self._refused: dict[str, int] = {}
         self._lock = threading.Lock()
         hub = self
 
@@ -128,6 +132,8 @@ class FakeHub:
         if self.latency:
             time.sleep(self.latency)
         parts = path.strip("/").split("/")
+        if self._rate_limited(handler, parts, body):
+            return
         api = parts[:2] == ["api", "models"]
         if api and len(parts) == 2:
             if self.behaviour.get("api/models") == "gated":
@@ -187,6 +193,31 @@ class FakeHub:
             self.sent[filename] = self.sent.get(filename, 0) + len(chunk)
         self._send(handler, status, chunk, headers, body)
 
+    def _rate_limited(self, handler, parts: list[str], body: bool) -> bool:
+        """429 with Retry-After when over `rate` requests in the last second, or when the
+        repo's behaviour is `429xN` (its first N requests) or `429-always`, as the hub
+        rate-limits API calls."""
+        repo = "/".join(parts[2:4] if parts[:2] == ["api", "models"] else parts[:2])
+        behaviour = self.behaviour.get(repo, "")
+        refuse = behaviour == "429-always"
+        with self._lock:
+            if behaviour.startswith("429x"):
+                seen = self._refused.get(repo, 0)
+                refuse = seen < int(behaviour[4:])
+                self._refused[repo] = seen + 1
+            if self.rate and not refuse:
+                now = time.monotonic()
+                self._window = [t for t in self._window if now - t < 1.0]
+                refuse = len(self._window) >= self.rate
+                if not refuse:
+                    self._window.append(now)
+            if refuse:
+                self.limited += 1
+        if refuse:
+            self._send(handler, 429, b'{"error": "rate limited"}',
+                       {"Retry-After": "1", "Content-Type": "application/json"}, body)
+        return refuse
+
     @staticmethod
     def _size(data) -> int:
         return len(data) if isinstance(data, bytes) else data.stat().st_size
@@ -199,13 +230,19 @@ class FakeHub:
         names = [r for r in sorted(self.repos)
                  if (not author or r.split("/")[0] == author) and search in r.lower()]
         page = names[offset:offset + self.page_size]
+        expand = query.get("expand[]") or query.get("expand") or []
         items = [{"id": r, "modelId": r, "private": False,
-                  "sha": self.repos[r]["branches"].get("main")} for r in page]
+                  "sha": self.repos[r]["branches"].get("main"),
+                  **({"siblings": [{"rfilename": name} for name in sorted(
+                      self.repos[r]["commits"][self.repos[r]["branches"]["main"]])]}
+                     if "siblings" in expand and "main" in self.repos[r]["branches"] else {})}
+                 for r in page]
         headers = {"Content-Type": "application/json"}
         if offset + self.page_size < len(names):
-            rest = {k: v[0] for k, v in query.items() if k != "offset"}
-            rest["offset"] = str(offset + self.page_size)
-            headers["Link"] = f'<{self.url}/api/models?{urlencode(rest)}>; rel="next"'
+            rest = {k: v for k, v in query.items() if k != "offset"}
+            rest["offset"] = [str(offset + self.page_size)]
+            headers["Link"] = f'<{self.url}/api/models?{urlencode(rest, doseq=True)}>; ' \
+                              f'rel="next"'
         self._send(handler, 200, json.dumps(items).encode(), headers, body)
 
     def _model_info(self, handler, repo_id, repo, revision, body):

@@ -103,24 +103,53 @@ def test_an_organization_is_linted_repo_by_repo_pinned_and_reported(cli, collect
     assert run.err.count("error:") == 3 and "Traceback" not in run.err
 
 
-def test_a_second_run_costs_one_listing_and_one_head_per_repo(cli, collection_hub):
-    """Everything else is cached by commit. Mutation caught: a warm run fetching files
-    or headers again."""
+def test_a_repo_costs_three_requests_cold_and_a_second_run_only_the_listing(cli,
+                                                                          collection_hub):
+    """The listing gives each repo's commit and file names, so a repo costs one GET per
+    small file it has (config.json, README.md) and one ranged GET of its weights header;
+    a warm run is the listing alone, everything else cached by commit. Mutations caught:
+    a revision resolved or a file list asked per repo, a HEAD before each GET, a warm run
+    fetching anything again."""
     hub = collection_hub
     hub.behaviour.clear()
     for bad in (GATED, FAILING, STALLED):
         hub.repos.pop(bad)
     first = cli("check", "--hub-author", ORG, "--format", "json", "--ignore", "TF")
     assert first.code == 0, first.err
+    for repo in hub.drafters:
+        mine = [(m, p) for m, p in hub.requests if p.startswith(f"/{repo}/")
+                or p.startswith(f"/api/models/{repo}")]
+        assert sorted(p.rsplit("/", 1)[1] for m, p in mine) == \
+            ["README.md", "config.json", "model.safetensors"], mine
+        assert {m for m, _ in mine} == {"GET"}
     before = len(hub.requests)
     sent = hub.bytes_out
     second = cli("check", "--hub-author", ORG, "--format", "json", "--ignore", "TF")
     assert second.code == 0 and second.json()["results"] == first.json()["results"]
-    warm = hub.requests[before:]
-    heads = [p for m, p in warm if m == "HEAD"]
-    assert sorted(heads) == sorted(f"/{r}/resolve/main/config.json" for r in hub.drafters)
-    assert [p for m, p in warm if m != "HEAD"] == ["/api/models"] * 3     # the pages
+    assert hub.requests[before:] == [("GET", "/api/models")] * 3          # the pages
     assert hub.bytes_out - sent < 10_000
+
+
+def test_rate_limits_are_waited_out_then_one_line(cli, collection_hub, monkeypatch):
+    """429 with Retry-After is retried after the wait the hub asks for; a repo still
+    refused past the bounded retries is a one-line result, the others are linted.
+    Mutations caught: a 429 taken as a failure at once, retries without a bound."""
+    from drafter_lint import hub as hubs
+
+    hub = collection_hub
+    hub.behaviour.clear()
+    for bad in (FAILING, STALLED):
+        hub.repos.pop(bad)
+    slow, refused = hub.drafters[0], GATED
+    hub.behaviour.update({slow: "429x2", refused: "429-always"})
+    monkeypatch.setattr(hubs, "MAX_RETRIES", 2)
+    started = time.monotonic()
+    run = cli("check", "--hub-author", ORG, "--format", "json", "--ignore", "TF")
+    got = results(run)
+    assert got[slow].get("error") is None and got[slow]["family"] == "dflash"
+    assert "429" in got[refused]["error"] and "\n" not in got[refused]["error"]
+    assert all(got[r].get("error") is None for r in hub.drafters)
+    assert hub.limited >= 5 and time.monotonic() - started < 30
 
 
 def test_many_repo_arguments_are_a_collection_with_a_summary_table(cli, collection_hub):
@@ -310,3 +339,24 @@ def test_ctrl_c_ends_a_collection_at_once(collection_hub, tmp_path):
         process.kill()
     assert process.returncode == 130 and "interrupted" in err, err
     assert time.monotonic() - started < 5
+
+
+def test_ranges_give_each_repo_the_releases_that_serve_it(cli, collection_hub):
+    """`--ranges`: per repo and runtime, the releases with no error, as `releases` computes
+    them, in JSON and as table columns. Mutations caught: ranges computed once for the
+    collection, or for the newest release only."""
+    hub = collection_hub
+    hub.behaviour.clear()
+    for bad in (GATED, FAILING, STALLED):
+        hub.repos.pop(bad)
+    broken = drop_mask(hub, hub.drafters[0])
+    run = cli("check", broken, hub.drafters[1], "--ranges", "--format", "json",
+              "--ignore", "TF")
+    got = results(run)
+    good = got[hub.drafters[1]]["ranges"]
+    assert set(good) == {"vllm", "sglang"}
+    assert good["vllm"]["ranges"] and good["vllm"]["ranges"][-1]["to"] == "0.33.0"
+    assert got[broken]["ranges"]["vllm"]["ranges"] != good["vllm"]["ranges"]
+    text = cli("check", broken, hub.drafters[1], "--ranges", "--ignore", "TF")
+    assert "vLLM releases" in text.out and "SGLang releases" in text.out
+    assert f"{good['sglang']['ranges'][0]['from']}-" in text.out
