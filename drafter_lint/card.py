@@ -110,7 +110,8 @@ def _shell(start: int, body: list[str]) -> list[CardLine]:
 
 
 def _mentions_server(text: str) -> bool:
-    return bool(re.search(r"\bvllm\s+serve\b|sglang\.launch_server|\bsglang\s+serve\b", text))
+    return bool(re.search(r"\bvllm\s+serve\b|\bvllm\.entrypoints\.|sglang\.launch_server|"
+                          r"\bsglang\s+serve\b", text))
 
 
 def _commands(words: list[str]) -> list[list[str]]:
@@ -138,6 +139,7 @@ def _is_launch(words: list[str]) -> bool:
         return False
     names = [w.rsplit("/", 1)[-1] for w in words]
     return any(a == "vllm" and b == "serve" for a, b in zip(names, names[1:])) or \
+        any(w.startswith("vllm.entrypoints.") for w in words) or \
         "sglang.launch_server" in words or \
         any(a == "sglang" and b == "serve" for a, b in zip(names, names[1:]))
 

@@ -4,6 +4,8 @@ the line)."""
 
 from __future__ import annotations
 
+import re
+
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding
 from drafter_lint.registry import collect, rule
@@ -15,11 +17,18 @@ def _at(line) -> dict:
     return {"file": CARD, "line": line.line, "column": line.column}
 
 
-def _same(named: str, wanted: str) -> bool:
+# a quantized copy of a model keeps its name with one of these after it
+QUANTIZED = re.compile(r"[-_.](nv)?(mx)?(fp4|fp8|int4|int8|awq|gptq|w4a16|w8a8|w4a8|w8a16|"
+                       r"gguf|bnb|[48]bit|quark|quantized)\b", re.I)
+
+
+def _same(named: str, wanted: str, copies: bool = False) -> bool:
     """A name is the wanted repo as written, or a local path to a copy of it (its last part
-    is the repo's name)."""
-    named = named.rstrip("/")
-    return named == wanted or named.rsplit("/", 1)[-1] == wanted.rsplit("/", 1)[-1]
+    is the repo's name); with `copies`, also a quantized copy (`<name>-NVFP4`)."""
+    named, mine = named.rstrip("/"), wanted.rsplit("/", 1)[-1]
+    last = named.rsplit("/", 1)[-1]
+    return named == wanted or last == mine or \
+        copies and last.startswith(mine) and bool(QUANTIZED.match(last[len(mine):]))
 
 
 def _placeholder(value: str) -> bool:
@@ -45,8 +54,7 @@ def launch_unreadable(facts: Facts):
                           **_at(line))
 
 
-@rule("CRD102", "card-launch-other-drafter", "warning", "any",
-      needs=("card", "config", "launch"))
+@rule("CRD102", "card-launch-other-drafter", "warning", "any", needs=("card", "launch"))
 def launch_other_drafter(facts: Facts):
     """A launch line in the model card serves another drafter than this checkpoint.
 
@@ -67,7 +75,7 @@ def launch_other_drafter(facts: Facts):
 
 
 @rule("CRD103", "card-launch-target-not-base-model", "warning", "any",
-      needs=("card", "config", "launch"))
+      needs=("card", "launch"))
 def launch_target_not_base(facts: Facts):
     """A launch line in the model card serves another target than its `base_model`.
 
@@ -76,13 +84,15 @@ def launch_target_not_base(facts: Facts):
     fine-tune) taps hidden states the drafter never saw: acceptance collapses silently.
 
     Warns: `vllm serve Qwen/Qwen3-8B` in a card whose base_model is Qwen/Qwen3-4B. Passes:
-    the base model, a local copy of it, `$MODEL`, a card with no base_model.
+    the base model, a local copy of it, a quantized copy named after it
+    (`ornith-ai/Ornith-1.5-35B-A3B-NVFP4` for `ornith-ai/Ornith-1.5-35B-A3B`, as
+    jzinno/Ornith-1.5-35B-A3B-DFlash2's card serves), `$MODEL`, a card with no base_model.
     """
     line, target = facts.options.card_line, facts.launch.target
     card = facts.checkpoint.card
     if line is None or card is None or not card.bases or not target or _placeholder(target):
         return
-    if not any(_same(target, base) for base in card.bases):
+    if not any(_same(target, base, copies=True) for base in card.bases):
         yield Finding("", f"the card's launch line serves {target} as the target, but its "
                       f"base_model is {', '.join(card.bases)}", **_at(line))
 

@@ -89,6 +89,11 @@ def method_vs_family(facts: Facts):
     if method not in accepted:
         wanted = ", ".join(sorted(m for m in accepted if m)) or \
             f"none: {release.label} cannot serve it"
+        if method is None:
+            yield Finding("", f"the launch line names a draft but no speculative method, so "
+                          f"no speculation runs; {release.label} serves this "
+                          f"{facts.family} checkpoint with: {wanted}")
+            return
         yield Finding("", f"the launch line asks for method {method!r} but this is a "
                       f"{facts.family} checkpoint; {release.label} serves it with: {wanted}")
 

@@ -168,3 +168,48 @@ def test_each_card_rule_fires_on_its_case_only(cli, carded, tiny, rule, outcome,
     hits = [f for f in run.json()["results"][0]["findings"] if f["rule"] == rule]
     assert bool(hits) == (outcome == "fail"), hits
     assert all(f["file"] == "README.md" and f["line"] == 5 for f in hits)
+
+
+# --- published cards, verbatim (fixtures/cards/) --------------------------------------------
+
+def _published():
+    from cards import cards
+
+    return cards()
+
+
+@pytest.mark.parametrize("name,meta", _published(), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_published_card_is_verbatim_and_read_as_recorded(name, meta):
+    """Mutations caught: a card edited after it was taken; a change in how a real card's
+    blocks are read (a continuation, a prompt, a launcher) that no synthetic card shows."""
+    import hashlib
+
+    from cards import CARDS, read_lines
+
+    raw = (CARDS / name / "README.md").read_bytes()
+    assert hashlib.sha256(raw).hexdigest() == meta["source"]["sha256"]
+    assert meta["source"]["url"].startswith("https://huggingface.co/" + meta["repo"] + "/")
+    assert read_lines(name) == meta["lines"]
+
+
+@pytest.mark.parametrize("name,meta", _published(), ids=lambda v: v if isinstance(v, str) else "")
+def test_a_published_card_draws_its_recorded_findings_at_its_lines(cli, tmp_path, name, meta):
+    """Each card, beside the verbatim config it is paired with (or alone), draws exactly
+    the findings recorded at its lines; a good card none at warning or above. Mutations
+    caught: a card rule stricter than the published cards (a false warning on a good
+    one), a bad card's line no longer caught."""
+    from cards import CARDS, materialize
+
+    if meta.get("config"):
+        drafter, target = materialize(name, meta, tmp_path)
+        run = cli("check", drafter, "--target", target, "--format", "json")
+    else:
+        drafter = tmp_path / meta["repo"].split("/")[1]
+        drafter.mkdir()
+        shutil.copyfile(CARDS / name / "README.md", drafter / "README.md")
+        run = cli("check", drafter, "--format", "json")
+    found = run.json()["results"][0]["findings"]
+    at = sorted([f["rule"], f["line"]] for f in found if f["file"] == "README.md")
+    assert at == sorted(meta["expect"]), at
+    if meta["verdict"] == "good":
+        assert not [f for f in found if f["file"] == "README.md" and f["severity"] != "info"]
