@@ -19,6 +19,7 @@ MAX_CARD_BYTES = 1 << 20       # cards are a few KB; a larger README is not read
 FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)")
 PYTHON = {"python", "py", "python3", "ipython", "pycon"}
 OPERATORS = {"&&", "||", ";", "|", "&"}
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)    # libyaml's, when built
 PIN = re.compile(r"\b(vllm|sglang)(?:\[[\w,-]+\])?==([0-9][\w.+-]*)")
 
 
@@ -58,7 +59,7 @@ def _bases(text: str) -> tuple[str, ...]:
     """`base_model` (a name or a list) of the card's front matter; () when unreadable."""
     found = re.match(r"---\s*\n(.*?)\n---\s*(\n|$)", text, re.S)
     try:
-        data = yaml.safe_load(found.group(1)) if found else None
+        data = yaml.load(found.group(1), Loader=SAFE_LOADER) if found else None
     except (yaml.YAMLError, RecursionError):
         return ()
     value = data.get("base_model") if isinstance(data, dict) else None
