@@ -15,7 +15,7 @@ from drafter_lint.rules.rope import capping_releases, releases_that, rope_types
 
 from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
-from drafter_lint.findings import Finding, Severity, add, replace
+from drafter_lint.findings import Finding, Severity, add, remove, replace
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import collect, rule
 
@@ -672,6 +672,52 @@ def lm_head_missing(facts: Facts):
                                    f"head's output layer would stay uninitialized")
 
 
+@rule("EA326", "eagle3-declared-head-unloaded", "error", "eagle3", needs=("config", "weights"),
+      fix="sometimes", applies="unsafe")
+def declared_head_unloaded(facts: Facts):
+    """`draft_vocab_size` is declared at the full vocabulary, no `lm_head.weight` ships,
+    and SGLang then keeps the head's own, never-loaded output layer.
+
+    SGLang's EAGLE-3 models load the target's `lm_head` only when the config has no
+    `draft_vocab_size` (`load_lm_head_from_target`, from sglang==0.5.2
+    models/llama_eagle3.py:205-206, sglang==0.5.23 :306-307, kimi_k25_eagle3.py:
+    350-356, read by speculative/eagle_worker_v2.py:357-361); with it declared the head
+    keeps a fresh `ParallelLMHead` that nothing loads, and acceptance collapses silently
+    (sglang#27908: EAGLE-3 heads that reuse the target's head yet declare
+    `draft_vocab_size`). vLLM shares the target's head whenever the checkpoint ships none
+    (vllm==0.33.0 v1/spec_decode/llm_base_proposer.py:1510-1522). A reduced vocabulary
+    without the tensor is EA321.
+
+    SGLang before 0.5.2 never loads the target's head: there a missing `lm_head.weight`
+    stays at random init whatever the config says.
+
+    Fails: `"draft_vocab_size": 128256, "vocab_size": 128256`, no `lm_head.weight`, for
+    SGLang. Passes: the tensor present; no `draft_vocab_size`; a tied head; vLLM alone.
+    Fix (unsafe, from SGLang 0.5.2): remove `draft_vocab_size` (the target's head is then
+    shared).
+    """
+    draft, vocab = facts.int("/draft_vocab_size"), facts.int("/vocab_size")
+    if not draft or draft != vocab or facts.get("/tie_word_embeddings", False) is True:
+        return
+    if any(n == "lm_head.weight" or n.endswith(".lm_head.weight") for n in facts.names):
+        return
+    sglang = [r for r in facts.releases if r.runtime == "sglang"]
+    key = "eagle3.head-from-target-only-without-draft-vocab"
+    shares = runtimes.matching(sglang, key)                 # without draft_vocab_size
+    never = runtimes.matching(sglang, key, lambda v: v is False)
+    at = facts.where("/draft_vocab_size")
+    if shares:
+        yield Finding(at, f"draft_vocab_size {draft} is declared and no lm_head.weight "
+                      f"ships: {runtimes.agree(shares, 'builds')} the head's own output "
+                      f"layer and loads the target's only without draft_vocab_size, so it "
+                      f"stays at random init (sglang#27908); remove draft_vocab_size or ship "
+                      f"the head", fix=None if never else remove(at))
+    if never:
+        yield Finding(at, f"no lm_head.weight ships: {runtimes.agree(never, 'builds')} the "
+                      f"head's own output layer and never loads the target's, so it stays at "
+                      f"random init; ship the head")
+
+
 @rule("EA320", "eagle3-tied-reduced-vocab", "info", "eagle3", fix="always", applies="unsafe")
 def tied_reduced_vocab(facts: Facts):
     """`tie_word_embeddings` is true while the head predicts a reduced draft vocabulary.
@@ -798,5 +844,5 @@ RULES = collect(draft_vocab_size_missing,
     hidden_vs_target, qkv_input_width, norm_flags_vs_tensors, norm_tensors_without_flag,
     multi_layer_refused, max_position_below_target, rope_differs_from_target, embed_tokens,
     path_without_method, architecture_unknown, tied_reduced_vocab, lm_head_missing,
-    depth_of_target, aux_ids_in_deepstack_layers,
+    depth_of_target, aux_ids_in_deepstack_layers, declared_head_unloaded,
 )

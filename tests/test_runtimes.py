@@ -158,6 +158,9 @@ PINNED_BY = {
                                     "DL013-pass-short-draft-context-sglang-0.5.0rc2-allowed-it"],
     "config.unknown-model-types": ["DL014-fail-torchspec-model-type",
                                    "TF101-pass-dflash-type-is-dl014"],
+    "eagle3.head-from-target-only-without-draft-vocab": [
+        "EA326-fail-full-vocab-declared-no-head-sglang-0.5.2-27908",
+        "EA326-fail-no-head-sglang-0.5.1-never-shares"],
     "quant.moe-exclusions-read": ["MTP112-fail-nvfp4-excluded-mtp-experts-vllm-0.11.0-pr-25987",
                                   "MTP112-pass-nvfp4-excluded-mtp-experts-vllm-0.11.1"],
     "mtp.fused-names-expanded": ["MTP111-fail-ignore-lists-qkv-shards-sglang-0.5.20-35797",

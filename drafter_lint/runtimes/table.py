@@ -680,6 +680,15 @@ FACTS: tuple[Fact, ...] = (
          "target's quant_config; GPTQ MoE reads only `dynamic` regexes)",
          since="0.17.0", until="0.27.0"),
 
+    # SGLang's EAGLE-3 heads load the target's lm_head only when the config declares no
+    # draft_vocab_size (else the head's own layer, loaded from the checkpoint or not at all)
+    Fact("eagle3.head-from-target-only-without-draft-vocab", S, True, "silent",
+         "sglang==0.5.2 srt/models/llama_eagle3.py:205-206 (load_lm_head_from_target)",
+         since="0.5.2"),
+    Fact("eagle3.head-from-target-only-without-draft-vocab", S, False, "start-up",
+         "sglang==0.5.0rc0 srt/models/llama_eagle3.py (the head's own lm_head of "
+         "draft_vocab_size, no target fallback)", since="0.5.0rc0", until="0.5.2"),
+
     # Quantization methods (vLLM's names) whose exclusion list vLLM reads for MoE layers:
     # an excluded MoE layer is built unquantized (else it is built quantized regardless)
     Fact("quant.moe-exclusions-read", V, frozenset({"modelopt_fp4"}), "start-up",

@@ -768,6 +768,11 @@ PROBES: tuple[Probe, ...] = (
     Probe("mtp.shares-target-lm-head", V, "0.8.0", "0.16.0", *V_ANY,
           also_not=(("vllm/v1/spec_decode/*.py",
                      r"sh\.head\s*=\s*target_language_model\.lm_head"),)),
+    Probe("eagle3.head-from-target-only-without-draft-vocab", S, "0.5.2", "", S_EAGLE3,
+          r"draft_vocab_size is None:\s+self\.load_lm_head_from_target = True"),
+    Probe("eagle3.head-from-target-only-without-draft-vocab", S, "0.5.0rc0", "0.5.2",
+          S_EAGLE3, r"class\s+LlamaForCausalLMEagle3",
+          also_not=((S_EAGLE3, r"load_lm_head_from_target"),)),
     Probe("quant.moe-exclusions-read", V, "0.12.0", "", V_MODELOPT,
           r"if self\.is_layer_excluded\(prefix\):\s+if isinstance\(layer, [^\n]*\n\s+"
           r"return UnquantizedLinearMethod\(\)\s+return None"),
