@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -61,6 +62,16 @@ def _read_range(path: Path, offset: int, count: int) -> bytes:
         return handle.read(max(0, count))
 
 
+class _Server(ThreadingHTTPServer):
+    """A client that hung up (a timed-out read, a stream closed once its bytes were in)
+    is not an error of the hub: no traceback on stderr for it."""
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class FakeHub:
     def __init__(self, root: Path):
         self.repos = load_repos(root)
@@ -90,7 +101,7 @@ class FakeHub:
             def do_GET(self):
                 hub._serve(self, body=True)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
