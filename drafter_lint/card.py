@@ -116,7 +116,8 @@ def _mentions_server(text: str) -> bool:
 
 
 def _commands(words: list[str]) -> list[list[str]]:
-    """`a && b; c` as [a, b, c] (shlex keeps operators glued to words only when spaced)."""
+    """`a && b; c` as [a, b, c]: an operator counts only as a word of its own (shlex does
+    not split `a&&b`, and neither is it read here)."""
     out, current = [], []
     for word in words:
         if word in OPERATORS:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from drafter_lint.facts import Facts
-from drafter_lint.findings import Finding
+from drafter_lint.findings import Finding, Severity
 from drafter_lint.registry import collect, rule
 
 CARD = "README.md"
@@ -63,15 +63,20 @@ def launch_other_drafter(facts: Facts):
     this repo, `.`, or a local path whose last part is its name.
 
     Warns: `--speculative-draft-model-path z-lab/Qwen3-8B-DFlash` in the card of
-    `z-lab/Qwen3-4B-DFlash`. Passes: the repo itself, `$DRAFT`, a local copy.
+    `z-lab/Qwen3-4B-DFlash` (checked on the hub; for a local folder, whose name may not be
+    the repo's, an info). Passes: the repo itself, `$DRAFT`, a local copy.
     """
     line, draft = facts.options.card_line, facts.launch.draft
     if line is None or not draft or _placeholder(draft) or draft in (".", "./"):
         return
     repo = facts.checkpoint.repo or facts.checkpoint.root.resolve().name
     if not _same(draft, repo):
+        # a local folder's name may not be its repo's: then only an info
+        local = facts.checkpoint.repo is None
         yield Finding("", f"the card's launch line serves {draft} as the draft, not this "
-                      f"checkpoint ({repo}): users who copy it get that drafter", **_at(line))
+                      f"checkpoint ({repo}{', the folder' if local else ''}): users who copy "
+                      f"it get that drafter", severity=Severity.INFO if local else None,
+                      **_at(line))
 
 
 @rule("CRD103", "card-launch-target-not-base-model", "warning", "any",

@@ -163,6 +163,8 @@ CARD_CASES = [      # (rule, outcome, README text): each card rule fires and sta
 @pytest.mark.parametrize("rule,outcome,text", CARD_CASES,
                          ids=[f"{r}-{o}" for r, o, _ in CARD_CASES])
 def test_each_card_rule_fires_on_its_case_only(cli, carded, tiny, rule, outcome, text):
+    """Mutation caught: a card rule that fires on its passing case or not on its failing
+    one."""
     (carded / "README.md").write_text(text)
     run = cli("check", carded, "--target", tiny / "target", "--format", "json")
     hits = [f for f in run.json()["results"][0]["findings"] if f["rule"] == rule]
