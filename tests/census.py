@@ -37,8 +37,10 @@ def counts(rows: list[dict]) -> dict:
 
 
 def _from_corpus(row: dict) -> bool:
-    """A report the corpus documented when its rule was written (not an unseen case)."""
-    return row["read_from"].startswith("the corpus case's documented failure")
+    """A report the corpus documented when its rule was written, or one a rule was written
+    from (`triage.written_from`): not an unseen case."""
+    return row["read_from"].startswith("the corpus case's documented failure") or \
+        bool(row["triage"].get("written_from"))
 
 
 def _recall(rows: list[dict]) -> float | None:
