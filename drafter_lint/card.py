@@ -20,7 +20,7 @@ FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]
 PYTHON = {"python", "py", "python3", "ipython", "pycon"}
 OPERATORS = {"&&", "||", ";", "|", "&"}
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)    # libyaml's, when built
-PIN = re.compile(r"\b(vllm|sglang)(?:\[[\w,-]+\])?==([0-9][\w.+-]*)")
+PIN = re.compile(r"\b(vllm|sglang)(?:\[[\w,-]+\])?(?:==|>=)([0-9][\w.+-]*)")
 
 
 @dataclass(frozen=True)
@@ -38,15 +38,23 @@ class CardLine:
 class Card:
     lines: list[CardLine] = field(default_factory=list)
     pins: dict[str, str] = field(default_factory=dict)   # runtime -> release it installs
+    pin_at: dict[str, tuple[int, int]] = field(default_factory=dict)   # its line, column
     bases: tuple[str, ...] = ()                           # its front matter's base_model
+    base_at: int | None = None                            # the line of `base_model:`
 
 
 def read(text: str) -> Card:
     """The launches in the fenced blocks of `text`, the releases it pins and the
     `base_model` of its YAML front matter."""
     card = Card(bases=_bases(text))
-    for match in PIN.finditer(text):
-        card.pins.setdefault(match.group(1), match.group(2))
+    found = re.search(r"^base_model\s*:", text, re.M) if card.bases else None
+    card.base_at = text[:found.start()].count("\n") + 1 if found else None
+    for match in PIN.finditer(text):      # `==X`, or `>=X`: the oldest it allows
+        if match.group(1) not in card.pins:
+            card.pins[match.group(1)] = match.group(2)
+            before = text[:match.start()]
+            card.pin_at[match.group(1)] = (before.count("\n") + 1,
+                                           match.start() - before.rfind("\n"))
     for start, info, body in _blocks(text.splitlines()):
         if info.lower() in PYTHON:
             card.lines += _python(start, body)

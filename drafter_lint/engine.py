@@ -139,7 +139,7 @@ def lint_with_settings(checkpoint: Checkpoint, options: Options) -> Result:
     result = lint(checkpoint, options, facts)
     if options.launch is None and checkpoint.card is not None:
         found, linted = card_findings(checkpoint, options)
-        result.findings += found
+        result.findings += found + pinned_findings(checkpoint, options, result)
         result.skipped = [s for s in result.skipped if s.rule not in linted]
     if options.settings is not None:
         suppress(result, facts)
@@ -185,6 +185,39 @@ def card_findings(checkpoint: Checkpoint, options: Options) -> tuple[list[Findin
 
 
 CARD = "README.md"
+RELEASE_FREE = ("loaded", "reference")     # needs whose findings no release changes
+
+
+def pinned_findings(checkpoint: Checkpoint, options: Options, result: Result
+                    ) -> list[Finding]:
+    """The errors this checkpoint draws on the release the card installs (`pip install
+    vllm==X`, or the oldest `>=X` allows) that the run's own lint does not draw, at the pin
+    in README.md: a card's stated release is held to the facts."""
+    codes = tuple(c for c, r in options.rules.items()
+                  if not set(r.needs) & set(RELEASE_FREE) and "launch" not in r.needs
+                  and "card" not in r.needs and selected(c, options.select, options.ignore))
+    seen = {(f.rule, f.pointer, f.message) for f in result.findings}
+    out = []
+    for runtime, version in checkpoint.card.pins.items():
+        if options.runtime is not None and options.runtime.runtime != runtime:
+            continue
+        try:
+            release = runtimes.parse(f"{runtime}=={version}")
+        except runtimes.UnknownRuntime:
+            continue
+        if release.version != version.split("+", 1)[0]:
+            continue                       # not a recorded release: no facts speak for it
+        line, column = checkpoint.card.pin_at[runtime]
+        found = lint(checkpoint, options.but(runtime=release, select=codes, ignore=()))
+        for finding in found.findings:
+            if finding.severity is Severity.ERROR and \
+                    (finding.rule, finding.pointer, finding.message) not in seen:
+                finding.message = f"with {release.label}, which the card installs: " \
+                                  f"{finding.message}"
+                finding.file, finding.line, finding.column = CARD, line, column
+                finding.fix = None
+                out.append(finding)
+    return out
 
 
 def _card_release(runtime: str, options: Options, pins: dict) -> runtimes.Release:

@@ -27,6 +27,7 @@ class Options:
     runtime: Release | None = None        # --runtime, the settings' or the launch's release;
     #                                       None: every serving runtime's newest release
     card_line: CardLine | None = None     # the model card's line this lint speaks for
+    card_base_missing: str | None = None  # why the card's base_model is not on the hub
     launch: Launch | None = None          # the launch line (`gate`), or the settings check
     #                                       takes without one (--num-speculative-tokens)
     use_cache: bool = True                # --no-cache turns result caches off

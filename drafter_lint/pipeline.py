@@ -152,6 +152,7 @@ def roots(paths, offline: bool = False, problems: list | None = None) -> list:
     found: list[Path] = []
     seen: set[Path] = set()
     _CARD_TARGETS.clear()                  # a new run reads (and names) its targets anew
+    _CARD_MISSING.clear()
     for raw in paths:
         try:
             if not Path(raw).exists() and parse_repo_arg(str(raw)):
@@ -218,7 +219,10 @@ def prepare_folder(root, options: Options, baseline_arg=None, write_baseline: bo
     options, found = with_settings(root, options, baseline_arg, write_baseline)
     checkpoint = read(root, options.family)
     if options.target is None:
-        options = options.but(target=card_target(root))
+        target = card_target(root)
+        missing = _CARD_MISSING.get(checkpoint.card.bases[0]) \
+            if target is None and checkpoint.card and checkpoint.card.bases else None
+        options = options.but(target=target, card_base_missing=missing)
     return checkpoint, options, found
 
 
@@ -236,6 +240,7 @@ def lint_folder(root, options: Options, baseline_arg=None, write_baseline: bool 
 
 
 _CARD_TARGETS: dict[str, object] = {}     # base_model repo -> Target, once per run
+_CARD_MISSING: dict[str, str] = {}        # base_model repo -> why the hub has no such repo
 _TARGET_LOCKS: dict[str, threading.Lock] = {}   # one reader per base_model (collections)
 _LOCKS_LOCK = threading.Lock()
 
@@ -276,6 +281,8 @@ def card_target(root, note: Callable[[str], None] | None = None):
                 target = resolve_target(bases[0], _OFFLINE[0])
         except TargetError as exc:
             _CARD_TARGETS[bases[0]] = None
+            if "no such repo" in str(exc) or "no such revision" in str(exc):
+                _CARD_MISSING[bases[0]] = str(exc)      # CRD104; unreachable is not missing
             (note or stderr_note)(f"{display}: its card's base_model {bases[0]} cannot be "
                                    f"read as the target ({exc}); target checks skipped")
             return None

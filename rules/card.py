@@ -102,8 +102,29 @@ def launch_target_not_base(facts: Facts):
                       f"base_model is {', '.join(card.bases)}", **_at(line))
 
 
+@rule("CRD104", "card-base-model-missing", "warning", "any", needs=())
+def base_model_missing(facts: Facts):
+    """The card's `base_model` names a repo (or revision) the hub does not have.
+
+    For a hub repo linted before download, the card's `base_model` is the target the
+    drafter is held to (hidden size, vocabulary, the taps against its depth). A name the
+    hub does not know (a typo, a renamed or private repo) leaves users without the
+    target the drafter was trained for, and these checks do not run. A hub that cannot be
+    reached is a note, not this finding.
+
+    Warns: `base_model: Qwen/Qwen3.6-27B-Instruct` when no such repo exists. Passes: a
+    base_model the hub serves; a local folder (nothing is looked up).
+    """
+    card, missing = facts.checkpoint.card, facts.options.card_base_missing
+    if card is not None and card.bases and missing:
+        yield Finding("", f"the card's base_model {card.bases[0]} is not on the hub "
+                      f"({missing}): the target checks did not run", file=CARD,
+                      line=card.base_at, column=1)
+
+
 def _short(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[:n - 3] + "..."
 
 
-RULES = collect(launch_unreadable, launch_other_drafter, launch_target_not_base)
+RULES = collect(launch_unreadable, launch_other_drafter, launch_target_not_base,
+                base_model_missing)

@@ -47,6 +47,8 @@ def test_a_card_is_read_as_a_shell_and_python_would():
     turned into the flag, an unreadable line guessed at instead of kept with its reason."""
     found = card.read(CARD)
     assert found.bases == ("Qwen/Qwen3.6-27B",) and found.pins == {"vllm": "0.25.0"}
+    assert found.pin_at == {"vllm": (7, 13)}
+    assert card.read("pip install 'sglang[all]>=0.5.21'\n").pins == {"sglang": "0.5.21"}
     lines = {(c.line, c.column): c for c in found.lines}
     first = lines[(8, 1)]
     assert first.argv[:3] == ("vllm", "serve", "Qwen/Qwen3.6-27B")
@@ -88,9 +90,17 @@ def test_check_lints_each_card_line_at_its_place(cli, carded, tiny):
     at = sorted((f["rule"], f["line"], f["column"]) for f in result["findings"]
                 if f["file"] == "README.md")
     assert at == [("CRD101", 16, 1), ("CRD101", 22, 9), ("CRD102", 14, 1),
-                  ("CRD103", 14, 1), ("LCH101", 14, 1), ("LCH102", 13, 3)], at
+                  ("CRD103", 14, 1), ("DF125", 7, 13), ("LCH101", 14, 1),
+                  ("LCH102", 13, 3)], at
     tokens = next(f for f in result["findings"] if f["rule"] == "LCH102")
     assert "vLLM 0.25.0" in tokens["message"] and tokens["fix"] is None
+    # the card installs vLLM 0.25.0, whose V1 runner refuses this mixed-window drafter
+    pinned = next(f for f in result["findings"] if f["file"] == "README.md"
+                  and f["rule"] == "DF125")
+    assert pinned["severity"] == "error" and pinned["message"].startswith(
+        "with vLLM 0.25.0, which the card installs: ")
+    assert [f for f in result["findings"] if f["rule"] == "DF125" and
+            f["file"] == "config.json"][0]["severity"] == "info"     # the newest: fine
     assert not any(s["rule"].startswith(("LCH", "CRD")) for s in result["skipped"])
 
 
@@ -158,6 +168,8 @@ CARD_CASES = [      # (rule, outcome, README text): each card rule fires and sta
     ("CRD103", "fail", _line(SPEC % 15, target="Qwen/Qwen3-8B")),
     ("CRD103", "pass", _line(SPEC % 15, target="/models/Qwen3.6-27B")),
 ]
+# CRD104 needs a hub: test_a_hub_cards_base_model_the_hub_does_not_have_is_a_finding
+CARD_CASES_ELSEWHERE = [("CRD104", "fail"), ("CRD104", "pass")]
 
 
 @pytest.mark.parametrize("rule,outcome,text", CARD_CASES,
@@ -215,3 +227,24 @@ def test_a_published_card_draws_its_recorded_findings_at_its_lines(cli, tmp_path
     assert at == sorted(meta["expect"]), at
     if meta["verdict"] == "good":
         assert not [f for f in found if f["file"] == "README.md" and f["severity"] != "info"]
+
+
+def test_a_hub_cards_base_model_the_hub_does_not_have_is_a_finding(cli, tmp_path, monkeypatch):
+    """CRD104 at the card's base_model line when the hub has no such repo; an unreachable
+    hub is a note only. Mutations caught: a missing base_model only noted on stderr; a
+    network failure reported as a missing repo."""
+    from fakehub import FakeHub
+
+    root = tmp_path / "hub"
+    shutil.copytree(FIXTURES / "hub", root)
+    repo = root / "z-lab" / "Qwen3.6-27B-DFlash" / "main"
+    (repo / "README.md").write_text("---\nlibrary_name: transformers\n"
+                                    "base_model: Qwen/Qwen3.6-27B-Typo\n---\n# card\n")
+    with FakeHub(root) as server:
+        monkeypatch.setenv("HF_ENDPOINT", server.url)
+        run = cli("check", "z-lab/Qwen3.6-27B-DFlash", "--format", "json")
+    found = [f for f in run.json()["results"][0]["findings"] if f["rule"] == "CRD104"]
+    assert [(f["file"], f["line"], f["severity"]) for f in found] == [("README.md", 3, "warning")]
+    assert "Qwen/Qwen3.6-27B-Typo" in found[0]["message"]
+    good = cli("check", "z-lab/Qwen3.6-27B-DFlash", "--format", "json", "--offline")
+    assert not [f for f in good.json()["results"][0]["findings"] if f["rule"] == "CRD104"]
