@@ -248,3 +248,38 @@ def test_a_hub_cards_base_model_the_hub_does_not_have_is_a_finding(cli, tmp_path
     assert "Qwen/Qwen3.6-27B-Typo" in found[0]["message"]
     good = cli("check", "z-lab/Qwen3.6-27B-DFlash", "--format", "json", "--offline")
     assert not [f for f in good.json()["results"][0]["findings"] if f["rule"] == "CRD104"]
+
+
+MUTATIONS = [   # (card, text replaced once, by, rule expected at that line)
+    ("zlab-Qwen3.6-27B-DFlash", '"num_speculative_tokens": 15', '"num_speculative_tokens": 16',
+     "LCH102"),
+    ("zlab-Qwen3.6-27B-DFlash", '"method": "dflash"', '"method": "eagle3"', "LCH101"),
+    ("zlab-Qwen3.6-27B-DFlash", '"model": "z-lab/Qwen3.6-27B-DFlash"',
+     '"model": "z-lab/Qwen3.5-27B-DFlash"', "CRD102"),
+    ("jfan-Qwen3.8-27B-heretic-dflash",
+     "--model-path trohrbaugh/Qwen3.8-27B-heretic-ara", "--model-path Qwen/Qwen3.8-27B",
+     "CRD103"),
+]
+
+
+@pytest.mark.parametrize("name,old,new,rule", MUTATIONS, ids=[m[3] for m in MUTATIONS])
+def test_one_mistake_in_a_published_card_is_found_at_its_line(cli, tmp_path, name, old, new,
+                                                               rule):
+    """Each kind of mistake the issue names (tokens above the trained block, a method the
+    family does not serve, another repo's drafter, a target other than base_model), made
+    once in a verbatim card, is found at the line of the command it is in, and nothing
+    else changes. Mutation caught: a card rule that misses its mistake in a real card's
+    layout (continuations, comments, launchers)."""
+    from cards import CARDS, cards, materialize
+
+    meta = dict(cards())[name]
+    text = (CARDS / name / "README.md").read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    at = text[:text.index(old)].count("\n") + 1
+    drafter, target = materialize(name, meta, tmp_path)
+    (drafter / "README.md").write_text(text.replace(old, new), encoding="utf-8")
+    run = cli("check", drafter, "--target", target, "--format", "json")
+    found = sorted([f["rule"], f["line"]] for f in run.json()["results"][0]["findings"]
+                   if f["file"] == "README.md")
+    starts = max(c.line for c in card.read(text).lines if c.line <= at)
+    assert sorted(meta["expect"] + [[rule, starts]]) == found, found
