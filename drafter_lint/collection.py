@@ -140,7 +140,7 @@ def verdicts(result: Result, checkpoint, options: Options) -> dict[str, str]:
         count = 0
         if codes:
             again = pipeline.lint_prepared(checkpoint, options.but(
-                select=codes, runtime=release))
+                select=codes, runtime=release, card=False))
             count = sum(1 for f in again.findings if f.severity == Severity.ERROR)
         out[release.label] = f"{count} error{'s' if count != 1 else ''}" if count else "ok"
     return out

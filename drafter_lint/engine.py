@@ -137,7 +137,7 @@ def lint_with_settings(checkpoint: Checkpoint, options: Options) -> Result:
     (each planning round) and `gate` run."""
     facts = facts_for(checkpoint, options)
     result = lint(checkpoint, options, facts)
-    if options.launch is None and checkpoint.card is not None:
+    if options.launch is None and options.card and checkpoint.card is not None:
         found, linted = card_findings(checkpoint, options)
         result.findings += found + pinned_findings(checkpoint, options, result)
         result.skipped = [s for s in result.skipped if s.rule not in linted]
@@ -196,7 +196,7 @@ def pinned_findings(checkpoint: Checkpoint, options: Options, result: Result
     codes = tuple(c for c, r in options.rules.items()
                   if not set(r.needs) & set(RELEASE_FREE) and "launch" not in r.needs
                   and "card" not in r.needs and selected(c, options.select, options.ignore))
-    seen = {(f.rule, f.pointer, f.message) for f in result.findings}
+    seen = {(f.rule, f.pointer) for f in result.findings if f.severity is Severity.ERROR}
     out = []
     for runtime, version in checkpoint.card.pins.items():
         if options.runtime is not None and options.runtime.runtime != runtime:
@@ -211,7 +211,7 @@ def pinned_findings(checkpoint: Checkpoint, options: Options, result: Result
         found = lint(checkpoint, options.but(runtime=release, select=codes, ignore=()))
         for finding in found.findings:
             if finding.severity is Severity.ERROR and \
-                    (finding.rule, finding.pointer, finding.message) not in seen:
+                    (finding.rule, finding.pointer) not in seen:     # not already an error
                 finding.message = f"with {release.label}, which the card installs: " \
                                   f"{finding.message}"
                 finding.file, finding.line, finding.column = CARD, line, column

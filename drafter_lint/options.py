@@ -28,6 +28,8 @@ class Options:
     #                                       None: every serving runtime's newest release
     card_line: CardLine | None = None     # the model card's line this lint speaks for
     card_base_missing: str | None = None  # why the card's base_model is not on the hub
+    card: bool = True                     # lint the model card's lines and pinned release
+    #                                       (off where only the checkpoint is judged)
     launch: Launch | None = None          # the launch line (`gate`), or the settings check
     #                                       takes without one (--num-speculative-tokens)
     use_cache: bool = True                # --no-cache turns result caches off

@@ -48,7 +48,7 @@ def release_dependent(rules: dict) -> dict:
 def serving(checkpoint, options: Options, runtime: str) -> Serving:
     """Every recorded release of `runtime`, oldest first, grouped by whether it draws an
     error; each range's neighbours give their first error."""
-    options = options.but(rules=release_dependent(options.rules))
+    options = options.but(rules=release_dependent(options.rules), card=False)
     out = Serving(runtime)
     first: dict[str, Finding | None] = {}
     order = list(runtimes.PUBLISHED[runtime])

@@ -283,3 +283,31 @@ def test_one_mistake_in_a_published_card_is_found_at_its_line(cli, tmp_path, nam
                    if f["file"] == "README.md")
     starts = max(c.line for c in card.read(text).lines if c.line <= at)
     assert sorted(meta["expect"] + [[rule, starts]]) == found, found
+
+
+def test_a_pin_repeats_no_error_the_check_already_reports(cli, carded, tiny):
+    """An error of the checkpoint itself (here no mask id) is reported once, at
+    config.json, not again at the card's pin. Mutation caught: every error of the pinned
+    release repeated at the pin."""
+    config = json.loads((carded / "config.json").read_text())
+    del config["dflash_config"]["mask_token_id"]
+    (carded / "config.json").write_text(json.dumps(config))
+    (carded / "README.md").write_text("```sh\npip install vllm==0.33.0\n```\n")
+    run = cli("check", carded, "--target", tiny / "target", "--format", "json")
+    found = run.json()["results"][0]["findings"]
+    assert [f for f in found if f["severity"] == "error" and f["file"] == "config.json"]
+    assert not [f for f in found if f["file"] == "README.md"], found
+
+
+def test_releases_judge_the_checkpoint_not_its_card(carded, tiny):
+    """The card's pin and lines do not move the ranges `releases` computes (they speak for
+    one release each). Mutation caught: the pinned release's error counted for every
+    release."""
+    from drafter_lint import pipeline
+    from drafter_lint.serving import serving
+
+    options = pipeline.prepare(str(tiny / "target"))
+    with_card = serving(*pipeline.prepare_folder(carded, options)[:2], "vllm").ranges
+    (carded / "README.md").unlink()
+    without = serving(*pipeline.prepare_folder(carded, options)[:2], "vllm").ranges
+    assert with_card == without and with_card
