@@ -426,6 +426,67 @@ def moe_exclusion_unread(facts: Facts):
                       f"load (vLLM PR #25987)", **_located(scheme))
 
 
+def _quark_whole_unquantized(when: str, excludes: list[str]) -> bool:
+    """Whether SGLang builds the whole Quark MTP unquantized, by its rule `when`."""
+    mtp = [e for e in excludes if e.startswith("mtp.")]
+    if when == "any-mtp-excluded":
+        return bool(mtp)
+    return when == "mtp-experts-excluded" and any("mlp.experts" in e for e in mtp)
+
+
+@rule("MTP113", "mtp-quark-sglang-mismatch", "error", "mtp", needs=("config", "weights"))
+def quark_sglang_mismatch(facts: Facts):
+    """SGLang builds a Quark Qwen3.5 MTP draft in another precision than its weights.
+
+    SGLang decides the whole MTP draft's quantization from the `exclude` entries that
+    start with `mtp.` (srt/models/qwen3_5_mtp.py): from sglang==0.5.12 any such entry
+    builds the whole MTP unquantized (:69-75, sglang#23113); from 0.5.21 only one naming
+    `mlp.experts` does, and otherwise each module follows the exclude list (:83-90,
+    exact or `re:` names). So:
+
+    - an MTP stored partly quantized (MXFP4 experts) beside a few excluded `mtp.*`
+      modules is built unquantized on 0.5.12-0.5.20 and its packed experts do not load
+      (sglang#38870);
+    - an MTP stored in BF16 whose `exclude` names no MTP module is built quantized on every
+      release and fails in the experts' loader (sglang#36158,
+      amd/Qwen3.5-397B-A17B-MXFP4-AttnFP8-V2).
+
+    `mtp.fc` is a plain linear in SGLang, never quantized, and is left out.
+
+    Fails: MXFP4 MTP experts with `exclude: ["mtp.fc"]` under sglang==0.5.20; BF16 MTP
+    with `exclude: ["lm_head"]`. Passes: the first under 0.5.21; `re:mtp[.].*` excluded
+    BF16 MTP layers.
+    """
+    scheme = facts.quantization
+    model_type = str(facts.get("/model_type") or "")
+    if scheme is None or scheme.method != "quark" or not model_type.startswith("qwen3_5"):
+        return
+    excludes = quantization.listed(scheme.config.get("exclude"))
+    modules = [(m, False) for m in _mtp_linears(facts) if not m.endswith("mtp.fc")] + \
+        [(m, True) for m in _mtp_experts(facts)]
+    by: dict[tuple, list] = {}
+    for release in (r for r in facts.releases if r.runtime == "sglang"):
+        when = runtimes.value("mtp.quark-unquantized-when", release)
+        if when is None:
+            continue
+        whole = _quark_whole_unquantized(when, excludes)
+        wrong = []
+        for module, experts in modules:
+            stored = quantization.experts_stored_quantized(module, facts.names, facts.weights) \
+                if experts else quantization.stored_quantized(module, facts.names, facts.weights)
+            built = not whole and scheme.excluded_by(module, experts) == ""
+            if stored is not None and stored != built:
+                wrong.append(module + (".*" if experts else ""))
+        if wrong:
+            by.setdefault((whole, tuple(wrong)), []).append(release)
+    for (whole, wrong), releases in by.items():
+        how = "builds the whole MTP unquantized (an exclude entry names an mtp. module)" \
+            if whole else "builds these modules as the exclude list says"
+        yield Finding(scheme.exclusions, f"{len(wrong)} MTP module(s) ({_some(list(wrong))}) "
+                      f"are stored in another precision than {runtimes.agree(releases, how)}: "
+                      f"they do not load (sglang#36158, #38870)", **_located(scheme))
+
+
 FUSED = {"q_proj": "qkv_proj", "k_proj": "qkv_proj", "v_proj": "qkv_proj",
          "gate_proj": "gate_up_proj", "up_proj": "gate_up_proj"}
 
@@ -488,4 +549,4 @@ def _some(items: list[str], n: int = 3) -> str:
 RULES = collect(count_vs_weights, weights_missing, speculative_tokens_indivisible,
                 speculative_tokens_reuse, tensor_shapes, quantization_mismatch,
                 fc_quantized_by_release, head_unquantized, fused_exclusion_unmatched,
-                moe_exclusion_unread)
+                moe_exclusion_unread, quark_sglang_mismatch)

@@ -91,6 +91,7 @@ def build(case: Case, root):
 
 NVFP4_MTP_EXCLUDED = {"quant_method": "modelopt", "quant_algo": "NVFP4",
                       "exclude_modules": ["lm_head", "model.layers.61*"]}
+QUARK_FC = {"quant_method": "quark", "exclude": ["lm_head", "mtp.fc"]}
 CT_W4A16 = {"quant_method": "compressed-tensors", "format": "pack-quantized",
             "config_groups": {"group_0": {"targets": ["Linear"]}}}
 MTP_SHARDS = [f"mtp.layers.0.self_attn.{p}_proj" for p in "qkvo"]
@@ -451,6 +452,20 @@ FAMILY_CASES = [
     Case("MTP112", "pass", "nvfp4-excluded-mtp-experts-stored-quantized-vllm-0.11.0",
          "deepseek-v3", [("add", "/quantization_config", NVFP4_MTP_EXCLUDED)],
          runtime="vllm==0.11.0"),
+    Case("MTP113", "fail", "quark-mtp-fc-excluded-packed-sglang-0.5.20-38870", "qwen3.5-moe",
+         generator={"quant_ignore": [], "mtp_packed": True, "quant_config": QUARK_FC},
+         runtime="sglang==0.5.20", pointer="/quantization_config/exclude"),
+    Case("MTP113", "pass", "quark-mtp-fc-excluded-packed-sglang-0.5.21", "qwen3.5-moe",
+         generator={"quant_ignore": [], "mtp_packed": True, "quant_config": QUARK_FC},
+         runtime="sglang==0.5.21"),
+    Case("MTP113", "fail", "quark-bf16-mtp-not-excluded-sglang-36158", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_config": {
+             "quant_method": "quark", "exclude": ["lm_head"]}},
+         runtime="sglang==0.5.23", pointer="/quantization_config/exclude"),
+    Case("MTP113", "pass", "quark-bf16-mtp-regex-excluded-sglang", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_config": {
+             "quant_method": "quark", "exclude": ["lm_head", "re:mtp[.].*"]}},
+         runtime="sglang==0.5.23"),
     Case("MTP111", "fail", "ignore-lists-qkv-shards-sglang-0.5.20-35797", "qwen3.5-moe",
          generator={"quant_ignore": [], "quant_config": {**CT_W4A16, "ignore": MTP_SHARDS}},
          runtime="sglang==0.5.20", pointer="/quantization_config/ignore"),

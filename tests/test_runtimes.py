@@ -163,6 +163,9 @@ PINNED_BY = {
         "EA326-fail-no-head-sglang-0.5.1-never-shares"],
     "quant.moe-exclusions-read": ["MTP112-fail-nvfp4-excluded-mtp-experts-vllm-0.11.0-pr-25987",
                                   "MTP112-pass-nvfp4-excluded-mtp-experts-vllm-0.11.1"],
+    "mtp.quark-unquantized-when": [
+        "MTP113-fail-quark-mtp-fc-excluded-packed-sglang-0.5.20-38870",
+        "MTP113-pass-quark-mtp-fc-excluded-packed-sglang-0.5.21"],
     "mtp.fused-names-expanded": ["MTP111-fail-ignore-lists-qkv-shards-sglang-0.5.20-35797",
                                  "MTP111-pass-ignore-lists-qkv-shards-sglang-0.5.21"],
     "mtp.unquantized-layers-under-dynamic-mtp": ["MTP106-pass-gptq-dynamic-mtp-key-vllm-0.27.0",

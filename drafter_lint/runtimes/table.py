@@ -702,6 +702,17 @@ FACTS: tuple[Fact, ...] = (
          "always ModelOptNvFp4FusedMoE, exclude_modules not asked)",
          since="0.9.0", until="0.11.1"),
 
+    # When SGLang builds a Quark Qwen3.5 MTP draft wholly unquantized, from the `exclude`
+    # entries starting with "mtp.": never, on any such entry, or on one for its experts
+    Fact("mtp.quark-unquantized-when", S, "mtp-experts-excluded", "start-up",
+         "sglang==0.5.21 srt/models/qwen3_5_mtp.py:83-90", since="0.5.21"),
+    Fact("mtp.quark-unquantized-when", S, "any-mtp-excluded", "start-up",
+         "sglang==0.5.12 srt/models/qwen3_5_mtp.py:69-75 (sglang#23113)",
+         since="0.5.12", until="0.5.21"),
+    Fact("mtp.quark-unquantized-when", S, "never", "start-up",
+         "sglang==0.5.9 srt/models/qwen3_5_mtp.py:51-53 (only modelopt_fp4 is dropped)",
+         since="0.5.9", until="0.5.12"),
+
     # Model types (by prefix) whose MTP draft class expands fused module names (qkv_proj,
     # gate_up_proj) into the checkpoint's shards when matching exclusion lists
     Fact("mtp.fused-names-expanded", S, frozenset({"qwen3_5"}), "start-up",
