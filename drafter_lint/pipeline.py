@@ -258,13 +258,16 @@ def remember_remote(folder, display: str, offline: bool) -> None:
 
 
 def card_target(root, note: Callable[[str], None] | None = None):
-    """For a hub repo linted before download (`check org/name`), with no --target: the
-    target its model card names as `base_model`, read like --target; else None."""
+    """With no --target, the target the model card names as `base_model`, read like
+    --target: for a hub repo linted before download from the hub (its cache first), for a
+    local folder from the hub cache only (a local check makes no request); else None."""
 
     display = _REMOTE.get(str(Path(root).resolve()))
     card = Path(root) / "README.md"
-    if display is None or not card.is_file():
+    if not card.is_file():
         return None
+    if display is None:
+        return _cached_card_target(root, card, note or stderr_note)
 
     bases = base_models(read_card(card))
     if not bases:
@@ -289,6 +292,21 @@ def card_target(root, note: Callable[[str], None] | None = None):
         _CARD_TARGETS[bases[0]] = target
         (note or stderr_note)(f"target {bases[0]}: the base_model of {display}'s model card")
         return target
+
+
+def _cached_card_target(root, card: Path, note: Callable[[str], None]):
+    """A local folder's card `base_model`, when the hub cache holds it."""
+    bases = base_models(read_card(card))
+    if not bases:
+        return None
+    try:
+        target = resolve_target(bases[0], True)
+    except TargetError:
+        note(f"{root}: its card's base_model {bases[0]} is not in the hub cache; target "
+             f"checks skipped (give --target)")
+        return None
+    note(f"target {bases[0]}: the base_model of {root}'s model card, from the hub cache")
+    return target
 
 
 def stderr_note(message: str) -> None:

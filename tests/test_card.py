@@ -311,3 +311,27 @@ def test_releases_judge_the_checkpoint_not_its_card(carded, tiny):
     (carded / "README.md").unlink()
     without = serving(*pipeline.prepare_folder(carded, options)[:2], "vllm").ranges
     assert with_card == without and with_card
+
+
+def test_a_local_cards_base_model_is_the_target_when_the_hub_cache_holds_it(
+        cli, tmp_path, monkeypatch, tiny):
+    """A local folder with no --target is held to its card's base_model when the hub cache
+    holds it, with no request; otherwise a note says the target checks are skipped.
+    Mutations caught: a local check reaching the network for its card's target; the
+    cached target ignored."""
+    from fakehub import FakeHub
+
+    folder = tiny / "Qwen3.6-27B-DFlash"
+    shutil.move(tiny / "drafter", folder)
+    (folder / "README.md").write_text("---\nbase_model: Qwen/Qwen3.6-27B\n---\n# card\n")
+    before = cli("check", folder, "--format", "json")
+    assert before.json()["results"][0]["target"] is None
+    assert "not in the hub cache" in before.err
+    with FakeHub(FIXTURES / "hub") as server:          # fill the cache once, as a hub check
+        monkeypatch.setenv("HF_ENDPOINT", server.url)
+        cli("check", "z-lab/Qwen3.6-27B-DFlash", "--format", "json")
+        asked = len(server.requests)
+        after = cli("check", folder, "--format", "json")
+        assert len(server.requests) == asked           # the local check asked nothing
+    assert "Qwen/Qwen3.6-27B" in after.json()["results"][0]["target"]
+    assert "from the hub cache" in after.err
