@@ -279,6 +279,10 @@ def _parse_command(argv_rest: list[str], line: list[str], env: dict[str, str]) -
 
 SPEC_FLAGS = {"--spec-method": "method", "--spec-model": "model",
               "--spec-tokens": "num_speculative_tokens"}   # vllm==0.33.0 arg_utils.py:1869
+# the flags --speculative-config replaced (vllm==0.8.2 engine/arg_utils.py:779-801; gone
+# from 0.8.3): read as they served, and LCH107 says which releases refuse them
+LEGACY_FLAGS = {"--speculative-model": "model",
+                "--num-speculative-tokens": "num_speculative_tokens"}
 
 
 # the most YAML nodes a --config file may expand to (aliases counted at each use): an
@@ -367,6 +371,7 @@ def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
     launch = Launch("vllm", argv, env, server_args=(["serve"] if positional_model else [])
                     + list(args))
     config: dict = {}
+    legacy: dict = {}
     from_file, own = _config_files(args, VLLM_BOOLEANS)
     positional = [v for o, v in _options(own, VLLM_BOOLEANS) if o is None]
     own_model = [v for o, v in _options(own, VLLM_BOOLEANS) if o == "--model"]
@@ -401,10 +406,15 @@ def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
             if key in config:
                 raise GateError(f"{option} repeats speculative-config {key}; vLLM refuses it")
             config[key] = value
+        elif option in LEGACY_FLAGS:
+            launch.legacy_flags.append(option)
+            legacy.setdefault(LEGACY_FLAGS[option], value)
     for key in ("method", "model", "revision"):
         if config.get(key) is not None and not isinstance(config[key], str):
             raise GateError(f"speculative config {key} is {json.dumps(config[key])}, not a "
                             f"string; vLLM refuses it")
+    if legacy and not config:       # what vLLM up to 0.8.2 served (LCH107 says after)
+        config = dict(legacy)
     if positional_model and positional:
         launch.target = positional[0]     # over a config file's model (serve.py:54-57)
     launch.method = config.get("method")      # `*_mtp` as written: LCH101 reads it per release

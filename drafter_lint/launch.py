@@ -24,6 +24,7 @@ class Launch:
     hf_overrides: dict = field(default_factory=dict)   # vLLM --hf-overrides: the target's config
     draftless: bool = False            # ngram/suffix: no draft checkpoint to lint
     server_args: list[str] = field(default_factory=list)   # what the server's parser reads
+    legacy_flags: list[str] = field(default_factory=list)  # --speculative-model and such
     command: list[str] = field(default_factory=list)   # the server line behind launchers
     env_cleared: bool = False          # `env -i`: the server sees only `env`
     speculators_direct: bool = False   # `vllm serve SPECULATOR`: it names its verifier

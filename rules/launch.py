@@ -196,6 +196,33 @@ def refused_by_runtime(facts: Facts):
                   f"launch{where}: {verdict.get('message', '')}")
 
 
+@rule("LCH107", "launch-flag-removed", "error", "any", needs=("launch",))
+def flag_removed(facts: Facts):
+    """The launch line uses vLLM's old speculative flags, which this release refuses.
+
+    `--speculative-model` and `--num-speculative-tokens` configured speculative decoding
+    up to vllm==0.8.2 (engine/arg_utils.py:779-801); from 0.8.3 only
+    `--speculative-config` does (vllm==0.8.3 engine/arg_utils.py:780), and argparse
+    stops on the old flags ("unrecognized arguments"). Cards still show them
+    (jfan/Qwen3.8-27B-heretic-dflash's vLLM line).
+
+    Fails: `--speculative-model X --num-speculative-tokens 16` for vLLM 0.33.0. Passes:
+    `--speculative-config '{"model": "X", "num_speculative_tokens": 15, ...}'`; the old
+    flags for vLLM 0.8.2.
+    """
+    release = _release(facts)
+    if release is None or release.runtime != "vllm" or not facts.launch.legacy_flags:
+        return
+    if runtimes.value("vllm.legacy-speculative-flags", release) is False:
+        flags = ", ".join(dict.fromkeys(facts.launch.legacy_flags))
+        since = next(f.since for f in runtimes.FACTS
+                     if f.key == "vllm.legacy-speculative-flags" and f.value is False)
+        yield Finding("", f"{flags}: {release.label} has no such flag (--speculative-config "
+                      f"replaced it from vLLM {since}) and refuses the line; write "
+                      f"--speculative-config '{{\"method\": ..., \"model\": ..., "
+                      f"\"num_speculative_tokens\": ...}}'")
+
+
 @rule("LCH104", "launch-mtp-without-mtp-layers", "error", "any", needs=("config", "launch"))
 def mtp_without_layers(facts: Facts):
     """The launch line asks for MTP but the checkpoint declares zero MTP layers.
@@ -256,4 +283,5 @@ def swa_runtime(facts: Facts):
                       f"at start-up; drop VLLM_USE_V2_MODEL_RUNNER=0")
 
 
-RULES = collect(refused_by_runtime, omni_dspark_tokens, method_vs_family, tokens_vs_block, swa_runtime, mtp_without_layers)
+RULES = collect(refused_by_runtime, omni_dspark_tokens, method_vs_family, tokens_vs_block, swa_runtime, mtp_without_layers,
+                flag_removed)

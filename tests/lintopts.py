@@ -9,7 +9,7 @@ from drafter_lint.options import Options
 
 LAUNCH_KEYS = {"runtime", "method", "draft", "env", "env_cleared", "speculators_direct",
                "max_model_len", "num_speculative_tokens", "num_draft_tokens", "release",
-               "dry_run"}
+               "dry_run", "legacy_flags"}
 
 
 def launch_of(settings: dict | None, release: runtimes.Release | None = None) -> Launch | None:
@@ -30,6 +30,7 @@ def launch_of(settings: dict | None, release: runtimes.Release | None = None) ->
                   env_cleared=bool(settings.get("env_cleared")),
                   speculators_direct=bool(settings.get("speculators_direct")),
                   max_model_len=settings.get("max_model_len"),
+                  legacy_flags=list(settings.get("legacy_flags") or []),
                   release=release if runtime else None, dry_run=settings.get("dry_run"))
 
 

@@ -367,6 +367,12 @@ def test_published_launch_line_is_read_as_the_server_reads_it(entry):
     if entry["server"] != "accepts":
         with pytest.raises(gating.GateError):
             launch = gating.parse(argv)
+            if launch.legacy_flags:     # refused per release by LCH107, as vLLM 0.33 does
+                from drafter_lint import runtimes
+
+                newest = runtimes.parse(entry["runtime"])
+                assert runtimes.value("vllm.legacy-speculative-flags", newest) is False
+                raise gating.GateError("old speculative flags (LCH107)")
             if not launch.draft and not launch.draftless:
                 raise gating.GateError("no draft")
         return

@@ -163,6 +163,8 @@ PINNED_BY = {
         "EA326-fail-no-head-sglang-0.5.1-never-shares"],
     "quant.moe-exclusions-read": ["MTP112-fail-nvfp4-excluded-mtp-experts-vllm-0.11.0-pr-25987",
                                   "MTP112-pass-nvfp4-excluded-mtp-experts-vllm-0.11.1"],
+    "vllm.legacy-speculative-flags": ["LCH107-fail-speculative-model-flag-vllm-0.33",
+                                      "LCH107-pass-speculative-model-flag-vllm-0.8.2"],
     "mtp.quark-unquantized-when": [
         "MTP113-fail-quark-mtp-fc-excluded-packed-sglang-0.5.20-38870",
         "MTP113-pass-quark-mtp-fc-excluded-packed-sglang-0.5.21"],

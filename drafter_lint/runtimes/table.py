@@ -680,6 +680,14 @@ FACTS: tuple[Fact, ...] = (
          "target's quant_config; GPTQ MoE reads only `dynamic` regexes)",
          since="0.17.0", until="0.27.0"),
 
+    # Whether vLLM's command line still takes --speculative-model / --num-speculative-tokens
+    Fact("vllm.legacy-speculative-flags", V, False, "start-up",
+         "vllm==0.8.3 engine/arg_utils.py:780 (--speculative-config only; an unknown flag "
+         "is argparse's 'unrecognized arguments')", since="0.8.3"),
+    Fact("vllm.legacy-speculative-flags", V, True, "start-up",
+         "vllm==0.8.2 engine/arg_utils.py:783-801 (--speculative-model, "
+         "--num-speculative-tokens)", since="0.8.0", until="0.8.3"),
+
     # SGLang's EAGLE-3 heads load the target's lm_head only when the config declares no
     # draft_vocab_size (else the head's own layer, loaded from the checkpoint or not at all)
     Fact("eagle3.head-from-target-only-without-draft-vocab", S, True, "silent",

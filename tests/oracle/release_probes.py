@@ -355,6 +355,7 @@ V_EAGLE_CONFIG = "vllm/transformers_utils/configs/eagle.py"
 V_NEXT_MTP = "vllm/model_executor/models/qwen3_next_mtp.py"
 V_QWEN35_MTP = "vllm/model_executor/models/qwen3_5_mtp.py"
 V_MODELOPT = "vllm/model_executor/layers/quantization/modelopt.py"
+V_ARGS = "vllm/engine/arg_utils.py"
 MODELOPT_FP4 = r'get_name\(\) == "modelopt_fp4"'     # mtp.fc built unquantized under NVFP4
 DYNAMIC_MTP = r'k\.startswith\("-:"\) and "mtp" in k'   # MTP layers unquantized by dynamic
 S_DFLASH = "sglang/srt/models/dflash.py"
@@ -768,6 +769,10 @@ PROBES: tuple[Probe, ...] = (
     Probe("mtp.shares-target-lm-head", V, "0.8.0", "0.16.0", *V_ANY,
           also_not=(("vllm/v1/spec_decode/*.py",
                      r"sh\.head\s*=\s*target_language_model\.lm_head"),)),
+    Probe("vllm.legacy-speculative-flags", V, "0.8.3", "", V_ARGS, r"speculative[-_]config",
+          also_not=((V_ARGS, r"""['"]--speculative-model['"]"""),)),
+    Probe("vllm.legacy-speculative-flags", V, "0.8.0", "0.8.3", V_ARGS,
+          r"""['"]--speculative-model['"]"""),
     Probe("eagle3.head-from-target-only-without-draft-vocab", S, "0.5.2", "", S_EAGLE3,
           r"draft_vocab_size is None:\s+self\.load_lm_head_from_target = True"),
     Probe("eagle3.head-from-target-only-without-draft-vocab", S, "0.5.0rc0", "0.5.2",
