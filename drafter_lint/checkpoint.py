@@ -18,6 +18,7 @@ from drafter_lint.bounded import read_regular
 from drafter_lint.errors import CheckpointNotFound
 from drafter_lint.family import detect
 from drafter_lint.findings import describe
+from drafter_lint.quantization import QUANT_FILE
 from drafter_lint.remote import declared_sizes
 from drafter_lint.safetensors_header import Header, HeaderError, TensorInfo, read_header
 from drafter_lint.tokenizer import (
@@ -29,7 +30,7 @@ from drafter_lint.tokenizer import (
 
 CONFIG = "config.json"
 INDEX = "model.safetensors.index.json"
-QUANT = "hf_quant_config.json"          # ModelOpt's quantization description
+QUANT = QUANT_FILE                      # ModelOpt's quantization description
 CARD = "README.md"                      # the model card: its launch lines
 MAX_CONFIG_BYTES = 4 * 1024 * 1024      # real configs are a few KB; refuse before parsing
 MAX_INDEX_BYTES = 256 * 1024 * 1024     # indexes of 100k-tensor checkpoints are ~10 MB

@@ -57,11 +57,10 @@ def list_repos(author: str | None, search: str | None, offline: bool = False) ->
             break
         except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
             reply = getattr(exc, "response", None)
-            status = getattr(reply, "status_code", None)
-            pause = hub.retry_after(reply.headers.get("Retry-After") if reply is not None
-                                    else None, attempt)
-            if status in hub.RETRIED and attempt < hub.MAX_RETRIES and \
-                    waited + pause <= hub.WAIT_BUDGET:
+            pause = hub.next_wait(getattr(reply, "status_code", None),
+                                  reply.headers.get("Retry-After") if reply is not None
+                                  else None, attempt, waited)
+            if pause is not None:
                 time.sleep(pause)       # the listing restarts: its pages are not resumable
                 waited += pause
                 continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from drafter_lint import runtimes
-from drafter_lint.checkpoint import Checkpoint
+from drafter_lint.checkpoint import CARD, Checkpoint
 from drafter_lint.command import parse
 from drafter_lint.errors import GateError
 from drafter_lint.facts import Facts
@@ -13,7 +13,7 @@ from drafter_lint.family import detect, schemas
 from drafter_lint.findings import Finding, Result, Severity, Skipped, one_line
 from drafter_lint.loading import loads_through_transformers, start
 from drafter_lint.options import Options
-from drafter_lint.registry import NEEDS, Rule
+from drafter_lint.registry import NEEDS, Rule, release_dependent
 from drafter_lint.settings import baseline_key, baseline_prefix
 from drafter_lint.structure import load_schema
 
@@ -175,8 +175,7 @@ def card_findings(checkpoint: Checkpoint, options: Options) -> tuple[list[Findin
                                              ignore=(), runtime=launch.release))
         linted |= set(codes) - {s.rule for s in found.skipped}
         for finding in found.findings:
-            finding.file, finding.line, finding.column = CARD, line.line, line.column
-            finding.fix = None
+            _to_card(finding, line.line, line.column)
             key = (finding.rule, finding.line, finding.message)
             if key not in seen:
                 seen.add(key)
@@ -184,8 +183,6 @@ def card_findings(checkpoint: Checkpoint, options: Options) -> tuple[list[Findin
     return out, linted
 
 
-CARD = "README.md"
-RELEASE_FREE = ("loaded", "reference")     # needs whose findings no release changes
 
 
 def pinned_findings(checkpoint: Checkpoint, options: Options, result: Result
@@ -193,9 +190,9 @@ def pinned_findings(checkpoint: Checkpoint, options: Options, result: Result
     """The errors this checkpoint draws on the release the card installs (`pip install
     vllm==X`, or the oldest `>=X` allows) that the run's own lint does not draw, at the pin
     in README.md: a card's stated release is held to the facts."""
-    codes = tuple(c for c, r in options.rules.items()
-                  if not set(r.needs) & set(RELEASE_FREE) and "launch" not in r.needs
-                  and "card" not in r.needs and selected(c, options.select, options.ignore))
+    codes = tuple(c for c, r in release_dependent(options.rules).items()
+                  if "launch" not in r.needs and "card" not in r.needs
+                  and selected(c, options.select, options.ignore))
     seen = {(f.rule, f.pointer) for f in result.findings if f.severity is Severity.ERROR}
     out = []
     for runtime, version in checkpoint.card.pins.items():
@@ -214,10 +211,14 @@ def pinned_findings(checkpoint: Checkpoint, options: Options, result: Result
                     (finding.rule, finding.pointer) not in seen:     # not already an error
                 finding.message = f"with {release.label}, which the card installs: " \
                                   f"{finding.message}"
-                finding.file, finding.line, finding.column = CARD, line, column
-                finding.fix = None
-                out.append(finding)
+                out.append(_to_card(finding, line, column))
     return out
+
+
+def _to_card(finding: Finding, line: int, column: int) -> Finding:
+    """`finding` moved to README.md:line:column, without a fix (cards are not edited)."""
+    finding.file, finding.line, finding.column, finding.fix = CARD, line, column, None
+    return finding
 
 
 def _card_release(runtime: str, options: Options, pins: dict) -> runtimes.Release:

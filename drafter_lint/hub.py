@@ -222,6 +222,16 @@ def retry_after(value: str | None, attempt: int) -> float:
     return min(float(2 ** attempt), MAX_WAIT)
 
 
+def next_wait(status: int | None, header: str | None, attempt: int, waited: float
+              ) -> float | None:
+    """Seconds to wait before retrying an answer of `status`, or None: not a rate limit,
+    or the retries (MAX_RETRIES) or the wait budget (WAIT_BUDGET) are spent."""
+    if status not in RETRIED or attempt >= MAX_RETRIES:
+        return None
+    pause = retry_after(header, attempt)
+    return pause if waited + pause <= WAIT_BUDGET else None
+
+
 class _RateLimited(Exception):
     """The hub kept answering 429/503 past the wait budget."""
 
@@ -254,8 +264,8 @@ def _get_bytes(url: str, headers: dict, limit: int) -> tuple[bytes, object]:
                 reply.close()
                 return content, reply
             reply.close()
-        pause = retry_after(reply.headers.get("Retry-After"), attempt)
-        if attempt == MAX_RETRIES or waited + pause > WAIT_BUDGET:
+        pause = next_wait(reply.status_code, reply.headers.get("Retry-After"), attempt, waited)
+        if pause is None:
             raise _RateLimited(reply.status_code, attempt + 1, waited)
         time.sleep(pause)
         waited += pause

@@ -25,6 +25,15 @@ NEEDS = {
 }
 
 
+# needs whose findings no runtime release changes (what transformers loads, the reference)
+RELEASE_FREE = ("loaded", "reference")
+
+
+def release_dependent(rules: dict) -> dict:
+    """The rules whose findings can differ from one release to another."""
+    return {c: r for c, r in rules.items() if not set(r.needs) & set(RELEASE_FREE)}
+
+
 # fix availability: whether a rule's findings carry a fix
 AVAILABILITY = ("never", "sometimes", "always")
 # rule lifecycle, as ruff has it: a preview rule runs only when selected by its full code;

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from drafter_lint import __version__, pipeline, runtimes
 from drafter_lint.findings import Finding, Severity, one_line
 from drafter_lint.options import Options
+from drafter_lint.registry import release_dependent
 
 # what transformers loads and what the published card says do not depend on the release
-RELEASE_FREE = ("loaded", "reference")
 
 
 @dataclass
@@ -38,11 +38,6 @@ def errors(checkpoint, options: Options, release) -> list[Finding]:
     """The errors a lint for `release` reports, in the reporter's order."""
     result = pipeline.lint_prepared(checkpoint, options.but(runtime=release))
     return [f for f in result.findings if f.severity is Severity.ERROR]
-
-
-def release_dependent(rules: dict) -> dict:
-    """The rules whose findings can differ from one release to another."""
-    return {c: r for c, r in rules.items() if not set(r.needs) & set(RELEASE_FREE)}
 
 
 def serving(checkpoint, options: Options, runtime: str) -> Serving:

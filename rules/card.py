@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 
+from drafter_lint.checkpoint import CARD
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.registry import collect, rule
 
-CARD = "README.md"
 
 
 def _at(line) -> dict:

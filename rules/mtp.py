@@ -212,6 +212,12 @@ def _mtp_experts(facts: Facts) -> list[str]:
                    if name.startswith(prefixes) and ".experts." in name})
 
 
+def _stored(facts: Facts, module: str, experts: bool) -> bool | None:
+    """Whether a linear (or an MoE layer's experts) is stored quantized; None: unread."""
+    read = quantization.experts_stored_quantized if experts else quantization.stored_quantized
+    return read(module, facts.names, facts.weights)
+
+
 def _layers_unquantized(model_type: str, scheme: quantization.Scheme, release) -> bool:
     """Whether `release` builds this model type's MTP decoder layers unquantized because a
     GPTQ-style `dynamic` key excludes the MTP (vllm==0.27.0 qwen3_5_mtp.py:108-126)."""
@@ -271,8 +277,7 @@ def quantization_mismatch(facts: Facts):
             continue        # vLLM builds mtp.fc unquantized under this method, whatever it says
         entry = "(dynamic -:mtp)" if layers_free and ".layers." in module \
             else scheme.excluded_by(module, experts)
-        stored = quantization.experts_stored_quantized(module, facts.names, facts.weights) \
-            if experts else quantization.stored_quantized(module, facts.names, facts.weights)
+        stored = _stored(facts, module, experts)
         if entry is None or entry == quantization.BY_DTYPE or stored is None:
             continue
         if not stored and entry == "":
@@ -472,8 +477,7 @@ def quark_sglang_mismatch(facts: Facts):
         whole = _quark_whole_unquantized(when, excludes)
         wrong = []
         for module, experts in modules:
-            stored = quantization.experts_stored_quantized(module, facts.names, facts.weights) \
-                if experts else quantization.stored_quantized(module, facts.names, facts.weights)
+            stored = _stored(facts, module, experts)
             built = not whole and scheme.excluded_by(module, experts) == ""
             if stored is not None and stored != built:
                 wrong.append(module + (".*" if experts else ""))

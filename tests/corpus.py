@@ -10,6 +10,7 @@ Used by tests/test_corpus.py, tests/test_census.py and bench/corpus.py.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -58,7 +59,7 @@ class Case:
         verbatim case with exactly the described change (`words` quotes the description)."""
         return self.meta.get("constructed")
 
-    @property
+    @functools.cached_property
     def base(self) -> "Case | None":
         """The verbatim case a constructed one is built from."""
         if not self.constructed:

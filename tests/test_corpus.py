@@ -229,7 +229,7 @@ def test_good_drafters_draw_only_findings_of_that_release_under_each_recorded_on
     from drafter_lint.engine import lint
     from drafter_lint.options import Options
     from drafter_lint.rules import RULES
-    from drafter_lint.serving import release_dependent
+    from drafter_lint.registry import release_dependent
     from drafter_lint.target import read_target
 
     rules = release_dependent(RULES)

@@ -75,7 +75,8 @@ def test_ranges_agree_with_the_documented_failures(tmp_path, case, failure):
     and its fixing release inside them when nothing else is wrong there. Mutation caught:
     ranges computed from the newest facts only, or grouped without the errors."""
     from drafter_lint import pipeline, runtimes
-    from drafter_lint.serving import errors, release_dependent
+    from drafter_lint.registry import release_dependent
+    from drafter_lint.serving import errors
 
     drafter, target = materialize(case, tmp_path)
     found = ranges(drafter, target)[failure["runtime"]]

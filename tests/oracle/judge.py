@@ -78,7 +78,7 @@ def lint_record(record: dict, runtime: str, version: str, pairs: dict) -> Linted
     from drafter_lint.options import Options
     from lintopts import launch_of
     from drafter_lint.rules import RULES
-    from drafter_lint.serving import release_dependent
+    from drafter_lint.registry import release_dependent
 
     pair = pairs[record["pair"]]
     checkpoint, target = _read(pair.drafter, pair.target, pair.id)
