@@ -390,8 +390,9 @@ def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
         if result.findings:
             result.skipped = []
             _gate_report(result, fmt, colour)
-        _note(f"gate passed ({len(result.findings)} finding(s) below {decision.fail_on}, "
-              f"shown above); starting {' '.join(decision.launch.argv[:2])}")
+        shown = (f"{len(result.findings)} finding(s) below {decision.fail_on}, shown above"
+                 if result.findings else "no findings")
+        _note(f"gate passed ({shown}); starting {' '.join(decision.launch.argv[:2])}")
     _exec(decision.launch)
 
 

@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import shlex
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -40,7 +43,16 @@ def _split_env(argv: list[str]) -> tuple[dict[str, str], list[str]]:
 
 # Store-true flags of `vllm serve` that take no value (vllm==0.33.0 engine/arg_utils.py,
 # entrypoints/openai/cli_args.py): a flag followed by the model must not swallow it.
-VLLM_BOOLEANS = frozenset({
+class _Booleans(frozenset):
+    """vLLM's store-true flags: the listed ones and, by name, every `--enable-*`,
+    `--disable-*` and `--no-*` (its boolean config fields are BooleanOptionalAction)."""
+
+    def __contains__(self, option) -> bool:
+        return super().__contains__(option) or str(option).startswith(
+            ("--enable-", "--disable-", "--no-"))
+
+
+VLLM_BOOLEANS = _Booleans({
     "--trust-remote-code", "--enforce-eager", "--enable-prefix-caching",
     "--no-enable-prefix-caching", "--enable-chunked-prefill", "--no-enable-chunked-prefill",
     "--disable-log-stats", "--disable-log-requests", "--enable-log-requests",
@@ -174,35 +186,122 @@ WRAPPERS = {
 # `uv run` options that take a value (uv 0.x `uv run --help`)
 UV_RUN_VALUES = frozenset({"--with", "--with-editable", "--with-requirements", "--python",
                            "-p", "--project", "--directory", "--env-file", "--index",
-                           "--default-index", "--extra", "--group", "--package"})
+                           "--default-index", "--extra", "--group", "--package",
+                           "--extra-index-url", "--index-url", "--find-links", "-f",
+                           "--no-extra", "--only-group", "--no-group", "--cache-dir",
+                           "--config-file", "--color", "--index-strategy", "--prerelease",
+                           "--resolution", "--python-preference", "--isolated-from"})
+UV_RUN_FLAGS = frozenset({"--frozen", "--locked", "--no-sync", "--isolated", "--no-dev",
+                          "--all-extras", "--all-groups", "--only-dev", "--no-project",
+                          "--no-config", "--offline", "--no-cache", "--active",
+                          "--no-editable", "--exact", "--no-env-file", "-q", "--quiet",
+                          "-v", "--verbose", "--refresh", "--no-python-downloads",
+                          "--managed-python", "--no-managed-python", "--script", "-s",
+                          "--no-progress", "--native-tls"})
 # the word after these launchers' options that is theirs, not the command's
 POSITIONAL = {"taskset": 1, "timeout": 1}
 
 
-def _unwrap(words: list[str], env: dict[str, str]) -> tuple[list[str], bool]:
+# `env` options (GNU coreutils env(1)): those that take a value as the next word
+ENV_VALUES = {"-u": "unset", "--unset": "unset", "-C": "chdir", "--chdir": "chdir",
+              "-S": "split", "--split-string": "split"}
+ENV_FLAGS = frozenset({"-i", "--ignore-environment", "-", "-0", "--null", "-v", "--debug",
+                       "--list-signal-handling"})
+ENV_SIGNALS = ("--default-signal", "--ignore-signal", "--block-signal")   # [=SIG]
+
+
+@dataclass
+class Unwrapped:
+    """What the launchers in front of the server command do to the server's process."""
+    command: list[str]
+    cleared: bool = False                 # `env -i`: nothing inherited
+    unset: set = field(default_factory=set)      # `env -u NAME`: removed from the inherited
+    cwd: str | None = None                # `env -C DIR`, `uv run --directory DIR`
+    uv_project: str | None = None         # `uv run --project DIR`: whose .venv runs it
+    env_file: dict = field(default_factory=dict)   # `uv run --env-file FILE`'s variables
+
+
+def _env_option(word: str, rest: list[str]) -> tuple[str, str | None]:
+    """(kind, value) of one `env` option: "unset", "chdir", "split", "clear", "flag"."""
+    if word in ("-i", "--ignore-environment", "-"):
+        return "clear", None
+    if word in ENV_FLAGS or word.split("=", 1)[0] in ENV_SIGNALS:
+        return "flag", None
+    if word in ENV_VALUES:
+        if not rest:
+            raise GateError(f"env {word} needs a value")
+        return ENV_VALUES[word], rest.pop(0)
+    name, eq, value = word.partition("=")
+    if eq and name in ENV_VALUES:
+        return ENV_VALUES[name], value
+    if word[:2] in ("-u", "-C", "-S") and len(word) > 2:          # -uNAME, -CDIR
+        return ENV_VALUES[word[:2]], word[2:]
+    raise GateError(f"env option {word} is not one the gate reads through; the gate "
+                    f"refuses a launcher it cannot read (write the line without it)")
+
+
+def _dotenv(name: str, cwd: str | None) -> dict[str, str]:
+    """`uv run --env-file FILE`: its KEY=VALUE lines (dotenv: `export`, quotes, comments)."""
+    path = Path(cwd or ".") / Path(name).expanduser()
+    try:
+        text = read_regular(str(path), 1 << 20).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GateError(f"uv run --env-file {name}: {describe(exc)}") from None
+    out = {}
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, eq, value = line.removeprefix("export ").partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not key.isidentifier():
+            raise GateError(f"uv run --env-file {name}: line {number} is not KEY=VALUE; "
+                            f"the gate cannot tell what the server sees")
+        if value[:1] in "'\"" and value[-1:] == value[:1] and len(value) > 1:
+            value = value[1:-1]
+        out[key] = value
+    return out
+
+
+def _unwrap(words: list[str], env: dict[str, str]) -> Unwrapped:
     """The server command behind launchers (`nohup`, `exec`, `uv run`, `numactl ...`,
-    `taskset ...`, `env [-i] VAR=...`, `timeout`, `nice`, `stdbuf`, `setsid`), with the
-    environment changes they make applied to `env`; (command, environment cleared)."""
-    cleared = False
+    `taskset ...`, `env [-i] [-u NAME] [-C DIR] [-S STRING] VAR=...`, `timeout`, `nice`,
+    `stdbuf`, `setsid`), with the environment changes they make applied to `env`. An
+    option the gate does not know of `env` or `uv run` is refused, never guessed."""
+    out = Unwrapped([])
     rest = list(words)
+
+    def chdir(folder: str) -> None:
+        base = out.cwd or os.getcwd()
+        out.cwd = os.path.normpath(os.path.join(base, os.path.expanduser(folder)))
+
     while rest:
         name = os.path.basename(rest[0])
         if name == "env":
             rest = rest[1:]
             while rest and (rest[0].startswith("-") or "=" in rest[0]):
                 word = rest.pop(0)
-                if word in ("-i", "--ignore-environment", "-"):
-                    cleared = True
-                    env.clear()
-                elif word in ("-u", "--unset") and rest:
-                    env.pop(rest.pop(0), None)
-                elif word.startswith("--unset="):
-                    env.pop(word.split("=", 1)[1], None)
-                elif word == "--":
+                if word == "--":
                     break
-                elif "=" in word and not word.startswith("-"):
+                if "=" in word and not word.startswith("-"):
                     key, value = word.split("=", 1)
                     env[key] = value
+                    out.unset.discard(key)
+                    continue
+                kind, value = _env_option(word, rest)
+                if kind == "clear":
+                    out.cleared = True
+                    env.clear()
+                elif kind == "unset":
+                    env.pop(value, None)
+                    out.unset.add(value)
+                elif kind == "chdir":
+                    chdir(value)
+                elif kind == "split":          # `env -S 'A=1 vllm serve'`: words again
+                    try:
+                        rest[:0] = shlex.split(value)
+                    except ValueError as exc:
+                        raise GateError(f"env -S {value[:40]!r}: {exc}") from None
             continue
         if name == "uv" and len(rest) > 1 and rest[1] == "run":
             rest = rest[2:]
@@ -210,8 +309,23 @@ def _unwrap(words: list[str], env: dict[str, str]) -> tuple[list[str], bool]:
                 word = rest.pop(0)
                 if word == "--":
                     break
-                if word in UV_RUN_VALUES and rest:
-                    rest.pop(0)
+                if word in ("-m", "--module"):          # `uv run -m MODULE`: python -m
+                    rest[:0] = ["python", "-m"]
+                    break
+                option, eq, value = word.partition("=")
+                if option in UV_RUN_VALUES and not eq:
+                    if not rest:
+                        raise GateError(f"uv run {option} needs a value")
+                    value = rest.pop(0)
+                elif option not in UV_RUN_VALUES and option not in UV_RUN_FLAGS:
+                    raise GateError(f"uv run option {option} is not one the gate reads "
+                                    f"through; the gate refuses a launcher it cannot read")
+                if option == "--directory":
+                    chdir(value)
+                elif option == "--project":
+                    out.uv_project = value
+                elif option == "--env-file":
+                    out.env_file.update(_dotenv(value, out.cwd))
             continue
         if name in WRAPPERS:
             options, rest = WRAPPERS[name], rest[1:]
@@ -223,8 +337,24 @@ def _unwrap(words: list[str], env: dict[str, str]) -> tuple[list[str], bool]:
                 rest = rest[1:]
             rest = rest[POSITIONAL.get(name, 0):]
             continue
+        if name in REFUSED_LAUNCHERS:
+            raise GateError(f"`{name}` {REFUSED_LAUNCHERS[name]}; the gate cannot read the "
+                            f"launch behind it: put `drafter-lint gate --` in front of the "
+                            f"server command itself")
         break
-    return rest, cleared
+    out.command = rest
+    return out
+
+
+# launchers the gate does not read through, and why
+REFUSED_LAUNCHERS = {
+    "sudo": "runs the server as another user, with another environment",
+    "su": "runs the server as another user, with another environment",
+    "bash": "runs a shell script or -c string", "sh": "runs a shell script or -c string",
+    "zsh": "runs a shell script or -c string", "docker": "runs the server in a container",
+    "podman": "runs the server in a container", "srun": "runs the server on another node",
+    "ssh": "runs the server on another host", "torchrun": "starts several processes",
+}
 
 
 def _python_module(words: list[str]) -> tuple[str | None, int]:
@@ -249,30 +379,42 @@ def parse(argv: list[str], inherited: dict[str, str] | None = None) -> Launch:
     if not line:
         raise GateError("no launch command after --")
     seen = dict(env)
-    command, cleared = _unwrap(line, seen)
+    wrapped = _unwrap(line, seen)
+    command = wrapped.command
     if not command:
         raise GateError(f"no server command after {' '.join(line[:3])}")
-    launch = _parse_command(command, line, seen)
-    launch.env_cleared, launch.command, launch.exec_env = cleared, command, env
+    launch = _parse_command(command, line, seen, wrapped.cwd)
+    launch.env_cleared, launch.command, launch.exec_env = wrapped.cleared, command, env
+    launch.unset, launch.cwd, launch.uv_project = wrapped.unset, wrapped.cwd, \
+        wrapped.uv_project
     launch.inherited = dict(os.environ if inherited is None else inherited)
+    for key, value in wrapped.env_file.items():
+        # which of the two uv lets win is not modelled: only an agreeing or new one is read
+        if launch.environment.get(key, value) != value:
+            raise GateError(f"uv run --env-file sets {key}, which the line's environment "
+                            f"also sets to another value; the gate cannot tell which the "
+                            f"server sees")
+        launch.env[key] = value
     return launch
 
 
-def _parse_command(argv_rest: list[str], line: list[str], env: dict[str, str]) -> Launch:
-    """The server line `argv_rest` (after any launcher); `line` is what is exec'd."""
+def _parse_command(argv_rest: list[str], line: list[str], env: dict[str, str],
+                   cwd: str | None = None) -> Launch:
+    """The server line `argv_rest` (after any launcher); `line` is what is exec'd; `cwd`
+    the folder the server runs in when a launcher changes it."""
     program = os.path.basename(argv_rest[0])
     module, after = _python_module(argv_rest)
     if program == "vllm" and len(argv_rest) > 1 and argv_rest[1] == "serve":
-        return _parse_vllm(line, env, argv_rest[2:], positional_model=True)
+        return _parse_vllm(line, env, argv_rest[2:], True, cwd)
     if module == "vllm.entrypoints.cli.main" and len(argv_rest) > after and \
             argv_rest[after] == "serve":
-        return _parse_vllm(line, env, argv_rest[after + 1:], positional_model=True)
+        return _parse_vllm(line, env, argv_rest[after + 1:], True, cwd)
     if module and module.startswith("vllm.entrypoints"):
-        return _parse_vllm(line, env, argv_rest[after:], positional_model=False)
+        return _parse_vllm(line, env, argv_rest[after:], False, cwd)
     if module == "sglang.launch_server" or program in ("sglang.launch_server",):
-        return _parse_sglang(line, env, argv_rest[after:] if module else argv_rest[1:])
+        return _parse_sglang(line, env, argv_rest[after:] if module else argv_rest[1:], cwd)
     if program == "sglang" and len(argv_rest) > 1 and argv_rest[1] == "serve":
-        return _parse_sglang(line, env, argv_rest[2:])
+        return _parse_sglang(line, env, argv_rest[2:], cwd)
     raise GateError(f"not a vLLM or SGLang launch command: {' '.join(argv_rest[:3])} "
                     f"(expected `vllm serve ...` or `python -m sglang.launch_server ...`)")
 
@@ -305,7 +447,8 @@ def _expanded_size(value, budget: int) -> int:
     return count
 
 
-def _config_files(args: list[str], booleans: frozenset) -> tuple[list[str], list[str]]:
+def _config_files(args: list[str], booleans: frozenset,
+                  cwd: str | None = None) -> tuple[list[str], list[str]]:
     """(the arguments `--config FILE.yaml` adds, the command line's own arguments), read
     the way vLLM's FlexibleArgumentParser and SGLang do: each key becomes `--key value`,
     placed before the command line's own arguments, which win (vllm==0.33.0
@@ -327,7 +470,8 @@ def _config_files(args: list[str], booleans: frozenset) -> tuple[list[str], list
     for name in files:
 
         try:
-            data = yaml.safe_load(read_regular(name, 1 << 20).decode("utf-8"))
+            path = os.path.join(cwd, os.path.expanduser(name)) if cwd else name
+            data = yaml.safe_load(read_regular(path, 1 << 20).decode("utf-8"))
         except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError) as exc:
             raise GateError(f"--config {name}: {describe(exc)}") from None
         if not isinstance(data, dict):
@@ -345,14 +489,28 @@ def _config_files(args: list[str], booleans: frozenset) -> tuple[list[str], list
     return expanded, out
 
 
+HUMAN_INT = re.compile(r"(\d+(?:\.\d+)?)([kmgtKMGT]?)")
+SUFFIX = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12,
+          "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
 def _max_model_len(value) -> int | None:
-    """`--max-model-len` as a number of tokens; None for what the linter does not size
-    (`auto`, -1, or a `32k`-style value vLLM also takes)."""
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
+    """`--max-model-len` as vLLM's `human_readable_int` reads it (vllm==0.33.0
+    utils/argparse_utils.py): `4k` is 4,000 and `4K` 4,096, a decimal only with a
+    lower-case suffix; None for what sizes itself (`auto`, -1). Anything else vLLM's
+    parser refuses, and so does the gate."""
+    text = str(value or "").strip()
+    if text in ("auto", "-1"):
         return None
-    return n if n > 0 else None
+    match = HUMAN_INT.fullmatch(text)
+    if not match or ("." in match[1] and match[2] not in "kmgt") or \
+            ("." in match[1] and not match[2]):
+        raise GateError(f"--max-model-len {text[:40]!r} is not a number of tokens vLLM "
+                        f"reads (an integer, `32k` = 32,000, `32K` = 32,768, or auto)")
+    number = int(float(match[1]) * SUFFIX[match[2]]) if match[2] else int(match[1])
+    if number <= 0:
+        raise GateError(f"--max-model-len {text!r}: vLLM requires a positive length")
+    return number
 
 
 def _hf_overrides(value) -> dict:
@@ -367,14 +525,83 @@ def _hf_overrides(value) -> dict:
     return data
 
 
-def _parse_vllm(argv, env, args, positional_model: bool) -> Launch:
+# the vLLM options the gate reads: argparse (allow_abbrev, vLLM's FlexibleArgumentParser
+# keeps it on) would take any unique prefix of them, which the gate does not resolve
+VLLM_READ = ("--model", "--revision", "--max-model-len", "--hf-overrides",
+             "--speculative-config", "--config", *SPEC_FLAGS, *LEGACY_FLAGS)
+# common `vllm serve` options that take a value (vllm==0.33.0 engine/arg_utils.py,
+# entrypoints/openai/cli_args.py): the word after them is never the model
+VLLM_VALUES = frozenset({
+    *VLLM_READ, "--host", "--port", "--api-key", "--served-model-name", "--tokenizer",
+    "--dtype", "--quantization", "-q", "--kv-cache-dtype", "--tensor-parallel-size", "-tp",
+    "--pipeline-parallel-size", "-pp", "--data-parallel-size", "-dp", "--seed",
+    "--gpu-memory-utilization", "--max-num-seqs", "--max-num-batched-tokens",
+    "--block-size", "--swap-space", "--download-dir", "--load-format",
+    "--tokenizer-mode", "--chat-template", "--tool-call-parser", "--reasoning-parser",
+    "--attention-backend", "--compilation-config", "-O", "--limit-mm-per-prompt",
+    "--uvicorn-log-level", "--tokenizer-revision", "--code-revision", "--max-logprobs",
+    "--distributed-executor-backend", "--kv-transfer-config", "--generation-config",
+    "--override-generation-config", "--lora-modules", "--max-lora-rank", "--max-loras",
+    "--cpu-offload-gb", "--mm-processor-kwargs", "--override-pooler-config", "--task",
+    "--runner", "--convert", "--root-path", "--ssl-keyfile", "--ssl-certfile",
+    "--allowed-origins", "--middleware", "--response-role", "--config-format",
+    "--trust-request-chat-template", "--model-impl", "--max-seq-len-to-capture",
+    "--cuda-graph-sizes", "--long-prefill-token-threshold", "--scheduling-policy",
+})
+
+
+def _first_positional(args: list[str], unknown_takes_value: bool) -> str | None:
+    """The model `vllm serve` reads from `args` when an option the gate does not know
+    takes a value (or not)."""
+    booleans = VLLM_BOOLEANS if unknown_takes_value else None
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return args[i + 1] if i + 1 < len(args) else None
+        if arg.startswith("-") and len(arg) > 1 and not _is_number(arg):
+            option = _normal(arg)
+            takes = "=" not in arg and (
+                option in VLLM_VALUES or (booleans is not None and option not in booleans))
+            nxt = args[i + 1] if i + 1 < len(args) else None
+            if takes and nxt is not None and not (nxt.startswith("-") and not _is_number(nxt)):
+                i += 1
+        else:
+            return arg
+        i += 1
+    return None
+
+
+def _check_vllm_options(own: list[str], positional_model: bool, own_model: list) -> None:
+    """Refuse what the gate cannot read as vLLM does: an abbreviation of an option it
+    reads, or an unknown option whose next word may be the model."""
+    for option, _ in _options(own, VLLM_BOOLEANS):
+        if option is None or option in VLLM_VALUES or "." in option:
+            continue
+        longer = [o for o in VLLM_READ if o.startswith(option) and o != option]
+        if longer and option.startswith("--"):
+            raise GateError(f"{option} is an abbreviation vLLM's argument parser reads as "
+                            f"{' or '.join(longer)} (a unique prefix is accepted); the gate "
+                            f"does not resolve abbreviations: write the option out in full")
+    if positional_model and not own_model:      # with --model, a positional is refused
+        read = _first_positional(own, True), _first_positional(own, False)
+        if read[0] != read[1]:
+            before = own[own.index(read[1]) - 1] if read[1] in own[1:] else "an option"
+            raise GateError(f"cannot tell whether {before} takes a value or is a flag, so "
+                            f"whether vLLM serves {read[1]} or "
+                            f"{read[0] or 'no positional model'}; put the model right after "
+                            f"`serve`")
+
+
+def _parse_vllm(argv, env, args, positional_model: bool, cwd: str | None = None) -> Launch:
     launch = Launch("vllm", argv, env, server_args=(["serve"] if positional_model else [])
                     + list(args))
     config: dict = {}
     legacy: dict = {}
-    from_file, own = _config_files(args, VLLM_BOOLEANS)
+    from_file, own = _config_files(args, VLLM_BOOLEANS, cwd)
     positional = [v for o, v in _options(own, VLLM_BOOLEANS) if o is None]
     own_model = [v for o, v in _options(own, VLLM_BOOLEANS) if o == "--model"]
+    _check_vllm_options(own, positional_model, own_model)
     if positional_model and positional and own_model:
         # vLLM moves --model's value before the positional one; two model tags then stop
         # argparse ("unrecognized arguments", vllm==0.33.0 utils/argparse_utils.py:324-355,
@@ -443,12 +670,12 @@ SGLANG_SPECULATIVE = ("--speculative-algorithm", "--speculative-draft-model-path
                       "--speculative-attention-mode", "--speculative-draft-model")
 
 
-def _parse_sglang(argv, env, args) -> Launch:
+def _parse_sglang(argv, env, args, cwd: str | None = None) -> Launch:
     """argparse rules (sglang==0.5.23 server_args.py:679, allow_abbrev on): a unique prefix
     of a known option is that option, an ambiguous one is refused."""
     launch = Launch("sglang", argv, env, server_args=list(args))
     known = tuple(dict.fromkeys(tuple(SGLANG_OPTIONS) + SGLANG_SPECULATIVE))
-    for option, value in _options(sum(_config_files(args, SGLANG_BOOLEANS), []),
+    for option, value in _options(sum(_config_files(args, SGLANG_BOOLEANS, cwd), []),
                                   SGLANG_BOOLEANS):
         if option is None:
             continue

@@ -13,6 +13,7 @@ import tempfile
 import time
 import re
 import signal
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -21,14 +22,55 @@ from drafter_lint import pipeline, runtimes
 from drafter_lint.bounded import read_text
 from drafter_lint.checkpoint import CheckpointNotFound, find_root
 from drafter_lint.errors import GateError, UsageError
-from drafter_lint.findings import Finding, Result, Severity
+from drafter_lint.findings import Finding, Result, Severity, describe
 from drafter_lint.command import parse
-from drafter_lint.hub import HubError, fetch, parse_repo_arg, settings
+from drafter_lint.hub import HubError, fetch, offline_mode, parse_repo_arg, settings
 from drafter_lint.launch import Launch
 from drafter_lint.options import Options
 from drafter_lint.remote import materialize
 from drafter_lint.runtimes import LABEL, Release
 from drafter_lint.target import TargetError, overridden, resolve_target
+
+
+# what huggingface_hub reads from the environment to find a repo: the server's own values
+# decide which copy it loads (its cache, offline mode, endpoint, token)
+HUB_VARIABLES = ("HF_HOME", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HUB_OFFLINE",
+                 "TRANSFORMERS_OFFLINE", "HF_ENDPOINT", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN",
+                 "HF_TOKEN_PATH", "HF_HUB_ETAG_TIMEOUT", "HF_HUB_DOWNLOAD_TIMEOUT")
+
+
+def server_cache(env: dict[str, str]) -> str:
+    """The huggingface_hub cache the server's process uses (huggingface_hub constants:
+    HF_HUB_CACHE, else HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub)."""
+    cache = env.get("HF_HUB_CACHE") or env.get("HUGGINGFACE_HUB_CACHE")
+    if cache:
+        return os.path.expanduser(cache)
+    home = env.get("HF_HOME") or os.path.join(
+        env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"),
+                                                  ".cache"), "huggingface")
+    return os.path.join(os.path.expanduser(home), "hub")
+
+
+@contextmanager
+def server_hub(launch: Launch):
+    """Hub look-ups made with the environment the server will see (the line's variables,
+    `env -i`/`-u` applied), not the gate's own: they resolve the copy the server loads."""
+    env = launch.environment
+    saved = {name: os.environ.get(name) for name in HUB_VARIABLES}
+    try:
+        for name in HUB_VARIABLES:
+            if env.get(name) is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = env[name]
+        os.environ["HF_HUB_CACHE"] = server_cache(env)
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def resolve_models(launch: Launch, target_arg, offline: bool):
@@ -42,7 +84,7 @@ def resolve_models(launch: Launch, target_arg, offline: bool):
     if not launch.draft:
         raise GateError("the launch line names no draft model (vLLM: --speculative-config "
                         "model; SGLang: --speculative-draft-model-path)")
-    draft = resolve(launch.draft, offline, "draft model", headers=True,
+    draft = resolve(launch.path(launch.draft), offline, "draft model", headers=True,
                     revision=launch.draft_revision)
     if launch.speculators_direct and not target_arg:
         verifier = _verifier(draft)
@@ -52,8 +94,8 @@ def resolve_models(launch: Launch, target_arg, offline: bool):
         launch.target = verifier
     try:
         target = resolve_target(str(target_arg or resolve(
-            launch.target, offline, "target model", revision=launch.target_revision)),
-            offline)
+            launch.path(launch.target), offline, "target model",
+            revision=launch.target_revision)), offline)
     except TargetError as exc:
         raise GateError(str(exc)) from None
     if launch.hf_overrides:
@@ -80,11 +122,18 @@ def speculation(launch: Launch, offline: bool) -> str:
     draft, vllm==0.33.0 transformers_utils/config.py:837-873), else "none"."""
     if launch.runtime != "vllm" or launch.draft or launch.method or not launch.target:
         return "configured"
+    why = f"cannot tell whether {launch.target} is a speculators checkpoint, which vLLM " \
+          f"serves with its verifier"
     try:
-        folder = resolve(launch.target, offline, "model", headers=True)
-        config = json.loads(read_text(Path(folder) / "config.json"))
-    except (GateError, OSError, ValueError, RecursionError):
-        return "none"
+        folder = Path(resolve(launch.path(launch.target), offline, "model", headers=True,
+                              revision=launch.target_revision))
+        if not (folder / "config.json").exists():
+            return "none"            # a GGUF file, a folder without config.json
+        config = json.loads(read_text(folder / "config.json"))
+    except GateError as exc:
+        raise GateError(f"{why}: {exc}") from None
+    except (OSError, ValueError, RecursionError) as exc:
+        raise GateError(f"{why}: its config.json cannot be read ({describe(exc)})") from None
     return "speculators" if isinstance(config, dict) and \
         isinstance(config.get("speculators_config"), dict) else "none"
 
@@ -102,14 +151,17 @@ def resolve(model: str, offline: bool, what: str, headers: bool = False,
     if parse_repo_arg(model) is None or model.startswith((".", "/", "~")):
         raise GateError(f"{what} {model!r} does not exist")
     pinned = f"{model}@{revision}" if revision else model
+    cache = settings()["cache_dir"]
     try:
         from huggingface_hub import snapshot_download
 
         return Path(snapshot_download(model, revision=revision or "main",
-                                      local_files_only=True,
-                                      cache_dir=settings()["cache_dir"]))
+                                      local_files_only=True, cache_dir=cache))
     except Exception:  # noqa: BLE001 -- not cached: read it from the hub
         pass
+    if offline_mode() and not offline:
+        raise GateError(f"{what} {model} is not in the server's hub cache ({cache}) and the "
+                        f"server runs offline (HF_HUB_OFFLINE): it would not start")
     try:
         if headers:
             return materialize(pinned, offline)[0]
@@ -133,7 +185,8 @@ def interpreter(launch: Launch) -> str | None:
     command = launch.command or launch.argv
     program = command[0]
     path = launch.environment.get("PATH")
-    local = Path(".venv") / "bin" / program      # `uv run` uses the project's venv
+    # `uv run` uses its project's venv (--project, else where it runs)
+    local = Path(launch.uv_project or launch.cwd or ".") / ".venv" / "bin" / program
     found = str(local.resolve()) if "uv" in launch.argv[:1] and local.is_file() else \
         shutil.which(program, path=path)
     if found is None:
@@ -157,11 +210,11 @@ def interpreter(launch: Launch) -> str | None:
 
 
 def _run_group(argv: list[str], env: dict[str, str], timeout: float,
-               capture: bool = False) -> tuple[int, str] | None:
+               capture: bool = False, cwd: str | None = None) -> tuple[int, str] | None:
     """(exit code, stdout) of `argv` run in a session (process group) of its own, which is
     killed as a whole when it ends, times out or the gate is interrupted: nothing it
     started outlives it. None on timeout."""
-    process = subprocess.Popen(argv, env=env, cwd=os.getcwd(), stdin=subprocess.DEVNULL,
+    process = subprocess.Popen(argv, env=env, cwd=cwd or os.getcwd(), stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, text=True, start_new_session=True)
     try:
@@ -191,7 +244,7 @@ def installed_version(python: str, launch: Launch, timeout: float = 30.0) -> str
     query = "import importlib.metadata as m, sys; sys.stdout.write(m.version(sys.argv[1]))"
     try:
         done = _run_group([python, "-c", query, launch.runtime], launch.environment,
-                          timeout, capture=True)
+                          timeout, capture=True, cwd=launch.cwd)
     except OSError:
         return None
     if done is None:
@@ -211,7 +264,8 @@ def dry_run(python: str, launch: Launch, timeout: float) -> dict:
         out = Path(work) / "verdict.json"
         request = json.dumps({"argv": launch.server_args, "init": True, "out": str(out)})
         try:
-            done = _run_group([python, str(script), request], launch.environment, timeout)
+            done = _run_group([python, str(script), request], launch.environment, timeout,
+                              cwd=launch.cwd)
         except OSError as exc:
             return {"verdict": "unavailable", "message": str(exc), "seconds": 0.0}
         if done is None:
@@ -260,6 +314,17 @@ def decide(argv: list[str], options: Options, target_arg: str | None, offline: b
     checkpoint is read once and each rule runs once."""
     try:
         launch = parse(argv)
+    except GateError as exc:
+        return Decision(refused=str(exc))
+    with server_hub(launch):
+        return _decide(launch, options, target_arg, offline, fail_on, require_speculative,
+                       timeout, note)
+
+
+def _decide(launch: Launch, options: Options, target_arg: str | None, offline: bool,
+            fail_on: str | None, require_speculative: bool, timeout: float | None,
+            note: Callable[[str], None]) -> Decision:
+    try:
         served = speculation(launch, offline)
         if served == "speculators":
             launch.draft, launch.speculators_direct = launch.target, True
@@ -311,7 +376,9 @@ def _release(launch: Launch, asked: Release | None, python: str | None,
     if asked is not None:
         note(f"linting for {asked.label}, as --runtime asks"
              + (f" (the dry run asks the installed {name} {installed})"
-                if installed and installed != asked.version else ""))
+                if installed and installed != asked.version else "")
+             + ("" if installed else f"; no dry run: no {name} installed behind "
+                                     f"`{launch.command[0]}` was found"))
         return asked
     newest = runtimes.parse(launch.runtime)
     if installed is None:

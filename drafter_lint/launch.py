@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from drafter_lint.runtimes import Release
@@ -27,6 +28,9 @@ class Launch:
     legacy_flags: list[str] = field(default_factory=list)  # --speculative-model and such
     command: list[str] = field(default_factory=list)   # the server line behind launchers
     env_cleared: bool = False          # `env -i`: the server sees only `env`
+    unset: set = field(default_factory=set)   # `env -u NAME`: not inherited by the server
+    cwd: str | None = None             # `env -C DIR`, `uv run --directory DIR`: where it runs
+    uv_project: str | None = None      # `uv run --project DIR`
     speculators_direct: bool = False   # `vllm serve SPECULATOR`: it names its verifier
     target_revision: str | None = None  # the hub revisions the server loads (else main)
     draft_revision: str | None = None
@@ -37,7 +41,16 @@ class Launch:
     def environment(self) -> dict[str, str]:
         """What the server process sees: the inherited environment (unless `env -i`) with
         the line's own assignments over it."""
-        return dict(self.env) if self.env_cleared else {**self.inherited, **self.env}
+        if self.env_cleared:
+            return dict(self.env)
+        kept = {k: v for k, v in self.inherited.items() if k not in self.unset}
+        return {**kept, **self.env}
+
+    def path(self, model: str) -> str:
+        """`model` as the server resolves a relative path: in the folder it runs in."""
+        if self.cwd and not model.startswith(("/", "~")):
+            return os.path.join(self.cwd, model)
+        return model
 
     def count(self, runtime: str) -> int | None:
         """The token count in `runtime`'s own terms: vLLM's `num_speculative_tokens`, SGLang's

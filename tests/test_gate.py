@@ -955,3 +955,163 @@ def test_hf_overrides_lengthen_the_target_but_not_its_mtp_draft(tmp_path, stand_
     assert (run.returncode == 0) == starts and out.exists() == starts, run.stderr
     if not starts:
         assert "RP102" in run.stderr and "1048576" in run.stderr
+
+
+# --- launchers, the server's environment and option spellings (issue 42, U5-2..U5-11) ----
+
+UV_STAND_IN = """#!/bin/bash
+# `uv run [--directory D] [opts] CMD...`: changes into D, then runs CMD (a stand-in)
+shift
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --directory) cd "$2"; shift 2 ;;
+    --project|--with|--python) shift 2 ;;
+    --) shift; break ;;
+    -*) shift ;;
+    *) break ;;
+  esac
+done
+exec "$@"
+"""
+
+
+def hf_snapshot(cache: Path, repo: str, source: Path) -> Path:
+    """`source`'s files as huggingface_hub's cache holds repo `repo` at main (refs/main, a
+    snapshot folder), which snapshot_download(local_files_only=True) finds."""
+    commit = "a" * 40
+    root = cache / f"models--{repo.replace('/', '--')}"
+    (root / "refs").mkdir(parents=True)
+    (root / "refs" / "main").write_text(commit)
+    shutil.copytree(source, root / "snapshots" / commit)
+    return root
+
+
+def spec_of(model):
+    return spec(model=model)
+
+
+# (case, the line after `gate --` as a function of the test's folders, expected):
+# "start" means exec'd (the stand-in's marker written); else the refusal's words
+LAUNCHER_FORMS = [
+    # U5-2: the server runs in another folder, where `drafter` is the guessed one
+    ("env --chdir=DIR", lambda d: ["env", f"--chdir={d['other']}", *d["serve"]], "DF10"),
+    ("env -C DIR", lambda d: ["env", "-C", str(d["other"]), *d["serve"]], "DF10"),
+    ("env -CDIR", lambda d: ["env", f"-C{d['other']}", *d["serve"]], "DF10"),
+    ("uv run --directory DIR", lambda d: ["uv", "run", "--directory", str(d["other"]),
+                                          *d["serve"]], "DF10"),
+    ("env -C GOOD", lambda d: ["env", "-C", str(d["tiny"]), *d["serve"]], "start"),
+    # U5-6: `env -u` removes an inherited variable from what the server sees
+    ("env -u NAME", lambda d: ["env", "-u", "VLLM_USE_V2_MODEL_RUNNER", *d["serve"]],
+     "start"),
+    ("env --unset=NAME", lambda d: ["env", "--unset=VLLM_USE_V2_MODEL_RUNNER", *d["serve"]],
+     "start"),
+    ("env -S STRING", lambda d: ["env", "-S", "VLLM_USE_V2_MODEL_RUNNER=0 vllm serve",
+                                 "target", "--speculative-config", spec()], "LCH103"),
+    ("env -i", lambda d: ["env", "-i", f"PATH={d['path']}", f"STANDIN_OUT={d['out']}",
+                          *d["serve"]], "start"),
+    # launchers the gate cannot read through: refused, naming them
+    ("sudo", lambda d: ["sudo", *d["serve"]], "`sudo`"),
+    ("bash -c", lambda d: ["bash", "-c", " ".join(d["serve"])], "`bash`"),
+    ("env --bogus", lambda d: ["env", "--bogus", *d["serve"]], "env option --bogus"),
+    ("uv run --bogus", lambda d: ["uv", "run", "--bogus", *d["serve"]],
+     "uv run option --bogus"),
+    # U5-4: option prefixes vLLM's parser accepts are not read as "no speculation"
+    ("--speculative-conf", lambda d: ["vllm", "serve", "target", "--speculative-conf",
+                                      spec_of("drafter-guessed")], "abbreviation"),
+    ("--speculative", lambda d: ["vllm", "serve", "target", "--speculative",
+                                 spec_of("drafter-guessed")], "abbreviation"),
+    # U5-7: a vLLM boolean before the model does not swallow it; an unknown option may
+    ("boolean before the model", lambda d: ["vllm", "serve",
+                                            "--disable-hybrid-kv-cache-manager", "target",
+                                            "--speculative-config", spec()], "start"),
+    ("unknown option before the model", lambda d: ["vllm", "serve", "--frobnicate",
+                                                   "target", "--speculative-config",
+                                                   spec()], "cannot tell whether"),
+]
+
+
+@pytest.mark.parametrize("form,line,expected", LAUNCHER_FORMS,
+                         ids=[f[0] for f in LAUNCHER_FORMS])
+def test_each_launcher_form_is_read_through_or_refused(tiny, tmp_path, stand_ins, form,
+                                                       line, expected):
+    """Every launcher form the gate meets: read through to what the server will load
+    (where it runs, what it inherits) or refused with one line naming it; never exec'd
+    unlinted. The marker (the stand-in server's file) says whether it was exec'd.
+    Mutations caught: `env -C`/`uv run --directory` resolved in the gate's folder (U5-2:
+    the good drafter linted, the guessed one served), `env -u` ignored (U5-6: LCH103
+    refuses a valid launch), `env -S` not split, a launcher skipped as if absent, an option
+    prefix read as no speculative decoding (U5-4), a boolean swallowing the model (U5-7)."""
+    env, out = stand_ins
+    other = tmp_path / "elsewhere"                   # `drafter` here is the guessed one
+    other.mkdir()
+    shutil.copytree(tiny / "target", other / "target")
+    shutil.copytree(tiny / "drafter-guessed", other / "drafter")
+    bin_dir = Path(env["PATH"].split(":")[0])
+    (bin_dir / "uv").write_text(UV_STAND_IN)
+    (bin_dir / "uv").chmod(0o755)
+    env = {**env, "VLLM_USE_V2_MODEL_RUNNER": "0"} if "-u" in form or "unset" in form \
+        else env
+    folders = {"tiny": tiny, "other": other, "path": env["PATH"], "out": out,
+                      "serve": ["vllm", "serve", "target", "--speculative-config", spec()]}
+    run = gate(env, tiny, *line(folders))
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    if expected == "start":
+        assert run.returncode == 0 and out.exists(), run.stderr
+    else:
+        assert run.returncode == 1 and not out.exists(), run.stderr
+        assert expected in run.stderr, run.stderr
+
+
+def test_the_gate_resolves_hub_models_in_the_servers_environment(tiny, tmp_path, stand_ins):
+    """U5-3: HF_HUB_CACHE / HF_HOME / HF_HUB_OFFLINE on the launch line decide which copy
+    the server loads; the gate lints that copy. Mutation caught: resolution in the gate's
+    own environment (its empty cache here), which cannot see the stale snapshot the server
+    loads, or an offline server's missing repo linted from elsewhere."""
+    env, out = stand_ins
+    env = {**env, "HF_HUB_CACHE": str(tmp_path / "gate-own-cache"), "HF_HUB_OFFLINE": "1"}
+    served = tmp_path / "server-cache"
+    hf_snapshot(served, "org/target", tiny / "target")
+    hf_snapshot(served, "org/drafter", tiny / "drafter-guessed")
+    good = tmp_path / "good-cache"
+    hf_snapshot(good, "org/target", tiny / "target")
+    hf_snapshot(good, "org/drafter", tiny / "drafter")
+    line = ["vllm", "serve", "org/target", "--speculative-config", spec(model="org/drafter")]
+
+    run = gate(env, tmp_path, f"HF_HUB_CACHE={served}", *line)
+    assert run.returncode == 1 and not out.exists() and "DF10" in run.stderr, run.stderr
+    run = gate(env, tmp_path, "env", f"HF_HOME={good.parent / 'home'}",
+               f"HF_HUB_CACHE={good}", *line)
+    assert run.returncode == 0 and out.exists(), run.stderr
+    out.unlink()
+    run = gate(env, tmp_path, *line)          # the server's (inherited) cache is empty
+    assert run.returncode == 1 and not out.exists(), run.stderr
+    assert "would not start" in run.stderr or "not in" in run.stderr, run.stderr
+
+
+def test_a_model_the_gate_cannot_read_is_refused_not_served_unlinted(tmp_path, stand_ins):
+    """U5-5: `vllm serve org/name` whose config the gate cannot read may be a speculators
+    checkpoint; it is refused with the reason, never started as "no speculative decoding".
+    Mutation caught: the read failure turned into "none" (exec'd unlinted)."""
+    env, out = stand_ins
+    env = {**env, "HF_HUB_CACHE": str(tmp_path / "empty"), "HF_HUB_OFFLINE": "1"}
+    run = gate(env, tmp_path, "vllm", "serve", "spec/bad-speculator")
+    assert run.returncode == 1 and not out.exists(), run.stderr
+    assert "cannot tell whether spec/bad-speculator is a speculators checkpoint" in run.stderr
+
+
+@pytest.mark.parametrize("written,tokens", [("4k", 4000), ("4K", 4096), ("2.5k", 2500),
+                                            ("32768", 32768), ("auto", None), ("-1", None),
+                                            ("1.5K", "refused"), ("4q", "refused")])
+def test_max_model_len_is_read_as_vllms_human_readable_int(written, tokens):
+    """U5-11: vLLM reads `4k` as 4,000 and `4K` as 4,096. Mutation caught: a `k` value
+    taken as unsized, so the target's whole context is claimed served (a valid launch
+    refused by RP102), or decimal and binary suffixes confused."""
+    from drafter_lint.command import parse
+    from drafter_lint.errors import GateError
+
+    line = ["vllm", "serve", "T", "--max-model-len", written]
+    if tokens == "refused":
+        with pytest.raises(GateError):
+            parse(line)
+    else:
+        assert parse(line).max_model_len == tokens
