@@ -8,6 +8,7 @@ is opened.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,14 +80,33 @@ def _looks_like_repo(path) -> bool:
         not text.isascii()
 
 
+MODEL_KEYS = ("model_type", "architectures", "speculators_config", "dflash_config",
+              "medusa_num_heads")
+
+
+def is_checkpoint(folder: Path) -> bool:
+    """Whether `folder` holds a config.json that looks like a model's: one of MODEL_KEYS,
+    or one that cannot be parsed (the check then reports it). An editor's or an app's
+    config.json is not a checkpoint's."""
+    config = folder / CONFIG
+    if not config.exists():
+        return False
+    try:            # a FIFO or device is refused at once, never waited on
+        data = json.loads(read_regular(config, 4 << 20))
+    except (OSError, ValueError, RecursionError):
+        return True
+    return not isinstance(data, dict) or any(k in data for k in MODEL_KEYS)
+
+
 def has_checkpoint_above(path: Path) -> bool:
-    """Whether `path` or a folder above it holds config.json."""
+    """Whether `path` or a folder above it is a checkpoint (`is_checkpoint`)."""
     start = path if path.is_dir() else path.parent
-    return any((folder / CONFIG).exists() for folder in [start, *start.parents])
+    return any(is_checkpoint(folder) for folder in [start, *start.parents])
 
 
 def find_root(path: Path) -> Path:
-    """The checkpoint folder for `path`: the nearest folder at or above it with config.json."""
+    """The checkpoint folder for `path`: the nearest folder at or above it that is a
+    checkpoint (`is_checkpoint`), else `path`'s own folder."""
     if not path.exists():
         raise CheckpointNotFound(f"{path}: no such file or folder"
                                  + (" (and not a hub repo id: those are ASCII letters, "
@@ -94,7 +114,7 @@ def find_root(path: Path) -> Path:
                                     else ""))
     start = path if path.is_dir() else path.parent
     for folder in [start, *start.parents]:
-        if (folder / CONFIG).exists():
+        if is_checkpoint(folder):
             return folder
     return start
 

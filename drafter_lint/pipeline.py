@@ -9,7 +9,6 @@ through here; drafter_lint/cli.py only parses options and renders.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from pathlib import Path
@@ -19,11 +18,11 @@ import click
 
 from drafter_lint import family as families
 from drafter_lint import remote, runtimes
-from drafter_lint.bounded import read_regular
 from drafter_lint import settings as config
 from drafter_lint.checkpoint import (
     find_root,
     has_checkpoint_above,
+    is_checkpoint,
     read_checkpoint,
 )
 from drafter_lint.engine import lint_with_settings
@@ -176,8 +175,6 @@ def roots(paths, offline: bool = False, problems: list | None = None) -> list:
 # folders never searched for checkpoints: VCS and tool state, hub cache internals
 SKIP_DIRS = frozenset({"__pycache__", "node_modules", "blobs", "refs", ".git", ".hg",
                        ".venv", "venv"})
-MODEL_KEYS = ("model_type", "architectures", "speculators_config", "dflash_config",
-              "medusa_num_heads")
 
 
 def discover(folder) -> list:
@@ -188,15 +185,7 @@ def discover(folder) -> list:
     out = []
     for top, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
-        if "config.json" not in files:
-            continue
-        config = Path(top) / "config.json"
-        try:            # a FIFO or device is refused at once, never waited on
-            data = json.loads(read_regular(config, 4 << 20))
-            model = not isinstance(data, dict) or any(k in data for k in MODEL_KEYS)
-        except (OSError, ValueError, RecursionError):   # the check then reports it (DL001)
-            model = True
-        if model:
+        if "config.json" in files and is_checkpoint(Path(top)):
             out.append(Path(top))
             dirs[:] = []
     return out

@@ -102,6 +102,25 @@ def test_a_tree_with_a_fifo_a_deep_config_and_a_good_drafter_answers_at_once(cli
     assert run.code == 1
 
 
+def test_a_stray_config_json_above_does_not_hide_the_drafters_below(cli, tmp_path):
+    """U5-9: an editor's or app's config.json in a parent folder is not a checkpoint, so
+    `check proj/models` still lints each drafter below it. Mutation caught: any config.json
+    above PATH taken as its checkpoint (the parent linted, DL007 info, exit 0, the guessed
+    drafter never read)."""
+    import shutil
+
+    (tmp_path / "proj" / "models").mkdir(parents=True)
+    (tmp_path / "proj" / "config.json").write_text('{"editor": "vim", "theme": "dark"}')
+    for name, source in (("a", "drafter"), ("b", "drafter-guessed")):
+        shutil.copytree(FIXTURES / "tiny-qwen3.6" / source, tmp_path / "proj" / "models" / name)
+    run = cli("check", tmp_path / "proj" / "models", "--target",
+              FIXTURES / "tiny-qwen3.6" / "target", "--format", "json")
+    got = {os.path.basename(r["path"]): [f["rule"] for f in r["findings"]]
+           for r in run.json()["results"]}
+    assert sorted(got) == ["a", "b"] and "DF104" in got["b"], got
+    assert run.code == 1
+
+
 # --- fix lists every change it makes ---------------------------------------------------------
 
 def _with_duplicate_block(folder) -> None:
