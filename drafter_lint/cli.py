@@ -526,10 +526,17 @@ def main(argv: list[str] | None = None) -> int:
 
     Commands end with sys.exit(code); that, click's own exits, usage errors, Ctrl-C and
     internal errors all come back as an int here (the console script passes it on). A
-    standard output that cannot be written (a full disk) is an error of its own."""
+    standard output that cannot be written (a full disk, or closed: `>&-`) is an error of
+    its own; only `gate`, which writes to stderr, runs without one."""
+    words = sys.argv[1:] if argv is None else argv
+    if sys.stdout is None and "gate" not in words[:1]:
+        click.echo("drafter-lint: error: cannot write the output to standard output: it is "
+                   "closed", err=True)
+        return 2
     code = _run(argv)
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except OSError as exc:
         return _unwritable_stdout(exc)
     return code

@@ -153,6 +153,8 @@ def _speculative_config(value: str) -> dict:
     1864-1866): a file path is refused by the server, so by the gate too."""
     try:
         config = json.loads(value)
+    except RecursionError:
+        raise GateError("--speculative-config is nested too deeply to read") from None
     except ValueError:
         hint = " (vLLM takes JSON text, not a file: pass \"$(cat FILE)\")" \
             if Path(value).is_file() else ""

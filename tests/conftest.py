@@ -30,9 +30,29 @@ class Run:
         self.code, self.out, self.err = code, out, err
 
     def json(self):
+        """The JSON report, held to the shipped schema (U5-16: a `--ranges` report failed it
+        unseen): every test reading a report checks it."""
         import json
 
-        return json.loads(self.out)
+        doc = json.loads(self.out)
+        if isinstance(doc, dict) and "schema_version" in doc and "results" in doc:
+            _report_validator().validate(doc)
+        return doc
+
+
+_VALIDATOR = []
+
+
+def _report_validator():
+    if not _VALIDATOR:
+        import json
+
+        import jsonschema
+
+        schema = json.loads((Path(__file__).resolve().parent.parent / "schemas"
+                             / "report.schema.json").read_text())
+        _VALIDATOR.append(jsonschema.Draft202012Validator(schema))
+    return _VALIDATOR[0]
 
 
 @pytest.fixture

@@ -258,3 +258,28 @@ def test_check_takes_the_servers_environment(cli, tiny):
     assert [f["rule"] for f in result["findings"] if f["severity"] == "error"] == ["LCH103"]
     assert result["paths"] == ["vLLM 0.27.0: its V1 model runner, VLLM_USE_V2_MODEL_RUNNER=0 "
                                "asks for it"]
+
+
+def test_a_closed_standard_output_is_one_line_and_exit_2(tmp_path):
+    """U5-21: `check ... >&-` printed a traceback (sys.stdout is None) and exit 1, which
+    reads as "findings". Mutation caught: any write or flush to the missing stdout."""
+    import subprocess
+    import sys
+
+    exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+    run = subprocess.run(["bash", "-c", f'"{exe}" check "$0" --target "$1" >&-',
+                          str(FIXTURES / "tiny-qwen3.6" / "drafter-guessed"),
+                          str(FIXTURES / "tiny-qwen3.6" / "target")],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert "cannot write the output to standard output" in run.stderr
+
+
+def test_a_deeply_nested_speculative_config_is_a_one_line_refusal():
+    """U4-18: a 5,000-deep --speculative-config was `internal error: RecursionError`.
+    Mutation caught: json.loads's RecursionError escaping the gate's reader."""
+    from drafter_lint.command import parse
+    from drafter_lint.errors import GateError
+
+    with pytest.raises(GateError, match="nested too deeply"):
+        parse(["vllm", "serve", "T", "--speculative-config", "[" * 5000 + "]" * 5000])
