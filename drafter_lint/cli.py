@@ -7,6 +7,7 @@ The one module that imports the engine inside its commands, so that `--version`,
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import errno
 import functools
@@ -267,7 +268,9 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
     options = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
                                  no_cache, family, runtime, speculative_tokens, note=_note,
                                  env=server_env)
-    roots = pipeline.roots(paths, offline)
+    writes = not (show_diff or dry_run)
+    roots = pipeline.roots(_fix_paths(paths, output if writes else None, writes, offline),
+                           offline)
     if output and len(roots) > 1:
         raise Abort("--output takes one checkpoint")
     codes, left = [], []
@@ -281,6 +284,32 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
     if fmt == "json":
         _render(left, "json", "never")
     sys.exit(max(codes))
+
+
+def _fix_paths(paths, output, writes: bool, offline: bool) -> list:
+    """PATHS, a hub repo id that will be written replaced by a full download of it (U5-1:
+    drafter-lint's own cached copy, which check and gate trust, is never the one fixed);
+    without --output such an id is refused."""
+    from drafter_lint import repair
+    from drafter_lint.hub import parse_repo_arg
+
+    out = []
+    for raw in paths:
+        parsed = None if Path(raw).exists() else parse_repo_arg(str(raw))
+        if parsed is None or not writes:
+            out.append(raw)
+            continue
+        repo, revision = parsed
+        if output is None:
+            where = "" if revision == "main" else f" --revision {revision}"
+            raise Abort(f"{raw} is a hub repo: fix writes local files only. Download it "
+                        f"(`hf download {repo}{where} --local-dir DIR`) and fix DIR, or "
+                        f"pass --output DIR to fix a downloaded copy into DIR")
+        if len(paths) > 1:
+            raise Abort("--output takes one checkpoint")
+        _note(f"downloading {raw} into the Hugging Face cache for --output")
+        out.append(str(repair.download_repo(str(raw), offline)))
+    return out
 
 
 def _fix_one(root, options, fail_on, show_diff, dry_run, output, unsafe_fixes,
@@ -312,10 +341,14 @@ def _fix_one(root, options, fail_on, show_diff, dry_run, output, unsafe_fixes,
     code = 1 if pending or failing([outcome.result], Severity(fail_on)) else 0
     outcome.result.findings, outcome.result.skipped = left, []
     if left and fmt != "json":
+        # U5-24: what is left was listed above as not applied, with why; the text
+        # report's "[*] N fixable with `drafter-lint fix`" would advertise this very run
+        shown = dataclasses.replace(outcome.result, findings=[
+            dataclasses.replace(f, fix=None) for f in left])
         if show_diff:
-            click.echo(render("text", [outcome.result]), nl=False, err=True)
+            click.echo(render("text", [shown]), nl=False, err=True)
         else:
-            _render([outcome.result], "text", colour)
+            _render([shown], "text", colour)
     return code, outcome.result
 
 

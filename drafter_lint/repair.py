@@ -1,8 +1,9 @@
 """`fix`: plan the edits, write config.json atomically under a lock, read it back.
 
-The read-back compares the bytes on disk with the intended bytes, and what transformers
-loads from the file on disk with what it loads from the intended text. Any mismatch
-restores the original bytes and is refused (exit 2).
+The read-back compares the bytes on disk with the intended bytes, then what transformers
+loads from those bytes with the value each planned edit wrote (through the renames
+transformers makes): a value it normalizes away fails. Any mismatch restores the
+original bytes and is refused (exit 2).
 """
 
 from __future__ import annotations
@@ -18,13 +19,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drafter_lint import fix as fixes
-from drafter_lint import jsondoc, loading, write
+from drafter_lint import hub, jsondoc, loading, write
+from drafter_lint.cache import cache_dir
 from drafter_lint.checkpoint import CONFIG, Checkpoint
-from drafter_lint.errors import RepairRefused
+from drafter_lint.checkpoint import _contained as contained  # check's own link test
+from drafter_lint.errors import HubError, RepairRefused
 from drafter_lint.family import detect
 from drafter_lint.findings import Result, escape_lines
 from drafter_lint.hub import in_hub_cache
 from drafter_lint.options import Options
+from drafter_lint.remote import MARK
+from drafter_lint.rules.loaded import BOOKKEEPING
 
 
 @dataclass
@@ -44,8 +49,7 @@ def run(checkpoint: Checkpoint, options: Options, unsafe: bool, write: bool,
         output: str | None, backup: bool) -> Outcome:
     outcome = Outcome()
     if checkpoint.config_doc is None or checkpoint.config is None:
-        outcome.lines.append(f"{checkpoint.display}/{CONFIG}: cannot be parsed as a JSON "
-                             f"object; nothing fixed (see `drafter-lint check`)")
+        outcome.lines.append(_unreadable(checkpoint))
         return outcome
     planned = fixes.plan(checkpoint, options, unsafe)
     outcome.result = planned.result
@@ -78,18 +82,41 @@ def run(checkpoint: Checkpoint, options: Options, unsafe: bool, write: bool,
         return outcome
     if output is None:
         destination = _destination(checkpoint)
-        written, saved = _write_verified(destination, planned.original, planned.text,
-                                         options, checkpoint, backup)
+        written, saved = _write_verified(destination, planned, options, checkpoint, backup)
     else:
         final = _output_folder(checkpoint, Path(output))
         with _staged(final) as staging:
-            _fill(checkpoint, staging)
-            written, saved = _write_verified(staging / CONFIG, planned.original,
-                                             planned.text, options, checkpoint, False)
+            outcome.lines.extend(_fill(checkpoint, staging))
+            written, saved = _write_verified(staging / CONFIG, planned, options, checkpoint,
+                                             False)
         destination = final / CONFIG
-    outcome.lines.append(f"wrote {destination}" + (f" (backup: {saved})" if saved else "")
-                         + f"; read back: {written}")
+    if written is None:
+        outcome.lines.append(f"{destination}: nothing written: already fixed (by a "
+                             f"concurrent run)")
+    else:
+        outcome.lines.append(f"wrote {destination}" + (f" (backup: {saved})" if saved
+                                                       else "") + f"; read back: {written}")
     return outcome
+
+
+def _unreadable(checkpoint: Checkpoint) -> str:
+    """Why there is no config.json to fix, as the read said it; a link into a hub cache
+    is refused outright (never written through in place)."""
+    path = checkpoint.root / CONFIG
+    real = Path(os.path.realpath(path))
+    blob = real.parent.name == "blobs" and (real.parent.parent / "snapshots").is_dir()
+    if path.is_symlink() and (blob or in_hub_cache(real.parent) or _under_hub_cache(real)):
+        named = Path(os.path.abspath(path.parent / os.readlink(path))).parent
+        snapshot = named if in_hub_cache(named) else "the snapshot folder"
+        raise RepairRefused(
+            f"{checkpoint.display}/{CONFIG} is a link into a Hugging Face cache ({real}), "
+            f"outside the checkpoint folder: not opened, and a hub cache's shared blobs "
+            f"are never written in place; fix {snapshot} with --output DIR, or download "
+            f"the repo with `hf download REPO --local-dir DIR` and fix that")
+    why = next((p.message for p in checkpoint.problems if p.file == CONFIG), None)
+    return (f"{checkpoint.display}: {why}" if why else
+            f"{checkpoint.display}/{CONFIG}: cannot be parsed as a JSON object") + \
+        "; nothing fixed (see `drafter-lint check`)"
 
 
 def _destination(checkpoint: Checkpoint) -> Path:
@@ -99,13 +126,34 @@ def _destination(checkpoint: Checkpoint) -> Path:
             f"are shared content-addressed blobs; not writing through them. Use "
             f"--output DIR to write a fixed copy, or download the repo with "
             f"`hf download REPO --local-dir DIR` and fix that")
+    if _in_tool_cache(checkpoint.root):
+        raise RepairRefused(_TOOL_CACHE.format(what=checkpoint.display, cache=cache_dir()))
     return _in_place(checkpoint)
 
 
+# U5-1: check and gate trust <cache>/remote/ as the hub's files; only the cache code
+# writes it
+_TOOL_CACHE = ("{what} is inside drafter-lint's own cache ({cache}), which check and gate "
+               "trust as the hub's files and whose weights are headers only; not writing "
+               "there. Fix the repo by its id with --output DIR (its real files are "
+               "downloaded), or download it with `hf download REPO --local-dir DIR` and "
+               "fix DIR")
+
+
+def _in_tool_cache(folder: Path) -> bool:
+    real, cache = Path(os.path.realpath(folder)), Path(os.path.realpath(cache_dir()))
+    return real == cache or cache in real.parents
+
+
 def _output_folder(checkpoint: Checkpoint, folder: Path) -> Path:
-    """The --output folder, refused when writing there could touch the checkpoint or a
-    hub cache: it must be a new or empty folder outside both."""
+    """The --output folder, refused when writing there could touch the checkpoint, a hub
+    cache or drafter-lint's cache: it must be a new or empty folder outside them (a link
+    to an empty folder is that folder). Refused too from drafter-lint's header-only copy
+    of a hub repo."""
     real, root = Path(os.path.realpath(folder)), Path(os.path.realpath(checkpoint.root))
+    if _in_tool_cache(root):
+        raise RepairRefused(_TOOL_CACHE.format(what=checkpoint.display,
+                                               cache=cache_dir()))
     if real == root or (folder.exists() and os.path.samefile(folder, root)):
         raise RepairRefused(f"--output {folder} is the checkpoint folder itself; fix in "
                             f"place without --output (a backup is kept), or name a new "
@@ -117,7 +165,13 @@ def _output_folder(checkpoint: Checkpoint, folder: Path) -> Path:
         raise RepairRefused(f"--output {folder} is inside the Hugging Face cache, whose "
                             f"files are shared content-addressed blobs; name a folder "
                             f"outside it")
-    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+    if _in_tool_cache(real):
+        raise RepairRefused(f"--output {folder} is inside drafter-lint's own cache "
+                            f"({cache_dir()}); name a folder outside it")
+    if folder.is_symlink() and not folder.exists():
+        raise RepairRefused(f"--output {folder} is a link to {os.readlink(folder)}, which "
+                            f"does not exist; create that folder or name a new one")
+    if folder.exists() and not folder.is_dir():
         raise RepairRefused(f"--output {folder} exists and is not a folder; name a new "
                             f"or empty folder")
     if folder.is_dir():
@@ -129,7 +183,7 @@ def _output_folder(checkpoint: Checkpoint, folder: Path) -> Path:
             if next(entries, None) is not None:
                 raise RepairRefused(f"--output {folder} exists and is not empty; name a "
                                     f"new or empty folder (nothing was written)")
-    return folder
+    return real if folder.is_symlink() else folder   # the copy is renamed onto the folder
 
 
 def _under_hub_cache(real: Path) -> bool:
@@ -168,11 +222,47 @@ def _staged(final: Path):
         raise
 
 
-def _fill(checkpoint: Checkpoint, staging: Path) -> None:
-    """Every checkpoint file but config.json into the staging folder."""
-    for name in sorted(checkpoint.files):
-        if name != CONFIG:
-            _place(checkpoint.root / name, staging / name)
+# folders of the source that do not travel to --output, and why
+NOT_COPIED = {
+    ".cache/huggingface": "huggingface_hub's download records of the source folder (which "
+                          "commit and etag each file came from), untrue of the fixed copy",
+    ".git": "the source folder's version control, not part of the checkpoint",
+}
+
+
+def _fill(checkpoint: Checkpoint, staging: Path) -> list[str]:
+    """Copy the checkpoint's files but config.json into the staging folder, sub-folders
+    too: only regular files inside the checkpoint (a hub snapshot's links into its own
+    blobs/ are its files); a link that leaves it is not opened. The note lines of what
+    was left out."""
+    root, notes = checkpoint.root, []
+    for top, dirs, files in os.walk(root):          # never enters a linked folder
+        here = os.path.relpath(top, root)
+        for name in sorted(dirs):
+            rel = os.path.normpath(os.path.join(here, name))
+            if rel in NOT_COPIED:
+                dirs.remove(name)
+                notes.append(f"not copied {rel}/: {NOT_COPIED[rel]}")
+            elif os.path.islink(os.path.join(top, name)):
+                files.append(name)                   # reported below, never entered
+        for name in sorted(files):
+            rel = os.path.normpath(os.path.join(here, name))
+            if rel in (CONFIG, MARK):
+                continue
+            source = root / rel
+            if not contained(root, rel):
+                notes.append(f"not copied {rel}: a link that leaves the checkpoint "
+                             f"folder; not opened (as `check` reports it, DL006)")
+            elif os.path.isdir(source):
+                notes.append(f"not copied {rel}: a link to a folder; not followed")
+            elif not os.path.isfile(source):
+                notes.append(f"not copied {rel}: not a regular file")
+            else:
+                try:
+                    _place(source, staging / rel)
+                except OSError as exc:             # name the file that failed
+                    raise OSError(exc.errno, f"{rel}: {exc.strerror or exc}") from None
+    return notes
 
 
 COPY_LIMIT = 64 << 20   # files up to this size are copied; larger ones (weights) hard-linked
@@ -221,18 +311,20 @@ def _in_place_or_none(checkpoint: Checkpoint) -> Path | None:
         return None
 
 
-def _write_verified(path: Path, original: str, text: str, options: Options,
-                    checkpoint: Checkpoint, backup: bool) -> tuple[str, Path | None]:
-    """Write `text` to `path` under the folder lock; verify; restore on mismatch."""
-    data = text.encode("utf-8")
+def _write_verified(path: Path, planned: fixes.Plan, options: Options,
+                    checkpoint: Checkpoint, backup: bool) -> tuple[str | None, Path | None]:
+    """Write the plan's text to `path` under the folder lock; verify; restore on mismatch.
+    (what the read-back verified, or None when a concurrent run had written it; the
+    backup)."""
+    data = planned.text.encode("utf-8")
     in_place = path == _in_place_or_none(checkpoint)
     try:
         with write.file_lock(path):
             write.remove_stale_temps(path)
             previous = write.read_back(path) if path.exists() else None
             if in_place and previous == data:
-                return "already fixed (by a concurrent run); " + _summary(), None
-            if in_place and previous != original.encode("utf-8"):
+                return None, None
+            if in_place and previous != planned.original.encode("utf-8"):
                 raise RepairRefused(f"{path} changed while it was being fixed; nothing "
                                     f"written, run fix again")
             saved = None
@@ -246,7 +338,7 @@ def _write_verified(path: Path, original: str, text: str, options: Options,
                     with contextlib.suppress(OSError):
                         saved.unlink()       # a failed fix leaves no trace
                 raise
-            problem = _verify(path, data, text, checkpoint)
+            problem, verified = _verify(path, data, planned, checkpoint, options)
             if problem:
                 if previous is not None:
                     write.atomic_write(path, previous)
@@ -256,29 +348,111 @@ def _write_verified(path: Path, original: str, text: str, options: Options,
                                     f"file was restored")
     except write.WriteError as exc:
         raise RepairRefused(str(exc)) from None
-    return _summary(), saved
+    return verified, saved
 
 
-def _summary() -> str:
-    version = loading.transformers_version()
-    return "bytes identical" + (f", transformers {version} loads the intended values"
-                                if version else "")
-
-
-def _verify(path: Path, data: bytes, text: str, checkpoint: Checkpoint) -> str | None:
+def _verify(path: Path, data: bytes, planned: fixes.Plan, checkpoint: Checkpoint,
+            options: Options) -> tuple[str | None, str]:
+    """(the mismatch or None, what was verified). The bytes on disk must be the bytes
+    written; then transformers' load of them must hold the value of each add/replace
+    the plan made (a remove leaves the class default: nothing to compare)."""
     on_disk = write.read_back(path)
     if on_disk != data:
         return (f"{len(on_disk)} bytes on disk differ from the {len(data)} bytes written "
-                f"(first difference at byte {_first_difference(on_disk, data)})")
+                f"(first difference at byte {_first_difference(on_disk, data)})"), ""
+    family = options.family or detect(planned.value, checkpoint.weights)
+    if not loading.loads_through_transformers(family, planned.value):
+        return None, "bytes identical (runtimes read this config without transformers)"
+    # the plan's last lint loaded these very bytes: the cache, keyed by their content,
+    # holds that load unless --no-cache
+    loaded = loading.load(on_disk.decode("utf-8"), family, use_cache=options.use_cache)
+    if loaded is None:
+        return None, "bytes identical (transformers is not installed: values not compared)"
+    if loaded.values is None:
+        if loaded.config_class is None:
+            return None, f"bytes identical ({loaded.label}: {loaded.error}; not compared)"
+        before = loading.load(planned.original, family, use_cache=options.use_cache)
+        if before is not None and before.values is not None:
+            return f"{loaded.label} cannot load the written file ({loaded.error}), " \
+                   f"though it loads the original", ""
+        return None, f"bytes identical ({loaded.label} refuses this config as it refused " \
+                     f"the original; values not compared)"
+    intended = _intended(planned)
+    for ptr, value in intended:
+        try:
+            got = _loaded_at(loaded.values, ptr)
+        except KeyError:
+            return f"{loaded.label} drops {ptr} (intended {_show(value)})", ""
+        if not _same(value, got):
+            return f"{loaded.label} loads {ptr} as {_show(got)}, not {_show(value)} as " \
+                   f"intended", ""
+    return None, (f"bytes identical, {loaded.label} loads the {len(intended)} intended "
+                  f"value{'s' if len(intended) != 1 else ''}")
 
-    family = detect(checkpoint.config, checkpoint.weights)
-    intended = loading.load(text, family, use_cache=False)
-    loaded = loading.load(on_disk.decode("utf-8"), family, use_cache=False)
-    if intended is not None and (intended.values, intended.error) != (loaded.values,
-                                                                        loaded.error):
-        return "what transformers loads from the file differs from the intended config"
-    return None
+
+def _intended(planned: fixes.Plan) -> list[tuple[str, object]]:
+    """(pointer, value) the plan's adds and replaces leave in the fixed document, once
+    each; bookkeeping keys transformers rewrites by design are not compared."""
+    out: dict[str, object] = {}
+    for _, edit, _ in planned.applied:
+        ptr = edit["path"]
+        if edit["op"] == "remove" or ptr.split("/")[1] in BOOKKEEPING:
+            continue
+        with contextlib.suppress(KeyError):
+            out[ptr] = jsondoc.resolve(planned.value, ptr)
+    return list(out.items())
+
+
+# where transformers keeps a field it renames or moves (rows 13, 16, 23 of
+# research/transformers-normalization.md: v5 moves RoPE fields into rope_parameters,
+# both majors rename torch_dtype)
+MOVED = {"torch_dtype": "dtype", "rope_theta": "rope_parameters/rope_theta",
+         "rope_scaling": "rope_parameters"}
+
+
+def _loaded_at(values: dict, ptr: str):
+    try:
+        return jsondoc.resolve(values, ptr)
+    except KeyError:
+        head, _, rest = ptr[1:].partition("/")
+        if head not in MOVED:
+            raise
+        return jsondoc.resolve(values, "/" + MOVED[head] + (f"/{rest}" if rest else ""))
+
+
+def _same(mine, theirs) -> bool:
+    """`theirs` holds `mine`: equal numbers (5 and 5.0), lists item by item, objects with
+    every key of `mine` (transformers adds defaults), bools and strings exactly."""
+    if isinstance(mine, dict):
+        return isinstance(theirs, dict) and all(k in theirs and _same(v, theirs[k])
+                                                for k, v in mine.items())
+    if isinstance(mine, list):
+        return isinstance(theirs, list) and len(mine) == len(theirs) and all(
+            _same(a, b) for a, b in zip(mine, theirs))
+    number = (int, float)
+    if isinstance(mine, number) and not isinstance(mine, bool):
+        return isinstance(theirs, number) and not isinstance(theirs, bool) \
+            and mine == theirs
+    return type(mine) is type(theirs) and mine == theirs
 
 
 def _first_difference(a: bytes, b: bytes) -> int:
     return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def download_repo(arg: str, offline: bool) -> Path:
+    """The Hugging Face cache snapshot of hub repo `arg` with every file, for `fix --output`
+    to copy from (drafter-lint's own copy holds weights headers only). huggingface_hub
+    downloads it as it reads HF_ENDPOINT, the cache and offline mode."""
+    repo_id, revision = hub.parse_repo_arg(arg)
+    offline = hub.offline_mode(offline)
+    commit = hub.download(repo_id, revision, CONFIG, offline).parent.name   # fails fast
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(repo_id, revision=commit, local_files_only=offline,
+                                      **hub.settings()))
+    except Exception as exc:  # noqa: BLE001 -- any hub failure is one line, exit 2
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise HubError(hub.scrub(f"{repo_id}@{commit}: cannot download the repo's files "
+                                 f"for --output: {type(exc).__name__}: {first}")) from None

@@ -207,6 +207,39 @@ def test_read_back_mismatch_restores_the_original(cli, tiny, monkeypatch):
     assert (guessed / "config.json").read_bytes() == original
 
 
+def test_read_back_compares_transformers_load_with_the_plan(cli, tiny):
+    """Issue 42 item 5: the read-back compared two transformers loads of the same bytes,
+    so it could not fail. Now each value the plan wrote must be what transformers loads.
+    A reference with `use_sliding_window: false` makes the plan copy `sliding_window`
+    2048, which Qwen3Config loads as null. Mutation caught: comparing load with load, or
+    nothing (exit 0, the null window written)."""
+    guessed = tiny / "drafter-guessed"
+    reference = tiny / "reference"
+    reference.mkdir()
+    config = json.loads((tiny / "drafter" / "config.json").read_text())
+    (reference / "config.json").write_text(json.dumps(config | {"use_sliding_window": False}))
+    original = (guessed / "config.json").read_bytes()
+    run = cli("fix", guessed, "--reference", reference)
+    assert run.code == 2 and run.err.count("\n") == 1, run.out + run.err
+    assert "READ-BACK FAILED" in run.err and "loads /sliding_window as null, not 2048" in \
+        run.err
+    assert (guessed / "config.json").read_bytes() == original
+    good = cli("fix", guessed, "--reference", tiny / "drafter")
+    assert good.code == 0 and "Qwen3Config loads the 4 intended values" in good.out, good.out
+
+
+def test_fix_does_not_advertise_itself(cli, tiny):
+    """U5-24 (u09c, u11): a fix that refused its edits (here: a duplicated key with
+    different values, without --unsafe-fixes) ended with "[*] N fixable with
+    `drafter-lint fix`". Mutation caught: the check report's footer or [*] marks in fix."""
+    guessed = tiny / "drafter-guessed"
+    text = (guessed / "config.json").read_text()
+    (guessed / "config.json").write_text(text.replace("{\n", '{\n  "block_size": 8,\n', 1))
+    run = cli("fix", guessed, "--reference", tiny / "drafter", "--target", tiny / "target")
+    assert run.code == 1 and "not written: config.json has /block_size" in run.out, run.out
+    assert "fixable with" not in run.out and "[*]" not in run.out
+
+
 def test_concurrent_edit_is_not_overwritten(cli, tiny, monkeypatch):
     """A file changed between reading and the locked write is left alone."""
     from drafter_lint import fix
@@ -294,7 +327,9 @@ def test_second_concurrent_fix_with_the_same_result_succeeds(cli, tiny, monkeypa
     monkeypatch.setattr(fix, "plan", plan_then_race)
     run = cli("fix", guessed, "--reference", tiny / "drafter")
     assert run.code == 0, run.out + run.err
-    assert "already fixed" in run.out
+    # U5-24 (x35): "wrote ...; read back: already fixed" from runs that wrote nothing
+    assert "nothing written: already fixed (by a concurrent run)" in run.out
+    assert "wrote" not in run.out and backups_of(guessed / "config.json") == []
     assert json.loads((guessed / "config.json").read_text()) == \
         json.loads((tiny / "drafter" / "config.json").read_text())
 
@@ -437,7 +472,8 @@ def test_fix_output_failing_midway_leaves_nothing(cli, tiny, tmp_path, monkeypat
     before = snapshot(guessed)
     out = tmp_path / "new" / "deeper" / "fixed"
     run = cli("fix", guessed, "--reference", tiny / "drafter", "--output", out)
-    assert run.code == 2 and "No space left on device" in run.err, run.err
+    # U5-15: the failing file is named
+    assert run.code == 2 and "model.safetensors: No space left on device" in run.err, run.err
     assert run.err.count("\n") == 1
     assert not (tmp_path / "new").exists()          # nor the parents made for it
     assert snapshot(guessed) == before
