@@ -252,7 +252,7 @@ def _fill(checkpoint: Checkpoint, staging: Path) -> list[str]:
             source = root / rel
             if not contained(root, rel):
                 notes.append(f"not copied {rel}: a link that leaves the checkpoint "
-                             f"folder; not opened (as `check` reports it, DL006)")
+                             f"folder; not opened (as `check` reports it)")
             elif os.path.isdir(source):
                 notes.append(f"not copied {rel}: a link to a folder; not followed")
             elif not os.path.isfile(source):
