@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drafter_lint.bounded import read_regular
-from drafter_lint.checkpoint import CONFIG, MAX_CONFIG_BYTES
+from drafter_lint.checkpoint import CONFIG, read_json_file
 from drafter_lint.errors import ReferenceUnusable
 from drafter_lint.findings import describe
 from drafter_lint.hub import HubError, fetch, parse_repo_arg, read_card
@@ -45,8 +43,8 @@ def read_reference(arg: str, offline: bool = False, card: bool = False) -> Refer
 
 
 def _load(path: Path, display: str) -> dict:
-    try:
-        value = json.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
+    try:     # a file over the cap is refused unparsed, as the checkpoint's own config
+        value = read_json_file(path, fast=True).value
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ReferenceUnusable(f"reference {display}: config.json unreadable: "
                                 f"{describe(exc)}") from None

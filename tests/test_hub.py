@@ -232,3 +232,16 @@ def test_a_slow_hub_shows_one_waiting_line_on_a_terminal(hub, guessed, tmp_path)
     piped = subprocess.run([exe, "check", guessed, "--from-hub", REPO], env=env,
                            capture_output=True, text=True, timeout=60)
     assert "waiting for the hub" not in piped.stderr and piped.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("option", ["--reference", "--target"])
+def test_a_config_over_the_cap_is_refused_unparsed(cli, tiny, tmp_path, option):
+    """U5-22: a --reference (or --target) config.json over the 4 MiB read cap says so, as
+    the checkpoint's own config does. Mutation caught: the file cut at the cap and then
+    parsed ("Unterminated string")."""
+    big = tmp_path / "big"
+    big.mkdir()
+    (big / "config.json").write_text(json.dumps({"model_type": "qwen3", "x": "a" * (5 << 20)}))
+    run = cli("check", tiny / "drafter", option, big)
+    assert run.code == 2 and "over the 4 MiB limit" in run.err, run.err
+    assert "Unterminated" not in run.err and len(run.err.strip().splitlines()) == 1
