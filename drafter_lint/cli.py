@@ -220,7 +220,7 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
         level = Severity(fail_on or "error")
         failed = failed or any(f.severity.rank >= level.rank
                                for r in fetched for f in r.findings)
-        problems += [f"{r.path}: {r.error}" for r in fetched if r.error]
+        problems += collection.problems(fetched)      # not read, or without its target
         results += fetched
         for_baseline += [(r, None, r.path.rsplit("@", 1)[0]) for r in fetched
                          if r.error is None]

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import queue
 import threading
-import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from drafter_lint import hub, pipeline, remote, runtimes, serving
 from drafter_lint.errors import DrafterLintError, HubError
-from drafter_lint.findings import Result, Severity, one_line
+from drafter_lint.findings import Result, Severity, Skipped, one_line
 from drafter_lint.options import Options
 from drafter_lint.progress import Progress
+from drafter_lint.registry import NEEDS
 
 DEFAULT_JOBS = 8
 
@@ -49,24 +49,13 @@ def list_repos(author: str | None, search: str | None, offline: bool = False) ->
         raise HubError(f"cannot list the hub's models for {what}: offline mode is on "
                        f"(--offline or HF_HUB_OFFLINE); name the repos to lint instead")
     api = HfApi(endpoint=hub.settings()["endpoint"])
-    waited = 0.0
-    for attempt in range(hub.MAX_RETRIES + 1):
-        try:    # sha and file names come with the listing: no request per repo for them
-            found = list(api.list_models(author=author or None, search=search or None,
-                                         expand=["sha", "siblings"]))
-            break
-        except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
-            reply = getattr(exc, "response", None)
-            pause = hub.next_wait(getattr(reply, "status_code", None),
-                                  reply.headers.get("Retry-After") if reply is not None
-                                  else None, attempt, waited)
-            if pause is not None:
-                time.sleep(pause)       # the listing restarts: its pages are not resumable
-                waited += pause
-                continue
-            detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise HubError(hub.scrub(f"cannot list the hub's models for {what}: "
-                                      f"{type(exc).__name__}: {detail}")) from None
+    try:    # sha and file names come with the listing: no request per repo for them
+        # a 429 restarts the listing: its pages are not resumable
+        found = hub.retrying(lambda: list(api.list_models(
+            author=author or None, search=search or None, expand=["sha", "siblings"])))
+    except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
+        raise HubError(hub.scrub(f"cannot list the hub's models for {what}: "
+                                 f"{hub.failure(exc)}")) from None
     for model in found:
         files = frozenset(s.rfilename for s in model.siblings or ())
         if model.sha and files:
@@ -76,6 +65,10 @@ def list_repos(author: str | None, search: str | None, offline: bool = False) ->
 
 # repo -> (main's commit, file names) as the listing of this run returned them
 LISTED: dict[str, tuple[str, frozenset]] = {}
+# base_model -> what reading it as the target said (the reason, when it failed), this run
+_SAID: dict[str, str] = {}
+# the reason of the skipped target checks of a repo whose card's target was not read
+UNREAD = "target not read"
 
 
 def _fetch(repo: str, offline: bool) -> Fetched:
@@ -85,7 +78,16 @@ def _fetch(repo: str, offline: bool) -> Fetched:
     try:
         folder, display = remote.materialize(repo, offline, LISTED.get(repo))
         pipeline.remember_remote(folder, display, offline)
-        pipeline.card_target(folder, note=notes.append)     # read once per target, cached
+        notes += [f"{why}; linted without it" for why in remote.skipped(folder)]
+        card = folder / "README.md"
+        bases = hub.base_models(hub.read_card(card)) if card.is_file() else []
+
+        def heard(message: str) -> None:     # said under the target's lock, by its reader
+            notes.append(message)
+            if bases:
+                _SAID.setdefault(bases[0], message)
+
+        pipeline.card_target(folder, note=heard)     # read once per target, cached
         return Fetched(repo, folder, display, notes=tuple(notes))
     except DrafterLintError as exc:
         return Fetched(repo, error=one_line(str(exc)))
@@ -154,6 +156,7 @@ def lint_repos(repos: Iterable[str], options: Options, jobs: int = DEFAULT_JOBS,
     of each runtime that serve it (drafter_lint/serving.py)."""
     repos = list(dict.fromkeys(repos))
     results: dict[str, Result] = {}
+    _SAID.clear()
     for fetched in _fetched(repos, offline, jobs):
         for message in fetched.notes:
             note(message)
@@ -172,6 +175,7 @@ def _lint(fetched: Fetched, options: Options, baseline_arg, ranges: bool = False
         result = pipeline.lint_prepared(checkpoint, options)
         result.commit = fetched.display.rsplit("@", 1)[1]
         result.verdicts = verdicts(result, checkpoint, options)
+        _mark_unread_target(result, checkpoint, options)
         if ranges:
             runs = [options.runtime] if options.runtime else runtimes.default_releases()
             result.ranges = {runtime: serving.serving(checkpoint, options, runtime).to_json()
@@ -182,6 +186,36 @@ def _lint(fetched: Fetched, options: Options, baseline_arg, ranges: bool = False
         return Result(path=fetched.display, family="unknown",
                       error=one_line(f"internal error: {type(exc).__name__}: {exc}"))
     return result
+
+
+def _mark_unread_target(result: Result, checkpoint, options: Options) -> None:
+    """A repo whose card names a target that could not be read (rate limited, an outage;
+    not one the hub lacks, which is CRD104) is linted without it: its skipped target
+    checks say why, and each verdict says it is not the whole check."""
+    bases = checkpoint.card.bases if checkpoint.card else []
+    if options.target is not None or not bases or options.card_base_missing:
+        return
+    said, marker = _SAID.get(bases[0], ""), "cannot be read as the target ("
+    why = said.split(marker, 1)[1].rsplit("); target checks", 1)[0] if marker in said \
+        else "see the note above"
+    reason = f"{UNREAD}: the card's base_model {bases[0]} could not be read ({why})"
+    found = [s for s in result.skipped if s.reason == NEEDS["target"]]
+    for skipped in found:
+        skipped.reason = reason
+    if not found:
+        result.skipped.insert(0, Skipped("target", reason))
+    result.verdicts = {k: f"{v} (no target)" for k, v in (result.verdicts or {}).items()}
+
+
+def unread_target(result: Result) -> str | None:
+    """Why a collection repo was linted without its card's target, or None."""
+    return next((s.reason for s in result.skipped if s.reason.startswith(UNREAD)), None)
+
+
+def problems(results: list[Result]) -> list[str]:
+    """One line per repo not read, or not fully linted (its target not read): exit 2."""
+    return [f"{r.path}: {r.error or unread_target(r)}" for r in results
+            if r.error or unread_target(r)]
 
 
 def table(results: list[Result]) -> str:
@@ -209,7 +243,10 @@ def table(results: list[Result]) -> str:
         extra = f"  {row[len(head)]}" if len(row) > len(head) else ""
         lines.append(one_line((cells + extra).rstrip()))
     read = sum(1 for r in results if r.error is None)
-    lines.append(f"{len(results)} repos: {read} linted, {len(results) - read} not read.")
+    partly = sum(1 for r in results if r.error is None and unread_target(r))
+    without = f", {partly} without their target" if partly else ""
+    lines.append(f"{len(results)} repos: {read - partly} linted{without}, "
+                 f"{len(results) - read} not read.")
     return "\n".join(lines) + "\n"
 
 

@@ -42,6 +42,11 @@ class HubError(DrafterLintError):
     """The hub, or its cache in offline mode, cannot give what was asked."""
 
 
+class HubUnreachable(HubError):
+    """The hub gave no answer (no connection, a timeout, 5xx, rate limited past the wait
+    budget): a copy in the hub cache may stand in."""
+
+
 class FileTooBig(HubError):
     """A hub file is larger than this tool reads; it was not downloaded."""
 

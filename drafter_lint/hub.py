@@ -9,14 +9,19 @@ tokens never appear in them.
 from __future__ import annotations
 
 import email.utils
+import json
 import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
+from urllib.parse import urlsplit
 
-from drafter_lint.errors import FileTooBig, HubError
+from drafter_lint.bounded import read_text
+from drafter_lint.errors import FileTooBig, HubError, HubUnreachable, UsageError
 from drafter_lint.progress import waiting
 
 # huggingface_hub's repo id characters (ASCII letters, digits, '-', '_', '.'): anything
@@ -26,6 +31,8 @@ REPO_ARG = re.compile(r"^(?P<repo>[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9_.\-]+)"
 SHA = re.compile(r"^[0-9a-f]{40}$")
 MAX_TOKENIZER_BYTES = 32 * 1024 * 1024
 MAX_SMALL_FILE = 4 * 1024 * 1024       # config.json and the model card (checkpoint.py's cap)
+MAX_INDEX = 256 * 1024 * 1024          # checkpoint.py's cap on the shard index
+T = TypeVar("T")
 
 
 @dataclass
@@ -38,6 +45,7 @@ class Snapshot:
     folder: Path             # the snapshot folder in the cache
     files: dict[str, Path] = field(default_factory=dict)
     card: dict = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)   # file -> why it was not read
 
     @property
     def pinned(self) -> bool:
@@ -63,8 +71,10 @@ def offline_mode(flag: bool = False) -> bool:
 
 
 def settings() -> dict:
-    """Where and how huggingface_hub is asked (endpoint, cache, timeout); its own logging
-    and progress bars quietened first (every hub access starts here)."""
+    """Where and how huggingface_hub is asked (endpoint, cache, timeout); its variables
+    checked and its own logging and progress bars quietened first (every hub access starts
+    here)."""
+    check_environment()
     _quiet()
     cache = os.environ.get("HF_HUB_CACHE")
     if not cache and os.environ.get("HF_HOME"):
@@ -74,12 +84,47 @@ def settings() -> dict:
             "etag_timeout": timeout}
 
 
+TIMEOUTS = ("HF_HUB_ETAG_TIMEOUT", "HF_HUB_DOWNLOAD_TIMEOUT")
+
+
+def check_environment() -> None:
+    """Refuse, before huggingface_hub is imported, a value of its variables that its
+    import would fail on (it parses them then, prints to stdout and raises ValueError):
+    UsageError naming the variable."""
+    for name in TIMEOUTS:
+        value = os.environ.get(name)
+        try:
+            bad = bool(value) and int(value) < 0
+        except ValueError:
+            bad = True
+        if bad:
+            raise UsageError(f"{name}={value!r}: expected a whole number of seconds "
+                             f"(huggingface_hub reads it)")
+    endpoint = os.environ.get("HF_ENDPOINT")
+    if endpoint:
+        try:
+            parts = urlsplit(endpoint)
+            host = parts.hostname
+        except ValueError:
+            parts, host = None, None
+        if parts is None or parts.scheme not in ("http", "https") or not host:
+            raise UsageError(f"HF_ENDPOINT={endpoint!r}: expected an http(s) URL such as "
+                             f"https://huggingface.co")
+
+
 def scrub(text: str) -> str:
     for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
         token = os.environ.get(name)
         if token:
             text = text.replace(token, "***")
     return re.sub(r"hf_[A-Za-z0-9]{20,}", "hf_***", text)
+
+
+def explain(exc: Exception, repo_id: str, revision: str, what: str) -> HubError:
+    """The one-line HubError for a failed request about `what` of a repo
+    (HubUnreachable when the hub gave no answer about it)."""
+    kind = HubError if _answered(exc) else HubUnreachable
+    return kind(scrub(_explain(exc, repo_id, revision, what, False)))
 
 
 def _remote_missing(errors) -> type:
@@ -109,8 +154,12 @@ def _explain(exc: Exception, repo_id: str, revision: str, filename: str, offline
                 f"{filename} is not cached (check the network, or use a local --reference)")
     if isinstance(exc, _remote_missing(errors)):
         return f"{where} has no {filename}"
+    if isinstance(exc, _RateLimited):
+        return f"{where}: {filename}: {exc}"
     if isinstance(exc, errors.HfHubHTTPError):
-        status = getattr(getattr(exc, "response", None), "status_code", "?")
+        status = _status(exc)[0] or "?"
+        if status == 429:
+            return f"{where}: rate limited (HTTP 429) for {filename}; try again later"
         return f"{where}: the hub answered HTTP {status} for {filename}; try again later"
     if "Timeout" in type(exc).__name__ or isinstance(exc, TimeoutError):
         waited = settings()["etag_timeout"]
@@ -149,17 +198,26 @@ def _preflight(repo_id: str, revision: str, filename: str) -> int | None:
     conf = settings()
     url = hf_hub_url(repo_id, filename, revision=revision, endpoint=conf["endpoint"])
     if not huggingface_hub.__version__.startswith("0."):
-        return get_hf_file_metadata(url, timeout=conf["etag_timeout"]).size
-    # huggingface_hub 0.x retries get_hf_file_metadata with backoff (~25 s on an outage):
-    # one HEAD through its own session instead, raising its own error classes.
+        return retrying(lambda: get_hf_file_metadata(url, timeout=conf["etag_timeout"])).size
+    headers = _head(url, conf["etag_timeout"])
+    size = headers.get("X-Linked-Size") or headers.get("Content-Length")
+    return int(size) if size and size.isdigit() else None
+
+
+def _head(url: str, timeout: float) -> dict:
+    """The headers of one HEAD through huggingface_hub 0.x's session (which would retry
+    get_hf_file_metadata with its own backoff, ~25 s on an outage), its error classes
+    raised; 429/503 waited out by `retrying`."""
     from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
 
-    response = get_session().head(url, headers=build_hf_headers(),
-                                  timeout=conf["etag_timeout"], allow_redirects=False)
-    if not 300 <= response.status_code < 400:
-        hf_raise_for_status(response)
-    size = response.headers.get("X-Linked-Size") or response.headers.get("Content-Length")
-    return int(size) if size and size.isdigit() else None
+    def once():
+        response = get_session().head(url, headers=build_hf_headers(), timeout=timeout,
+                                      allow_redirects=False)
+        if not 300 <= response.status_code < 400:
+            hf_raise_for_status(response)
+        return response.headers
+
+    return retrying(once)
 
 
 def _session_kwargs(session) -> dict:
@@ -169,7 +227,8 @@ def _session_kwargs(session) -> dict:
 
 
 def resolve_commit(repo_id: str, revision: str) -> str:
-    """The commit `revision` names, from one HEAD of config.json (no retries)."""
+    """The commit `revision` names, from one HEAD of config.json (429/503 waited out).
+    HubUnreachable when the hub could not be asked (a cached copy may stand in)."""
     if SHA.match(revision):
         return revision
     import huggingface_hub
@@ -179,31 +238,29 @@ def resolve_commit(repo_id: str, revision: str) -> str:
     url = hf_hub_url(repo_id, "config.json", revision=revision, endpoint=conf["endpoint"])
     try:
         if not huggingface_hub.__version__.startswith("0."):
-            commit = get_hf_file_metadata(url, timeout=conf["etag_timeout"]).commit_hash
+            commit = retrying(lambda: get_hf_file_metadata(
+                url, timeout=conf["etag_timeout"])).commit_hash
         else:
-            from huggingface_hub.utils import (
-                build_hf_headers,
-                get_session,
-                hf_raise_for_status,
-            )
-
-            response = get_session().head(url, headers=build_hf_headers(),
-                                          timeout=conf["etag_timeout"],
-                                          allow_redirects=False)
-            if not 300 <= response.status_code < 400:
-                hf_raise_for_status(response)
-            commit = response.headers.get("X-Repo-Commit")
+            commit = _head(url, conf["etag_timeout"]).get("X-Repo-Commit")
     except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
-        raise HubError(scrub(_explain(exc, repo_id, revision, "config.json", False))) \
-            from None
+        raise explain(exc, repo_id, revision, "config.json") from None
     if not commit or not SHA.match(commit):
         raise HubError(f"{repo_id}@{revision}: the hub named no commit for it")
     return commit
 
 
-# Rate limits: a 429 or 503 is retried after the hub's Retry-After (seconds or an HTTP
-# date), each wait at most MAX_WAIT and all waits for one request at most WAIT_BUDGET; then
-# the request fails with one line. Without Retry-After the wait doubles from 1 s.
+def _answered(exc: Exception) -> bool:
+    """Whether `exc` is the hub's answer about the repo (no such repo, revision or file,
+    gated, another 4xx) rather than a failure to get one."""
+    status = _status(exc)[0]
+    return status is not None and 400 <= status < 500 and status != 429 \
+        and not isinstance(exc, _RateLimited)
+
+
+# Rate limits: every hub request goes through `retrying`. A 429 or 503 is retried after
+# the hub's Retry-After (seconds or an HTTP date), each wait at most MAX_WAIT and all waits
+# for one request at most WAIT_BUDGET; then the request fails with one line saying so.
+# Without Retry-After the wait doubles from 1 s.
 RETRIED = (429, 503)
 MAX_RETRIES, MAX_WAIT, WAIT_BUDGET = 6, 30.0, 90.0
 
@@ -233,43 +290,74 @@ def next_wait(status: int | None, header: str | None, attempt: int, waited: floa
 
 
 class _RateLimited(Exception):
-    """The hub kept answering 429/503 past the wait budget."""
+    """The hub kept answering 429/503 past the retries or the wait budget."""
 
     def __init__(self, status: int, tries: int, waited: float):
-        super().__init__(f"the hub answered HTTP {status} (rate limit) {tries} times; "
-                         f"gave up after waiting {waited:.0f} s")
+        what = "rate limited (HTTP 429)" if status == 429 else f"busy (HTTP {status})"
+        super().__init__(f"{what} {tries} times; gave up after waiting {waited:.0f} s "
+                         f"(the hub's Retry-After); try again later")
+
+
+def failure(exc: Exception) -> str:
+    """One line for a failed request: a rate limit's as it is, else "Type: first line"."""
+    detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return detail if isinstance(exc, _RateLimited) else f"{type(exc).__name__}: {detail}"
+
+
+def _status(exc: BaseException) -> tuple[int | None, str | None]:
+    """(HTTP status, Retry-After) of a huggingface_hub HTTP error, else (None, None)."""
+    reply = getattr(exc, "response", None)
+    status = getattr(reply, "status_code", None)
+    if not isinstance(status, int):
+        return None, None
+    headers = getattr(reply, "headers", None) or {}
+    return status, headers.get("Retry-After")
+
+
+def retrying(call: Callable[[], T]) -> T:
+    """`call()`, called again after each 429/503 it raises (an error carrying the reply,
+    as huggingface_hub's HfHubHTTPError does) as `next_wait` allows; _RateLimited when
+    the retries or the wait budget are spent. Any other error is raised as it is."""
+    waited = 0.0
+    for attempt in range(MAX_RETRIES + 1):
+        try:
+            return call()
+        except Exception as exc:
+            status, header = _status(exc)
+            if status not in RETRIED:
+                raise
+            pause = next_wait(status, header, attempt, waited)
+            if pause is None:
+                raise _RateLimited(status, attempt + 1, waited) from None
+            time.sleep(pause)
+            waited += pause
+    raise AssertionError("unreachable")
 
 
 def _get_bytes(url: str, headers: dict, limit: int) -> tuple[bytes, object]:
     """(the first `limit` bytes of a GET, the response), streamed through huggingface_hub's
-    session (its token, endpoint and redirects), waiting out 429/503 as the hub asks."""
+    session (its token, endpoint and redirects), 429/503 waited out by `retrying`."""
     from huggingface_hub.utils import get_session, hf_raise_for_status
 
-    session, waited = get_session(), 0.0
+    session = get_session()
     settings()
     timeout = float(os.environ.get("HF_HUB_DOWNLOAD_TIMEOUT") or 10)   # as huggingface_hub's
-    for attempt in range(MAX_RETRIES + 1):
+
+    def once():
         if "httpx" in type(session).__module__:
             with session.stream("GET", url, headers=headers, timeout=timeout,
                                 follow_redirects=True) as reply:
-                if reply.status_code not in RETRIED:
-                    hf_raise_for_status(reply)
-                    return _first_bytes(reply.iter_bytes(), limit), reply
-        else:
-            reply = session.get(url, headers=headers, timeout=timeout, stream=True,
-                                allow_redirects=True)
-            if reply.status_code not in RETRIED:
                 hf_raise_for_status(reply)
-                content = _first_bytes(reply.iter_content(1 << 16), limit)
-                reply.close()
-                return content, reply
+                return _first_bytes(reply.iter_bytes(), limit), reply
+        reply = session.get(url, headers=headers, timeout=timeout, stream=True,
+                            allow_redirects=True)
+        try:
+            hf_raise_for_status(reply)
+            return _first_bytes(reply.iter_content(1 << 16), limit), reply
+        finally:
             reply.close()
-        pause = next_wait(reply.status_code, reply.headers.get("Retry-After"), attempt, waited)
-        if pause is None:
-            raise _RateLimited(reply.status_code, attempt + 1, waited)
-        time.sleep(pause)
-        waited += pause
-    raise AssertionError("unreachable")
+
+    return retrying(once)
 
 
 def get_file(repo_id: str, commit: str, filename: str, limit: int) -> bytes | None:
@@ -316,8 +404,6 @@ def read_range(repo_id: str, commit: str, filename: str, start: int, end: int,
     wanted = end - start + 1
     try:   # streamed: a server that ignores the range must not send gigabytes into memory
         content, reply = _get_bytes(url, headers, start + wanted)
-    except _RateLimited as exc:
-        raise HubError(scrub(f"{repo_id}@{commit}: {filename}: {exc}")) from None
     except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
         if missing is not None and isinstance(exc, _remote_missing(missing)):
             raise _Missing() from None
@@ -383,8 +469,8 @@ def _download(repo_id: str, revision: str, filename: str, offline: bool,
                 raise HubError(scrub(_explain(exc, repo_id, revision, filename, False))) \
                     from None
             too_big(repo_id, revision, filename, size, limit)
-        return Path(hf_hub_download(repo_id, filename, revision=revision,
-                                    local_files_only=offline, **conf))
+        return Path(retrying(lambda: hf_hub_download(repo_id, filename, revision=revision,
+                                                     local_files_only=offline, **conf)))
     except HubError:
         raise
     except errors.LocalEntryNotFoundError as exc:   # before the remote one: on 0.x a subclass
@@ -404,9 +490,11 @@ def file_size(repo_id: str, commit: str, filename: str) -> int | None:
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
 
     conf = settings()
+    url = hf_hub_url(repo_id, filename, revision=commit, endpoint=conf["endpoint"])
     try:
-        url = hf_hub_url(repo_id, filename, revision=commit, endpoint=conf["endpoint"])
-        return get_hf_file_metadata(url, timeout=conf["etag_timeout"]).size
+        return retrying(lambda: get_hf_file_metadata(url, timeout=conf["etag_timeout"])).size
+    except _RateLimited as exc:       # not "unknown": the hub is refusing this run's reads
+        raise HubError(scrub(f"{repo_id}@{commit}: {filename}: {exc}")) from None
     except Exception:  # noqa: BLE001 -- size unknown: the caller skips the file
         return None
 
@@ -431,9 +519,15 @@ def fetch(arg: str, offline: bool = False, tokenizer: bool = False,
                       limit=MAX_SMALL_FILE)
     snapshot = Snapshot(repo_id, revision, config.parent.name, config.parent,
                         {"config.json": config})
-    card_size = listed.get("README.md") if known else None
-    readme = None if known and ("README.md" not in listed or (card_size or 0) > MAX_SMALL_FILE) \
-        else _card(repo_id, snapshot.commit, offline, preflight=not known)
+    readme = None
+    if not known or "README.md" in listed:
+        try:      # the card is optional: one too big to read is skipped, and said so
+            too_big(repo_id, snapshot.commit, "README.md", listed.get("README.md")
+                    if known else None, MAX_SMALL_FILE)
+            readme = download(repo_id, snapshot.commit, "README.md", offline,
+                              required=False, preflight=not known, limit=MAX_SMALL_FILE)
+        except FileTooBig as exc:
+            snapshot.skipped["README.md"] = str(exc)
     if readme is not None:
         snapshot.files["README.md"] = readme
         snapshot.card = read_card(readme)
@@ -450,7 +544,12 @@ def fetch(arg: str, offline: bool = False, tokenizer: bool = False,
             if not offline:
                 size = listed[name] if known and listed[name] is not None else \
                     file_size(repo_id, snapshot.commit, name)
-                if size is None or size > MAX_TOKENIZER_BYTES:
+                if size is None:
+                    continue
+                try:
+                    too_big(repo_id, snapshot.commit, name, size, MAX_TOKENIZER_BYTES)
+                except FileTooBig as exc:
+                    snapshot.skipped[name] = str(exc)
                     continue
             path = download(repo_id, snapshot.commit, name, offline, required=False)
             if path is not None:
@@ -458,18 +557,9 @@ def fetch(arg: str, offline: bool = False, tokenizer: bool = False,
     return snapshot
 
 
-def _card(repo_id: str, commit: str, offline: bool, preflight: bool) -> Path | None:
-    """The model card, or None when it is absent or over MAX_SMALL_FILE (the card is
-    optional: a card too big to read is one that is not there)."""
-    try:
-        return download(repo_id, commit, "README.md", offline, required=False,
-                        preflight=preflight, limit=MAX_SMALL_FILE)
-    except FileTooBig:
-        return None
-
-
 def read_card(path: Path) -> dict:
     """The model card's YAML front matter as a dict ({} when absent or unreadable)."""
+    check_environment()
     from huggingface_hub import ModelCard
 
     try:
@@ -482,6 +572,29 @@ def base_models(card: dict) -> list[str]:
     value = card.get("base_model")
     values = value if isinstance(value, list) else [value]
     return [v for v in values if isinstance(v, str) and parse_repo_arg(v)]
+
+
+def cached_snapshot(repo_id: str, revision: str) -> Path | None:
+    """The hub cache's snapshot of `repo_id` at `revision` (a branch or tag it recorded, or
+    a commit) when it is complete enough to lint: config.json and every safetensors file
+    its index names (or a model.safetensors); else None. No request is made."""
+    from huggingface_hub import snapshot_download
+
+    try:
+        folder = Path(snapshot_download(repo_id, revision=revision, local_files_only=True,
+                                        cache_dir=settings()["cache_dir"]))
+    except Exception:  # noqa: BLE001 -- not cached (or not all of it)
+        return None
+    index = folder / "model.safetensors.index.json"
+    try:
+        shards = set(json.loads(read_text(index, MAX_INDEX))["weight_map"].values()) \
+            if index.is_file() else {"model.safetensors"}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None
+    wanted = {"config.json", *(s for s in shards if isinstance(s, str))}
+    if not all((folder / name).is_file() for name in wanted) or not SHA.match(folder.name):
+        return None
+    return folder
 
 
 def in_hub_cache(folder: Path) -> bool:

@@ -13,9 +13,11 @@ pinned commit or offline).
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
+import threading
 from pathlib import Path
 
 from drafter_lint import hub
@@ -28,7 +30,7 @@ from drafter_lint.write import atomic_write
 MARK = ".drafter-lint-remote.json"
 FIRST_READ = 100_000            # bytes of each weights file asked for first
 INDEX = "model.safetensors.index.json"
-MAX_INDEX = 256 * 1024 * 1024         # checkpoint.py's cap on the shard index
+MAX_INDEX = hub.MAX_INDEX
 
 
 def _root() -> Path:
@@ -49,12 +51,22 @@ def declared_sizes(folder: Path) -> dict[str, int]:
     return {k: v for k, v in sizes.items() if isinstance(k, str) and type(v) is int}
 
 
+def skipped(folder: Path) -> list[str]:
+    """Why each optional file of a materialized repo was not fetched (over its cap)."""
+    try:
+        found = json.loads(read_text(Path(folder) / MARK)).get("skipped") or {}
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [str(why) for why in found.values()] if isinstance(found, dict) else []
+
+
 def materialize(arg: str, offline: bool = False,
                 listed: tuple[str, frozenset] | None = None) -> tuple[Path, str]:
     """(local folder, "org/name@<commit>") holding `arg`'s small files and headers.
     `listed`: (commit, file names) of the repo's main branch as a hub listing returned
     them (collections): no request to resolve the revision or list the files, and each
-    small file by one GET."""
+    small file by one GET. Offline, or when the hub cannot be reached, a complete snapshot
+    in the hub cache stands in (its files are read as a local checkpoint's)."""
 
     parsed = hub.parse_repo_arg(arg)
     if parsed is None:
@@ -65,18 +77,44 @@ def materialize(arg: str, offline: bool = False,
     repo_dir = _root() / repo_id.replace("/", "--")
     from_listing = listed is not None and revision == "main" and not offline \
         and hub.SHA.match(listed[0] or "")
-    commit = listed[0] if from_listing else _commit(repo_id, revision, repo_dir, offline)
+    try:
+        commit = listed[0] if from_listing else _commit(repo_id, revision, repo_dir, offline)
+    except hub.HubUnreachable as exc:
+        return _hub_cache(repo_id, revision, exc)
     folder = repo_dir / commit
     display = f"{repo_id}@{commit}"
     if (folder / MARK).is_file():
         return folder, display
     if offline:
-        raise hub.HubError(f"{repo_id}@{revision}: not in the local cache and offline mode "
-                           f"is on (check it once online, or drop --offline / "
-                           f"HF_HUB_OFFLINE)")
-    _fetch(repo_id, commit, folder, sorted(listed[1]) if from_listing else None)
+        return _hub_cache(repo_id, revision, _not_cached(repo_id, revision))
+    with _commit_lock(folder):     # aliases of one commit in one run: one fetch
+        if not (folder / MARK).is_file():
+            _fetch(repo_id, commit, folder, sorted(listed[1]) if from_listing else None)
     _remember(repo_dir, revision, commit)
     return folder, display
+
+
+def _hub_cache(repo_id: str, revision: str, error: Exception) -> tuple[Path, str]:
+    """The hub cache's complete snapshot of the repo; else `error` is raised."""
+    found = hub.cached_snapshot(repo_id, revision)
+    if found is None:
+        raise error
+    return found, f"{repo_id}@{found.name}"
+
+
+def _not_cached(repo_id: str, revision: str) -> hub.HubUnreachable:
+    return hub.HubUnreachable(f"{repo_id}@{revision}: not in the local cache (nor complete in "
+                           f"the hub cache) and offline mode is on (check it once online, "
+                           f"or drop --offline / HF_HUB_OFFLINE)")
+
+
+_LOCKS: dict[Path, threading.Lock] = {}
+_LOCKS_LOCK = threading.Lock()
+
+
+def _commit_lock(folder: Path) -> threading.Lock:
+    with _LOCKS_LOCK:
+        return _LOCKS.setdefault(folder, threading.Lock())
 
 
 def _commit(repo_id: str, revision: str, repo_dir: Path, offline: bool) -> str:
@@ -87,10 +125,10 @@ def _commit(repo_id: str, revision: str, repo_dir: Path, offline: bool) -> str:
         try:
             commit = read_text(ref).strip()
         except OSError:
-            raise hub.HubError(f"{repo_id}@{revision}: not in the local cache and offline "
-                               f"mode is on") from None
+            commit = ""
         if hub.SHA.match(commit):
             return commit
+        raise _not_cached(repo_id, revision)
     return hub.resolve_commit(repo_id, revision)
 
 
@@ -101,6 +139,7 @@ def _remember(repo_dir: Path, revision: str, commit: str) -> None:
         atomic_write(ref, (commit + "\n").encode(), 0o644, durable=False)
 
 
+REQUIRED = ("config.json", INDEX)     # the rest are optional: one over its cap is skipped
 # the small files read with a repo, and the most of each that is read
 SMALL_FILES = {"config.json": hub.MAX_SMALL_FILE, "README.md": hub.MAX_SMALL_FILE,
                "hf_quant_config.json": hub.MAX_SMALL_FILE,
@@ -113,22 +152,33 @@ def _fetch(repo_id: str, commit: str, folder: Path, names: list[str] | None = No
     `names` (a listing's file names) each small file is one GET into this cache;
     without, the repo's files are listed (one request) and read through the hub cache."""
 
-    partial = folder.with_name(f".{folder.name}.{os.getpid()}.partial")
+    _prune()
+    partial = folder.with_name(f".{folder.name}.{os.getpid()}.{threading.get_ident()}"
+                               f".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
+    _BUILDING.add(partial)
     try:
         if names is not None:
             listed = dict.fromkeys(names)
             if "config.json" not in listed:
                 raise hub.HubError(f"{repo_id}@{commit}: the repo has no config.json")
+            skipped = {}
             for name, limit in {**SMALL_FILES, INDEX: MAX_INDEX}.items():
-                data = hub.get_file(repo_id, commit, name, limit) if name in listed else None
+                try:
+                    data = hub.get_file(repo_id, commit, name, limit) if name in listed \
+                        else None
+                except hub.FileTooBig as exc:
+                    if name in REQUIRED:
+                        raise
+                    skipped[name], data = str(exc), None     # optional: lint the rest
                 if data is not None:
                     (partial / name).write_bytes(data)
             index = partial / INDEX if (partial / INDEX).is_file() else None
         else:
             listed = _repo_files(repo_id, commit)   # one request: what to ask, and sizes
             snapshot = hub.fetch(f"{repo_id}@{commit}", tokenizer=True, listed=listed)
+            skipped = snapshot.skipped
             for name, path in snapshot.files.items():
                 shutil.copyfile(path, partial / name)
             index = hub.download(repo_id, commit, INDEX, required=False, preflight=False) \
@@ -151,7 +201,8 @@ def _fetch(repo_id: str, commit: str, folder: Path, names: list[str] | None = No
             head, sizes[shard] = _header(repo_id, commit, shard)
             (partial / shard).write_bytes(head)
         (partial / MARK).write_text(json.dumps({"repo": repo_id, "commit": commit,
-                                                "sizes": sizes}), encoding="utf-8")
+                                                "sizes": sizes, "skipped": skipped}),
+                                    encoding="utf-8")
         try:
             os.replace(partial, folder)
         except OSError:
@@ -159,6 +210,49 @@ def _fetch(repo_id: str, commit: str, folder: Path, names: list[str] | None = No
                 raise
     finally:
         shutil.rmtree(partial, ignore_errors=True)
+        _BUILDING.discard(partial)
+
+
+# partial folders this process is building; removed at exit, where a Ctrl-C leaves the
+# worker threads building them (daemons) no time to
+_BUILDING: set[Path] = set()
+
+
+@atexit.register
+def _remove_partials() -> None:
+    for partial in list(_BUILDING):
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+_PRUNED: list[bool] = []
+
+
+def _prune() -> None:
+    """Once per process: remove the partial folders of processes that are gone (killed
+    mid-fetch), in every repo's folder of the cache."""
+    with _LOCKS_LOCK:
+        if _PRUNED:
+            return
+        _PRUNED.append(True)
+    try:
+        found = [p for repo in _root().iterdir() if repo.is_dir()
+                 for p in repo.glob(".*.partial")]
+    except OSError:
+        return
+    for partial in found:
+        parts = partial.name.split(".")     # "", commit, pid, [thread,] "partial"
+        if len(parts) in (4, 5) and parts[2].isdigit() and not _alive(int(parts[2])):
+            shutil.rmtree(partial, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True        # another user's process (or a pid too large to ask about)
+    return True
 
 
 def _header(repo_id: str, commit: str, shard: str) -> tuple[bytes, int]:
@@ -182,12 +276,12 @@ def _repo_files(repo_id: str, commit: str) -> dict[str, int | None]:
     """Every file of the repo at `commit` and its size (None when the hub gives none)."""
     from huggingface_hub import HfApi
 
+    api = HfApi(endpoint=hub.settings()["endpoint"])
     try:
-        info = HfApi(endpoint=hub.settings()["endpoint"]).model_info(
-            repo_id, revision=commit, files_metadata=True)
+        info = hub.retrying(lambda: api.model_info(repo_id, revision=commit,
+                                                   files_metadata=True))
     except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
-        raise hub.HubError(f"{repo_id}@{commit}: cannot list the repo's files: "
-                           f"{type(exc).__name__}") from None
+        raise hub.explain(exc, repo_id, commit, "the repo's file list") from None
     return {s.rfilename: s.size for s in sorted(info.siblings or [],
                                                 key=lambda s: s.rfilename)}
 

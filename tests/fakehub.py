@@ -16,6 +16,10 @@ stable commit sha derived from its content. Routes:
 `latency` (seconds) delays every answer, as a distant hub does; `bytes_out` counts every
 body byte sent.
 
+Rate limits: `rate` (requests a second), per-repo "429xN" / "429-always", or
+`limit_first` (the first HEAD of each path and first call of each API route), each 429
+with `Retry-After: retry_after`; `limited` counts them.
+
 Per-repo behaviour can be switched to the hub's failure answers: "gated" (401 GatedRepo),
 "error" (500), "stall" (never answers within the client timeout). Unknown repos get 404
 RepoNotFound, unknown files 404 EntryNotFound, unknown revisions 404 RevisionNotFound.
@@ -84,6 +88,12 @@ class FakeHub:
         self.bytes_out = 0
         self.rate: float | None = None     # requests per second before a 429 (None: no limit)
         self.limited = 0                   # 429s sent
+        self.retry_after = "1"             # the Retry-After of each 429
+        # True: the first HEAD of each path and the first call of each API route is
+        # answered 429 (every request site must retry; file GETs are left alone, as
+        # huggingface_hub's own download retries them after Retry-After + 1 s)
+        self.limit_first = False
+        self._seen: set[tuple[str, str]] = set()
         self._window: list[float] = []
         self._refused: dict[str, int] = {}
         self._lock = threading.Lock()
@@ -212,6 +222,11 @@ class FakeHub:
         behaviour = self.behaviour.get(repo, "")
         refuse = behaviour == "429-always"
         with self._lock:
+            first = (handler.command, handler.path)
+            if self.limit_first and (not body or parts[:1] == ["api"]) and \
+                    first not in self._seen:
+                self._seen.add(first)
+                refuse = True
             if behaviour.startswith("429x"):
                 seen = self._refused.get(repo, 0)
                 refuse = seen < int(behaviour[4:])
@@ -226,7 +241,8 @@ class FakeHub:
                 self.limited += 1
         if refuse:
             self._send(handler, 429, b'{"error": "rate limited"}',
-                       {"Retry-After": "1", "Content-Type": "application/json"}, body)
+                       {"Retry-After": self.retry_after, "Content-Type": "application/json"},
+                       body)
         return refuse
 
     @staticmethod

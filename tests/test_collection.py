@@ -311,8 +311,9 @@ def test_fail_on_applies_to_a_collection(cli, collection_hub):
 
 def test_ctrl_c_ends_a_collection_at_once(collection_hub, tmp_path):
     """SIGINT while repos stall: queued repos are dropped and the run exits 130 within a
-    second or two, not after every queued fetch (237 s measured). Mutation caught: the
-    pool drained on interrupt, or its threads joined at exit."""
+    second or two, not after every queued fetch (237 s measured), leaving no partial
+    folder. Mutation caught: the pool drained on interrupt, or its threads joined at
+    exit."""
     import os
     import signal
     import subprocess
@@ -339,6 +340,10 @@ def test_ctrl_c_ends_a_collection_at_once(collection_hub, tmp_path):
         process.kill()
     assert process.returncode == 130 and "interrupted" in err, err
     assert time.monotonic() - started < 5
+    # U5-17: the fetches in flight built `.partial` folders; none is left behind.
+    # Mutation caught: no removal at exit (the daemon workers never reach their finally)
+    cache = Path(os.environ["DRAFTER_LINT_CACHE_DIR"])
+    assert list(cache.rglob(".*.partial")) == []
 
 
 def test_ranges_give_each_repo_the_releases_that_serve_it(cli, collection_hub):
@@ -360,3 +365,56 @@ def test_ranges_give_each_repo_the_releases_that_serve_it(cli, collection_hub):
     text = cli("check", broken, hub.drafters[1], "--ranges", "--ignore", "TF")
     assert "vLLM releases" in text.out and "SGLang releases" in text.out
     assert f"{good['sglang']['ranges'][0]['from']}-" in text.out
+
+
+# --- the hub's limits and caps (issue 42) ----------------------------------------------------
+
+def test_a_target_the_hub_will_not_give_marks_each_repo_not_fully_linted(cli, collection_hub,
+                                                                          monkeypatch):
+    """U5-8: the card's target is rate limited past the retries. Each repo says in its
+    own result that it was linted without its target (verdicts, the summary line, one
+    error line each) and the run exits 2 (design.md: the hub could not be read), never
+    "12 linted" and 0. Mutation caught: the target silently dropped for the run."""
+    from drafter_lint import hub as hubs
+
+    hub = collection_hub
+    hub.behaviour.clear()
+    for bad in (GATED, FAILING, STALLED):
+        hub.repos.pop(bad)
+    hub.behaviour[TARGET], hub.retry_after = "429-always", "0"
+    monkeypatch.setattr(hubs, "MAX_RETRIES", 1)
+    run = cli("check", "--hub-author", ORG, "--ignore", "TF", "--color", "never")
+    assert run.code == 2, run.err
+    assert f"{COUNT} repos: 0 linted, {COUNT} without their target, 0 not read." in run.out
+    lines = run.out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("repo "))
+    rows = lines[head + 1:head + 1 + COUNT]
+    assert len(rows) == COUNT and all("ok (no target)" in row for row in rows), rows
+    errors = [line for line in run.err.splitlines() if "error:" in line]
+    assert len(errors) == COUNT, run.err
+    assert all("target not read" in e and "rate limited (HTTP 429)" in e for e in errors)
+
+
+def test_a_listed_repo_with_an_over_cap_tokenizer_or_card_is_linted_without_it(
+        cli, collection_hub, tmp_path):
+    """U5-13: through the listing, a 40 MiB tokenizer.json or a 5 MiB model card is skipped
+    with a note and the rest linted, as for a repo named alone. Mutation caught: the
+    optional file's FileTooBig making the whole repo "not read"."""
+    hub = collection_hub
+    hub.behaviour.clear()
+    for bad in (GATED, FAILING, STALLED):
+        hub.repos.pop(bad)
+    for repo, name, size in ((hub.drafters[0], "tokenizer.json", 40 << 20),
+                             (hub.drafters[1], "README.md", 5 << 20)):
+        big = tmp_path / f"big-{name}"
+        with open(big, "wb") as handle:                     # sparse: never held in memory
+            handle.truncate(size)
+        hub.repos[repo]["commits"][hub.commit(repo)][name] = big
+    run = cli("check", "--hub-author", ORG, "--format", "json", "--ignore", "TF")
+    got = results(run)
+    assert run.code == 0, run.err
+    assert all(got[r].get("error") is None and got[r]["family"] == "dflash"
+               for r in hub.drafters)
+    assert "tokenizer.json is 40.0 MiB, over the 32 MiB" in run.err
+    assert "README.md is 5.0 MiB, over the 4 MiB" in run.err
+    assert run.err.count("linted without it") == 2, run.err

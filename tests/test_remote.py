@@ -161,3 +161,193 @@ def test_the_card_names_the_target(cli, remote_hub, command):
         assert not [s for s in result["skipped"] if "no target given" in s["reason"]]
     else:
         assert "(not given" not in run.out and TARGET in run.out, run.out
+
+
+def fresh_caches(monkeypatch, tmp_path, name: str) -> None:
+    """Empty drafter-lint and hub caches: every request of the next run is made."""
+    monkeypatch.setenv("DRAFTER_LINT_CACHE_DIR", str(tmp_path / f"dl-{name}"))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / f"hf-{name}"))
+
+
+def test_every_hub_request_waits_out_a_rate_limit(cli, remote_hub, tmp_path, monkeypatch):
+    """U5-8: the first HEAD of every file and the first call of every API route is a 429
+    (Retry-After: 0). A named repo with its card's target, --target, --reference,
+    --from-hub and the gate all wait it out and lint. Mutations caught: no retry around
+    the preflight HEAD, resolve_commit or the file list (model_info): exit 2; around
+    file_size: the target's tokenizer silently skipped."""
+    remote_hub.limit_first, remote_hub.retry_after = True, "0"
+    runs = {"card target": ("check", REPO), "--target": ("check", REPO, "--target", TARGET),
+            "--reference": ("check", REPO, "--reference", REPO, "--target", TARGET),
+            "--from-hub": ("check", REPO, "--from-hub", REPO)}
+    for name, args in runs.items():
+        fresh_caches(monkeypatch, tmp_path, name)
+        remote_hub._seen.clear()
+        before = remote_hub.limited
+        run = cli(*args, "--format", "json")
+        assert run.code == 0, (name, run.err)
+        result = run.json()["results"][0]
+        assert result["target"].startswith(TARGET), name
+        assert "no tokenizer" not in str(result["skipped"]), name   # the target's was read
+        assert remote_hub.limited - before >= 3, name
+    fresh_caches(monkeypatch, tmp_path, "gate")
+    remote_hub._seen.clear()
+    started = gate_run(tmp_path, REPO)
+    assert started.returncode == 0, started.stderr
+
+
+def gate_run(tmp_path, draft: str) -> subprocess.CompletedProcess:
+    """`drafter-lint gate -- vllm serve TARGET` with `draft`, a fake vllm that exits 0."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "vllm").write_text(f"#!{sys.executable}\nimport sys\nsys.exit(0)\n")
+    (bin_dir / "vllm").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    spec = json.dumps({"method": "dflash", "model": draft, "num_speculative_tokens": 15})
+    return subprocess.run([sys.executable, "-m", "drafter_lint", "gate", "--", "vllm",
+                           "serve", TARGET, "--speculative-config", spec],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+
+
+@pytest.mark.parametrize("args", [(REPO,), ("fixtures/tiny-qwen3.6/drafter", "--target", REPO),
+                                  ("fixtures/tiny-qwen3.6/drafter", "--reference", REPO)])
+def test_a_rate_limit_past_the_retries_is_one_line(cli, remote_hub, monkeypatch, args):
+    """U5-8: a repo the hub keeps answering 429 is one line saying "rate limited" and how
+    long it waited, exit 2. Mutation caught: the 429 reported as "cannot list the repo's
+    files: HfHubHTTPError", or "HTTP 429" without the wait."""
+    from drafter_lint import hub
+
+    remote_hub.behaviour[REPO], remote_hub.retry_after = "429-always", "0"
+    monkeypatch.setattr(hub, "MAX_RETRIES", 2)
+    run = cli("check", *[str(Path(__file__).parents[1] / a) if a.startswith("fixtures")
+                         else a for a in args])
+    assert run.code == 2 and len(run.err.strip().splitlines()) == 1, run.err
+    assert "rate limited (HTTP 429) 3 times; gave up after waiting 0 s" in run.err
+    assert "HfHubHTTPError" not in run.err and remote_hub.limited == 3
+
+
+def test_aliases_of_one_commit_share_one_fetch(cli, remote_hub):
+    """U5-12: one repo named three ways in one run (a collection: fetched in parallel) is
+    fetched once. Mutation caught: no per-commit lock in materialize (three fetches, or
+    an internal error on the shared partial folder)."""
+    remote_hub.latency = 0.02                     # the fetches overlap
+    commit = remote_hub.commit(REPO)
+    run = cli("check", REPO, f"{REPO}@main", f"{REPO}@{commit}", "--target", TARGET,
+              "--format", "json")
+    assert run.code == 0, run.err
+    assert [r["path"] for r in run.json()["results"]] == [f"{REPO}@{commit}"] * 3
+    configs = [p for m, p in remote_hub.requests if m == "GET"
+               and p == f"/{REPO}/resolve/{commit}/config.json"]
+    headers = [p for m, p in remote_hub.requests if p.endswith("/model.safetensors")]
+    assert len(configs) == 1 and len(headers) == 1, remote_hub.requests
+
+
+def test_two_workers_fetching_one_commit_build_apart(remote_hub, tmp_path):
+    """U5-12: two threads filling one commit's folder each build their own partial
+    folder. Mutation caught: the partial named by pid alone (one worker removes or
+    renames the other's folder: FileNotFoundError / FileExistsError)."""
+    import threading
+
+    from drafter_lint import remote
+
+    remote_hub.latency = 0.02
+    commit = remote_hub.commit(REPO)
+    folder = remote._root() / REPO.replace("/", "--") / commit
+    failures: list[BaseException] = []
+
+    def fetch():
+        try:
+            remote._fetch(REPO, commit, folder)
+        except BaseException as exc:  # noqa: BLE001 -- recorded for the assertion
+            failures.append(exc)
+
+    workers = [threading.Thread(target=fetch) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert failures == [] and (folder / remote.MARK).is_file()
+    assert not list(folder.parent.glob(".*.partial"))
+
+
+def test_partials_of_gone_processes_are_pruned(cli, remote_hub, monkeypatch):
+    """U5-17: a fetch removes the `.partial` folders a killed run left (its pid is gone)
+    and leaves a live process's. Mutation caught: no pruning (they accumulate)."""
+    from drafter_lint import remote
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    other = remote._root() / "some--repo"
+    stale = [other / f".{'a' * 40}.{gone}.partial", other / f".{'b' * 40}.{gone}.7.partial"]
+    live = other / f".{'c' * 40}.{os.getppid()}.9.partial"
+    for folder in (*stale, live):
+        (folder / "sub").mkdir(parents=True)
+    monkeypatch.setattr(remote, "_PRUNED", [], raising=False)   # as in a new process
+    assert cli("check", REPO, "--target", TARGET).code == 0
+    assert [p.exists() for p in stale] == [False, False] and live.exists()
+
+
+def hub_cache_snapshot(repo: str, source: Path) -> str:
+    """`repo` as huggingface_hub caches it under $HF_HOME/hub (refs/main, a snapshot of
+    `source`'s files); its commit."""
+    commit = "d" * 40
+    root = Path(os.environ["HF_HOME"]) / "hub" / f"models--{repo.replace('/', '--')}"
+    (root / "refs").mkdir(parents=True)
+    (root / "refs" / "main").write_text(commit)
+    (root / "blobs").mkdir()
+    shutil.copytree(source, root / "snapshots" / commit)
+    return commit
+
+
+@pytest.mark.parametrize("how", ["--offline", "HF_HUB_OFFLINE", "hub down"])
+def test_a_complete_hub_cache_snapshot_is_read_offline(cli, how, monkeypatch):
+    """U5-14: the hub cache holds the repo complete; offline (or with the hub down) it is
+    linted from there. Mutation caught: only drafter-lint's own cache consulted ("not in
+    the local cache")."""
+    repo = "cached/tiny-drafter"
+    commit = hub_cache_snapshot(repo, Path(__file__).parents[1] / "fixtures" / "tiny-qwen3.6"
+                                / "drafter")
+    if how == "HF_HUB_OFFLINE":
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    run = cli("check", repo, *(["--offline"] if how == "--offline" else []),
+              "--format", "json")
+    assert run.code == 0, run.err
+    result = run.json()["results"][0]
+    assert result["path"] == f"{repo}@{commit}" and result["family"] == "dflash"
+    skipped = " ".join(s["reason"] for s in result["skipped"])
+    assert "no safetensors weights" not in skipped            # headers from the snapshot
+
+
+def test_an_incomplete_hub_cache_snapshot_is_not_linted(cli):
+    """U5-14: a snapshot without its weights (only config.json was downloaded, as for a
+    target) is not taken for the checkpoint. Mutation caught: no completeness check."""
+    source = Path(__file__).parents[1] / "fixtures" / "tiny-qwen3.6" / "target"
+    hub_cache_snapshot("cached/config-only", source)
+    run = cli("check", "cached/config-only", "--offline")
+    assert run.code == 2 and "not in the local cache" in run.err
+
+
+@pytest.mark.parametrize("name, value", [("HF_HUB_ETAG_TIMEOUT", "abc"),
+                                         ("HF_HUB_DOWNLOAD_TIMEOUT", "abc"),
+                                         ("HF_ENDPOINT", "http://[::1")])
+def test_a_bad_hub_variable_is_one_line(cli, name, value):
+    """U5-20: a value huggingface_hub cannot parse is one line naming the variable, exit 2.
+    Mutation caught: no check before the hub is used (internal error: ValueError)."""
+    run = cli("check", REPO, env={name: value})
+    assert run.code == 2 and name in run.err and "internal error" not in run.err, run.err
+    assert len(run.err.strip().splitlines()) == 1
+
+
+def test_a_bad_hub_variable_prints_nothing_on_stdout(tmp_path):
+    """U5-20: huggingface_hub's import prints "Error importing ..." on stdout for such a
+    value; the check refuses it before importing, so stdout (a JSON report) stays empty.
+    A local folder with a model card: reading the card imports huggingface_hub."""
+    folder = tmp_path / "carded"
+    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "tiny-qwen3.6" / "drafter",
+                    folder)
+    (folder / "README.md").write_text("---\nbase_model: Qwen/Qwen3.6-27B\n---\n# card\n")
+    env = {**os.environ, "HF_HUB_ETAG_TIMEOUT": "abc"}
+    run = subprocess.run([sys.executable, "-m", "drafter_lint", "check", str(folder),
+                          "--format", "json"], capture_output=True, text=True, env=env,
+                         timeout=60)
+    assert run.returncode == 2 and run.stdout == "", run.stdout
+    assert "HF_HUB_ETAG_TIMEOUT" in run.stderr and "internal error" not in run.stderr
