@@ -41,6 +41,7 @@ class Fetched:
 def list_repos(author: str | None, search: str | None, offline: bool = False) -> list[str]:
     """The model repos of `author` matching `search`, as the hub lists them (every page).
     Offline there is no listing to ask: a one-line error at once, never a retry."""
+    endpoint = hub.settings()["endpoint"]      # its variables checked before the import
     from huggingface_hub import HfApi
 
     what = " and ".join(filter(None, [author and f"author {author!r}",
@@ -48,7 +49,7 @@ def list_repos(author: str | None, search: str | None, offline: bool = False) ->
     if hub.offline_mode(offline):
         raise HubError(f"cannot list the hub's models for {what}: offline mode is on "
                        f"(--offline or HF_HUB_OFFLINE); name the repos to lint instead")
-    api = HfApi(endpoint=hub.settings()["endpoint"])
+    api = HfApi(endpoint=endpoint)
     try:    # sha and file names come with the listing: no request per repo for them
         # a 429 restarts the listing: its pages are not resumable
         found = hub.retrying(lambda: list(api.list_models(

@@ -231,6 +231,7 @@ def resolve_commit(repo_id: str, revision: str) -> str:
     HubUnreachable when the hub could not be asked (a cached copy may stand in)."""
     if SHA.match(revision):
         return revision
+    check_environment()
     import huggingface_hub
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
 
@@ -433,6 +434,7 @@ def download(repo_id: str, revision: str, filename: str, offline: bool = False,
     answer shows one spinner line on a terminal. `preflight=False` skips the fail-fast
     metadata request, for a file the hub has just listed at a pinned commit. A file the
     preflight says is over `limit` bytes is refused before it is downloaded."""
+    check_environment()
     with waiting(f"{repo_id} {filename}"):
         return _download(repo_id, revision, filename, offline, required, preflight, limit)
 
@@ -505,6 +507,7 @@ def fetch(arg: str, offline: bool = False, tokenizer: bool = False,
     `tokenizer`, also tokenizer files up to MAX_TOKENIZER_BYTES. `listed`: the files the
     hub just listed for this pinned commit; absent ones are not asked for, present ones
     without a fail-fast preflight (a collection's repo costs fewer round trips)."""
+    check_environment()
     parsed = parse_repo_arg(arg)
     if parsed is None:
         raise HubError(f"{arg!r} is not a hub repo id (expected org/name or org/name@revision)")
@@ -578,6 +581,7 @@ def cached_snapshot(repo_id: str, revision: str) -> Path | None:
     """The hub cache's snapshot of `repo_id` at `revision` (a branch or tag it recorded, or
     a commit) when it is complete enough to lint: config.json and every safetensors file
     its index names (or a model.safetensors); else None. No request is made."""
+    check_environment()
     from huggingface_hub import snapshot_download
 
     try:

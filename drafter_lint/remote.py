@@ -68,6 +68,7 @@ def materialize(arg: str, offline: bool = False,
     small file by one GET. Offline, or when the hub cannot be reached, a complete snapshot
     in the hub cache stands in (its files are read as a local checkpoint's)."""
 
+    hub.check_environment()
     parsed = hub.parse_repo_arg(arg)
     if parsed is None:
         raise hub.HubError(f"{arg!r} is neither a local path nor a hub repo id "
@@ -274,9 +275,10 @@ def _header(repo_id: str, commit: str, shard: str) -> tuple[bytes, int]:
 
 def _repo_files(repo_id: str, commit: str) -> dict[str, int | None]:
     """Every file of the repo at `commit` and its size (None when the hub gives none)."""
+    endpoint = hub.settings()["endpoint"]      # its variables checked before the import
     from huggingface_hub import HfApi
 
-    api = HfApi(endpoint=hub.settings()["endpoint"])
+    api = HfApi(endpoint=endpoint)
     try:
         info = hub.retrying(lambda: api.model_info(repo_id, revision=commit,
                                                    files_metadata=True))

@@ -337,17 +337,21 @@ def test_a_bad_hub_variable_is_one_line(cli, name, value):
     assert len(run.err.strip().splitlines()) == 1
 
 
-def test_a_bad_hub_variable_prints_nothing_on_stdout(tmp_path):
+@pytest.mark.parametrize("name, args", [("HF_HUB_ETAG_TIMEOUT", ["CARDED"]),
+                                        ("HF_HUB_DOWNLOAD_TIMEOUT", ["--hub-author", "one"])])
+def test_a_bad_hub_variable_prints_nothing_on_stdout(tmp_path, name, args):
     """U5-20: huggingface_hub's import prints "Error importing ..." on stdout for such a
-    value; the check refuses it before importing, so stdout (a JSON report) stays empty.
-    A local folder with a model card: reading the card imports huggingface_hub."""
+    value; the check refuses it before importing, so stdout (a JSON report) stays empty:
+    a local folder with a model card (reading the card imports huggingface_hub), and a
+    listing. Mutation caught: huggingface_hub imported before the variables are checked."""
     folder = tmp_path / "carded"
     shutil.copytree(Path(__file__).parents[1] / "fixtures" / "tiny-qwen3.6" / "drafter",
                     folder)
     (folder / "README.md").write_text("---\nbase_model: Qwen/Qwen3.6-27B\n---\n# card\n")
-    env = {**os.environ, "HF_HUB_ETAG_TIMEOUT": "abc"}
-    run = subprocess.run([sys.executable, "-m", "drafter_lint", "check", str(folder),
+    env = {**os.environ, name: "abc"}
+    args = [str(folder) if a == "CARDED" else a for a in args]
+    run = subprocess.run([sys.executable, "-m", "drafter_lint", "check", *args,
                           "--format", "json"], capture_output=True, text=True, env=env,
                          timeout=60)
     assert run.returncode == 2 and run.stdout == "", run.stdout
-    assert "HF_HUB_ETAG_TIMEOUT" in run.stderr and "internal error" not in run.stderr
+    assert name in run.stderr and "internal error" not in run.stderr
