@@ -20,7 +20,7 @@ FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]
 PYTHON = {"python", "py", "python3", "ipython", "pycon"}
 OPERATORS = {"&&", "||", ";", "|", "&"}
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)    # libyaml's, when built
-PIN = re.compile(r"\b(vllm|sglang)(?:\[[\w,-]+\])?(?:==|>=)([0-9][\w.+-]*)")
+PIN = re.compile(r"\b(vllm|sglang)(?:\[[\w,-]+\])?(==|>=)([0-9][\w.+-]*)")
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,8 @@ class Card:
     lines: list[CardLine] = field(default_factory=list)
     pins: dict[str, str] = field(default_factory=dict)   # runtime -> release it installs
     pin_at: dict[str, tuple[int, int]] = field(default_factory=dict)   # its line, column
+    pin_op: dict[str, str] = field(default_factory=dict)   # "==", or ">=": the oldest allowed
+    unread: str | None = None       # why the card's lines were not read (its size)
     bases: tuple[str, ...] = ()                           # its front matter's base_model
     base_at: int | None = None                            # the line of `base_model:`
 
@@ -51,7 +53,8 @@ def read(text: str) -> Card:
     card.base_at = text[:found.start()].count("\n") + 1 if found else None
     for match in PIN.finditer(text):      # `==X`, or `>=X`: the oldest it allows
         if match.group(1) not in card.pins:
-            card.pins[match.group(1)] = match.group(2)
+            card.pins[match.group(1)] = match.group(3)
+            card.pin_op[match.group(1)] = match.group(2)
             before = text[:match.start()]
             card.pin_at[match.group(1)] = (before.count("\n") + 1,
                                            match.start() - before.rfind("\n"))
@@ -76,10 +79,18 @@ def _bases(text: str) -> tuple[str, ...]:
 
 
 def _blocks(lines: list[str]):
-    """(first body line number, info string, body lines) of each fenced block."""
-    i = 0
+    """(first body line number, info string, body lines) of each fenced block; a block
+    inside an HTML comment (`<!-- ... -->`) is not shown on the hub, so not read."""
+    i, commented = 0, False
     while i < len(lines):
-        opening = FENCE.match(lines[i])
+        text = lines[i]
+        if commented or "<!--" in text:
+            opened = text.rfind("<!--")
+            commented = (commented or opened >= 0) and "-->" not in text[max(opened, 0):]
+            if commented or opened >= 0:
+                i += 1
+                continue
+        opening = FENCE.match(text)
         if not opening:
             i += 1
             continue
@@ -110,9 +121,16 @@ def _shell(start: int, body: list[str]) -> list[CardLine]:
         try:
             words = shlex.split(text, comments=True)
         except ValueError as exc:
-            out.append(CardLine(at, column, first.strip(), problem=f"not shell syntax ({exc})"))
-            continue
+            # a quoted argument (`--speculative-config '{` ... `}'`) may span lines: a
+            # shell reads on to the closing quote
+            words, taken = _quoted_on(text, body, i)
+            if words is None:
+                out.append(CardLine(at, column, first.strip(),
+                                    problem=f"not shell syntax ({exc})"))
+                continue
+            i += taken
         for command in _commands(words):
+            command = _server_command(command)
             if _is_launch(command):
                 out.append(CardLine(at, column, first.strip(), tuple(command)))
     return out
@@ -120,7 +138,51 @@ def _shell(start: int, body: list[str]) -> list[CardLine]:
 
 def _mentions_server(text: str) -> bool:
     return bool(re.search(r"\bvllm\s+serve\b|\bvllm\.entrypoints\.|sglang\.launch_server|"
-                          r"\bsglang\s+serve\b", text))
+                          r"\bsglang\s+serve\b|vllm/vllm-openai", text))
+
+
+def _quoted_on(text: str, body: list[str], after: int) -> tuple[list[str] | None, int]:
+    """`text` joined with the next lines of the block (newlines kept, as a shell keeps
+    them inside quotes) until it is shell syntax: (words, lines taken), or (None, 0)."""
+    for taken in range(1, min(len(body) - after, MAX_QUOTED_LINES) + 1):
+        joined = text + "\n" + "\n".join(body[after:after + taken])
+        if joined.rstrip().endswith("\\"):
+            continue
+        try:
+            return shlex.split(joined, comments=True), taken
+        except ValueError:
+            continue
+    return None, 0
+
+
+MAX_QUOTED_LINES = 200
+SUDO_VALUES = {"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir",
+               "-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-T",
+               "--command-timeout", "-U", "--other-user"}
+# container images whose entrypoint is `vllm serve` (vllm/vllm-openai, docker/Dockerfile)
+VLLM_IMAGES = re.compile(r"(?:[\w.-]+/)*vllm/vllm-openai(?::[\w.-]+)?(?:@sha256:\w+)?")
+
+
+def _server_command(words: list[str]) -> list[str]:
+    """The server command a card's line runs: `sudo [opts]` dropped (a card shows what to
+    run; the gate itself refuses sudo), and `docker run ... vllm/vllm-openai ARGS` read as
+    `vllm serve ARGS` (the image's entrypoint); `docker run ... IMAGE CMD` as CMD."""
+    if words and words[0].rsplit("/", 1)[-1] == "sudo":
+        i = 1
+        while i < len(words) and words[i].startswith("-"):
+            i += 2 if words[i] in SUDO_VALUES else 1
+        words = words[i:]
+    if len(words) > 2 and words[0].rsplit("/", 1)[-1] in ("docker", "podman") and \
+            words[1] == "run":
+        for i, word in enumerate(words[2:], 2):
+            if VLLM_IMAGES.fullmatch(word):
+                rest = words[i + 1:]
+                return rest if rest[:2] == ["vllm", "serve"] else ["vllm", "serve", *rest]
+        names = [w.rsplit("/", 1)[-1] for w in words]
+        for starter in ("python", "python3", "vllm", "sglang"):   # an image's CMD
+            if starter in names[2:]:
+                return words[names.index(starter, 2):]
+    return words
 
 
 def _commands(words: list[str]) -> list[list[str]]:

@@ -232,6 +232,9 @@ def _read_card(ckpt: Checkpoint) -> None:
         raw = read_regular(ckpt.root / CARD, cards.MAX_CARD_BYTES)
         if len(raw) <= cards.MAX_CARD_BYTES:
             ckpt.card = cards.read(raw.decode("utf-8", errors="replace"))
+        else:
+            ckpt.card = cards.Card(unread=f"README.md is over the "
+                                          f"{cards.MAX_CARD_BYTES >> 20} MiB read for launch lines")
     except OSError:
         return
 

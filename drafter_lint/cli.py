@@ -188,8 +188,11 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     many = bool(hub_author or hub_search or len(repos) > 1)     # a collection
     if many:
         paths = tuple(p for p in paths if p not in repos)
-    roots = [r for r in pipeline.roots(paths, offline, problems if len(paths) > 1 or many
-                                       else None) if str(r.resolve()) not in seen]
+    found_roots = pipeline.roots(paths, offline, problems if len(paths) > 1 or many else None)
+    roots = [r for r in found_roots if str(r.resolve()) not in seen]
+    if len(roots) < len(found_roots):
+        _note(f"{len(found_roots) - len(roots)} folder(s) already linted in this pre-commit "
+              f"run and unchanged since: not linted again")
     if len(paths) == 1 and len(roots) > 1:
         _note(f"{paths[0]}: {len(roots)} checkpoints below it")
     progress = Progress(len(roots) + (len(repos) if many else 0), "drafter-lint")
@@ -461,7 +464,11 @@ def inspect(path, target_arg, offline, family):
     from drafter_lint.facts import Facts
     from drafter_lint.findings import escape_lines
     options = pipeline.prepare(target_arg, None, None, offline, (), (), True, note=_note)
-    root = pipeline.roots([path], offline)[0]
+    found = pipeline.roots([path], offline)
+    if len(found) > 1:
+        raise Abort(f"{path} holds {len(found)} checkpoints and inspect draws one: name one "
+                    f"of them (e.g. {found[0]})")
+    root = found[0]
     checkpoint = pipeline.read(root, family)
     if options.target is None:
         options = options.but(target=pipeline.card_target(root, note=_note))

@@ -141,6 +141,9 @@ def lint_with_settings(checkpoint: Checkpoint, options: Options) -> Result:
         found, linted = card_findings(checkpoint, options)
         result.findings += found + pinned_findings(checkpoint, options, result)
         result.skipped = [s for s in result.skipped if s.rule not in linted]
+        if checkpoint.card.unread and selected("CRD101", options.select, options.ignore):
+            result.skipped.append(Skipped("CRD101", f"{checkpoint.card.unread}: its launch "
+                                                    f"lines and pins are not checked"))
     if options.settings is not None:
         suppress(result, facts)
     return result
@@ -152,9 +155,9 @@ def card_findings(checkpoint: Checkpoint, options: Options) -> tuple[list[Findin
     and the codes that ran on a line. A line speaks for `options.runtime` when it is the
     line's runtime, else for the release the card pins (`pip install vllm==X`), else the
     newest recorded. A card finding carries no fix: `fix` does not edit cards."""
-    codes = tuple(c for c, r in options.rules.items() if ("launch" in r.needs or
-                                                          c.startswith("CRD"))
-                  and c != "CRD101" and selected(c, options.select, options.ignore))
+    codes = tuple(c for c, r in options.rules.items()
+                  if ("launch" in r.needs or "card" in r.needs)
+                  and selected(c, options.select, options.ignore))
     out, seen, linted = [], set(), set()
     for line in checkpoint.card.lines:
         if line.problem:
@@ -180,7 +183,25 @@ def card_findings(checkpoint: Checkpoint, options: Options) -> tuple[list[Findin
             if key not in seen:
                 seen.add(key)
                 out.append(finding)
-    return out, linted
+    return _capped(out, options.rules), linted
+
+
+def _capped(findings: list[Finding], rules: dict) -> list[Finding]:
+    """At most MAX_FINDINGS_PER_RULE of each rule, then one line saying how many more (a
+    card of 5,000 launch lines must not print 5,000 findings)."""
+    counts: dict[str, int] = {}
+    out = []
+    for finding in findings:
+        counts[finding.rule] = counts.get(finding.rule, 0) + 1
+        if counts[finding.rule] <= MAX_FINDINGS_PER_RULE:
+            out.append(finding)
+    for code, count in counts.items():
+        if count > MAX_FINDINGS_PER_RULE:
+            rule = rules[code]
+            out.append(Finding("", f"{count - MAX_FINDINGS_PER_RULE} more {code} findings on "
+                               f"the model card's launch lines are not listed", file=CARD,
+                               severity=rule.severity, rule=code, name=rule.name))
+    return out
 
 
 
@@ -206,11 +227,12 @@ def pinned_findings(checkpoint: Checkpoint, options: Options, result: Result
             continue                       # not a recorded release: no facts speak for it
         line, column = checkpoint.card.pin_at[runtime]
         found = lint(checkpoint, options.but(runtime=release, select=codes, ignore=()))
+        how = "which the card installs" if checkpoint.card.pin_op.get(runtime) == "==" \
+            else "the oldest release the card allows"
         for finding in found.findings:
             if finding.severity is Severity.ERROR and \
                     (finding.rule, finding.pointer) not in seen:     # not already an error
-                finding.message = f"with {release.label}, which the card installs: " \
-                                  f"{finding.message}"
+                finding.message = f"with {release.label}, {how}: {finding.message}"
                 out.append(_to_card(finding, line, column))
     return out
 

@@ -155,7 +155,11 @@ def roots(paths, offline: bool = False, problems: list | None = None) -> list:
     for raw in paths:
         try:
             if not Path(raw).exists() and parse_repo_arg(str(raw)):
-                folder, display = remote.materialize(str(raw), offline)
+                try:
+                    folder, display = remote.materialize(str(raw), offline)
+                except DrafterLintError as exc:    # a typo'd local path reads like org/name
+                    exc.args = (f"{exc} (nor is {raw} a local path)",)
+                    raise
                 remember_remote(folder, display, offline)
                 raw = folder
             path = Path(raw)

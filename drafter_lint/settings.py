@@ -109,6 +109,9 @@ def find_files(root: Path) -> list[Path]:
     for folder in [root.resolve(), *root.resolve().parents]:
         for name in (".drafter-lint.toml", "pyproject.toml"):
             path = folder / name
+            if path.exists() and not path.is_file():
+                raise SettingsError(f"{path}: not a regular file; not read (drafter-lint "
+                                    f"reads its settings from it)")
             if path.is_file() and _read(path) is not None:
                 found.append(path)
                 break

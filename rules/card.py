@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from drafter_lint import runtimes
 from drafter_lint.checkpoint import CARD
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
@@ -122,9 +123,35 @@ def base_model_missing(facts: Facts):
                       line=card.base_at, column=1)
 
 
+@rule("CRD105", "card-pin-not-a-release", "warning", "any", needs=())
+def pin_not_a_release(facts: Facts):
+    """The card installs a vLLM or SGLang version that was never released.
+
+    `pip install vllm==0.32.1` fails when no such release exists, and the card's pinned
+    release is also what its launch lines are checked against: a pin between two recorded
+    releases that is neither names none. A version newer than the newest recorded release
+    is not this finding (it may be one this tool does not know yet), nor is `>=X`.
+
+    Warns: `pip install vllm==0.32.1` (the releases around it are 0.32.0 and 0.33.0).
+    Passes: `pip install vllm==0.33.0`, `pip install "sglang>=0.5.9"`, no pin.
+    """
+    card = facts.checkpoint.card
+    for runtime, version in (card.pins if card else {}).items():
+        if card.pin_op.get(runtime) != "==":
+            continue
+        try:
+            runtimes.parse(f"{runtime}=={version}")
+        except runtimes.UnknownRuntime as exc:
+            if "has no release" in str(exc):
+                line, column = card.pin_at[runtime]
+                yield Finding("", f"the card installs {runtime}=={version}: "
+                              f"{str(exc).split(': ', 1)[-1]}; pip cannot install it",
+                              file=CARD, line=line, column=column)
+
+
 def _short(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[:n - 3] + "..."
 
 
 RULES = collect(launch_unreadable, launch_other_drafter, launch_target_not_base,
-                base_model_missing)
+                base_model_missing, pin_not_a_release)

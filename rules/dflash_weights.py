@@ -239,10 +239,12 @@ def dflash2_checkpoint(facts: Facts):
         yield Finding(ptr, f"this is a DFlash2 checkpoint ({'; '.join(signs)}); "
                       f"{who} does not serve DFlash2", severity=Severity.ERROR)
         return
-    how = {"vllm": "with method dflash on its V2 model runner (the default)",
-           "sglang": "with DFLASH"}
-    serving = [f"{r.label} serves it {how[r.runtime]}" for r in facts.releases
-               if r.runtime in how]
+    how = {"vllm": "with method dflash", "sglang": "with DFLASH"}
+    # a release's label names its runner when the launch chose it; else the default's
+    serving = [f"{r.label} serves it {how[r.runtime]}"
+               + (" on its V2 model runner (the default)"
+                  if r.runtime == "vllm" and not r.shown else "")
+               for r in facts.releases if r.runtime in how]
     if serving:
         yield Finding(ptr, f"this is a DFlash2 checkpoint ({'; '.join(signs)}); "
                       f"{', '.join(serving)}; the z-lab reference does not")

@@ -128,11 +128,11 @@ def sliding_window_missing(facts: Facts):
     release, sliding, ptr, window = broken[0]
     what = "missing" if window is MISSING else dumped(window)
     consequences = []
-    for effect, words in (("start-up", "refuse to start"), ("silent", "run them unwindowed")):
+    for effect, words in (("start-up", "refuses to start"), ("silent", "runs them unwindowed")):
         hit = [b[0] for b in broken if runtimes.value(
             "dflash.null-window-with-sliding-layers", b[0]) == effect]
         if hit:
-            consequences.append(f"{runtimes.labels(hit)} {words}")
+            consequences.append(runtimes.agree(hit, words))
     yield Finding(ptr, f"{dotted(ptr)} is {what} but layers {sliding} slide; "
                   + "; ".join(consequences) + " without a window")
 

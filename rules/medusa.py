@@ -102,7 +102,8 @@ def unserved(facts: Facts):
     if refusing:
         last = next((f.until for f in runtimes.FACTS if f.key == "serves.medusa"
                      and f.value and f.until), None)
-        served = f" (vLLM served them before {last})" if last else ""
+        served = f" (vLLM served them before {last})" \
+            if last and any(r.runtime == "vllm" for r in refusing) else ""
         yield Finding("", f"{runtimes.agree(refusing, 'does')} not serve Medusa heads and "
                       f"refuses to start{served}; serve them with a release that does, or "
                       f"move to an EAGLE-3 head")

@@ -167,6 +167,8 @@ CARD_CASES = [      # (rule, outcome, README text): each card rule fires and sta
     ("CRD102", "pass", _line(SPEC.replace("z-lab/Qwen3.6-27B-DFlash", "$DRAFT") % 15)),
     ("CRD103", "fail", _line(SPEC % 15, target="Qwen/Qwen3-8B")),
     ("CRD103", "pass", _line(SPEC % 15, target="/models/Qwen3.6-27B")),
+    ("CRD105", "fail", _line(SPEC % 15).replace("```sh\n", "```sh\npip install vllm==0.32.1\n")),
+    ("CRD105", "pass", _line(SPEC % 15).replace("```sh\n", "```sh\npip install vllm==0.33.0\n")),
 ]
 # CRD104 needs a hub: test_a_hub_cards_base_model_the_hub_does_not_have_is_a_finding
 CARD_CASES_ELSEWHERE = [("CRD104", "fail"), ("CRD104", "pass")]
@@ -182,6 +184,45 @@ def test_each_card_rule_fires_on_its_case_only(cli, carded, tiny, rule, outcome,
     hits = [f for f in run.json()["results"][0]["findings"] if f["rule"] == rule]
     assert bool(hits) == (outcome == "fail"), hits
     assert all(f["file"] == "README.md" and f["line"] == 5 for f in hits)
+
+
+def test_a_card_is_read_as_the_hub_shows_it(cli, carded, tiny):
+    """U5-19: a block inside an HTML comment is not shown on the hub, so not linted;
+    `sudo vllm serve` and `docker run ... vllm/vllm-openai ARGS` are launches; a quoted
+    --speculative-config spanning lines is read whole (issue 39). Mutations caught: the
+    commented block linted (LCH102 at line 6), sudo/docker lines skipped, the multi-line
+    JSON reported as "not shell syntax"."""
+    bad = SPEC % 16
+    (carded / "README.md").write_text(
+        "---\nbase_model: Qwen/Qwen3.6-27B\n---\n<!--\n```sh\n"
+        f"vllm serve Qwen/Qwen3.6-27B --speculative-config '{bad}'\n```\n-->\n```sh\n"
+        f"sudo -E vllm serve Qwen/Qwen3.6-27B --speculative-config '{bad}'\n"
+        f"docker run --gpus all -p 8000:8000 vllm/vllm-openai:latest --model "
+        f"Qwen/Qwen3.6-27B --speculative-config '{bad}'\n"
+        "vllm serve Qwen/Qwen3.6-27B --speculative-config '{\n"
+        '  "method": "dflash", "model": "z-lab/Qwen3.6-27B-DFlash",\n'
+        '  "num_speculative_tokens": 16\n}\' --port 8000\n```\n')
+    run = cli("check", carded, "--target", tiny / "target", "--format", "json")
+    found = [(f["rule"], f["line"]) for f in run.json()["results"][0]["findings"]
+             if f["file"] == "README.md"]
+    assert sorted(found) == [("LCH102", 10), ("LCH102", 11), ("LCH102", 12)], found
+
+
+def test_card_findings_keep_the_per_rule_cap_and_a_giant_card_is_said(cli, carded, tiny):
+    """U5-18: 5,000 identical bad lines gave 5,000 LCH102; the cap of 50 per rule holds
+    for card lines, with one line saying how many more. U5-19: a card over 1 MiB is not
+    read for lines, and the skipped check says so. Mutations caught: the cap applied to
+    the checkpoint's rules only; a giant card skipped without a word."""
+    line = f"vllm serve Qwen/Qwen3.6-27B --speculative-config '{SPEC % 41}'\n"
+    (carded / "README.md").write_text("```sh\n" + line * 300 + "```\n")
+    run = cli("check", carded, "--target", tiny / "target", "--format", "json")
+    found = [f for f in run.json()["results"][0]["findings"] if f["rule"] == "LCH102"]
+    assert len(found) == 51 and any("250 more LCH102" in f["message"] for f in found)
+    (carded / "README.md").write_text("```sh\n" + line + "```\n" + "x" * (1 << 20))
+    run = cli("check", carded, "--target", tiny / "target", "--format", "json")
+    result = run.json()["results"][0]
+    assert not [f for f in result["findings"] if f["file"] == "README.md"]
+    assert any("over the 1 MiB" in s["reason"] for s in result["skipped"]), result["skipped"]
 
 
 # --- published cards, verbatim (fixtures/cards/) --------------------------------------------

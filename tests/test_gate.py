@@ -296,6 +296,30 @@ print(json.dumps(counts))
     assert json.loads(run.stdout.strip().splitlines()[-1]) == [1, 0], run.stderr
 
 
+def test_a_folder_changed_since_its_lint_is_linted_again_in_one_run(tiny, tmp_path):
+    """U5-23: a hook script that checks a folder, breaks its config and checks it again
+    (same parent, same options) got no output and exit 0 the second time. Mutation
+    caught: the run's state keyed on the folder's name alone."""
+    guessed = (tiny / "drafter-guessed" / "config.json").read_text()
+    driver = f"""
+import json, os, subprocess, sys
+exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+env = dict(os.environ, PRE_COMMIT="1")
+out = []
+for step in range(3):
+    if step == 1:
+        open("{tiny}/drafter/config.json", "w").write({guessed!r})
+    run = subprocess.run([exe, "check", "--format", "json", "--target", "{tiny}/target",
+                          "{tiny}/drafter"], env=env, capture_output=True, text=True)
+    out.append([run.returncode, len(json.loads(run.stdout)["results"])])
+print(json.dumps(out))
+"""
+    run = subprocess.run([sys.executable, "-c", driver], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == [[0, 1], [1, 1], [0, 0]], \
+        run.stderr
+
+
 def test_two_hooks_with_other_options_do_not_skip_each_other(tiny, tmp_path):
     """Two drafter-lint hooks in one pre-commit run (the second with --target): each lints
     the folder. Mutation caught: state keyed by the pre-commit process alone."""

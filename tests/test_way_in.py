@@ -282,4 +282,34 @@ def test_a_deeply_nested_speculative_config_is_a_one_line_refusal():
     from drafter_lint.errors import GateError
 
     with pytest.raises(GateError, match="nested too deeply"):
-        parse(["vllm", "serve", "T", "--speculative-config", "[" * 5000 + "]" * 5000])
+        parse(["vllm", "serve", "T", "--speculative-config", "[" * 100_000 + "]" * 100_000])
+
+
+def test_inspect_of_a_folder_of_checkpoints_names_them_instead_of_drawing_one(cli, tmp_path):
+    """U5-24 (i06): `inspect PARENT` silently drew the first of 56 checkpoints. Mutation
+    caught: roots()[0] taken without a word."""
+    import shutil
+
+    for name in ("a", "b"):
+        shutil.copytree(FIXTURES / "tiny-qwen3.6" / "drafter", tmp_path / "m" / name)
+    run = cli("inspect", tmp_path / "m")
+    assert run.code == 2 and "holds 2 checkpoints" in run.err, run.err
+
+
+def test_a_settings_file_that_is_not_a_regular_file_is_said(cli, tmp_path):
+    """U5-24 (set-s4): a FIFO pyproject.toml was silently ignored, with the settings it
+    may hold. Mutation caught: is_file() skipping it without a word."""
+    import shutil
+
+    shutil.copytree(FIXTURES / "tiny-qwen3.6" / "drafter", tmp_path / "d")
+    os.mkfifo(tmp_path / "d" / "pyproject.toml")
+    run = cli("check", tmp_path / "d")
+    assert run.code == 2 and "pyproject.toml: not a regular file" in run.err, run.err
+
+
+def test_a_typod_local_path_is_not_only_a_hub_error(cli):
+    """U5-24 (t01, t02): `check fixture/drafter` (a typo of fixtures/...) reads like a hub
+    id; the one line says it is no local path either. Mutation caught: the hub's answer
+    alone, which sends the user looking for a repo."""
+    run = cli("check", "fixture/drafter")
+    assert run.code == 2 and "nor is fixture/drafter a local path" in run.err, run.err
