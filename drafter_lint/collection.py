@@ -246,7 +246,8 @@ def table(results: list[Result]) -> str:
     read = sum(1 for r in results if r.error is None)
     partly = sum(1 for r in results if r.error is None and unread_target(r))
     without = f", {partly} without their target" if partly else ""
-    lines.append(f"{len(results)} repos: {read - partly} linted{without}, "
+    lines.append(f"{len(results)} repo{'s' if len(results) != 1 else ''}: "
+                 f"{read - partly} linted{without}, "
                  f"{len(results) - read} not read.")
     return "\n".join(lines) + "\n"
 

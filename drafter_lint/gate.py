@@ -151,7 +151,7 @@ def resolve(model: str, offline: bool, what: str, headers: bool = False,
     if parse_repo_arg(model) is None or model.startswith((".", "/", "~")):
         raise GateError(f"{what} {model!r} does not exist")
     pinned = f"{model}@{revision}" if revision else model
-    cache = settings()["cache_dir"]
+    cache = settings()["cache_dir"]        # checks the hub variables before the import
     try:
         from huggingface_hub import snapshot_download
 
@@ -164,7 +164,9 @@ def resolve(model: str, offline: bool, what: str, headers: bool = False,
                         f"server runs offline (HF_HUB_OFFLINE): it would not start")
     try:
         if headers:
-            return materialize(pinned, offline)[0]
+            folder, display = materialize(pinned, offline)
+            pipeline.remember_remote(folder, display, offline)   # findings name the repo
+            return folder
         return fetch(pinned, offline=offline).folder
     except HubError as exc:
         raise GateError(f"{what}: {exc}") from None

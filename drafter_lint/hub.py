@@ -151,7 +151,8 @@ def _explain(exc: Exception, repo_id: str, revision: str, filename: str, offline
             return (f"{where}: {filename} is not in the local hub cache and offline mode is on "
                     f"(download it once online, or drop --offline / HF_HUB_OFFLINE)")
         return (f"{where}: cannot reach {os.environ.get('HF_ENDPOINT') or 'the hub'} and "
-                f"{filename} is not cached (check the network, or use a local --reference)")
+                f"{filename} is not cached (check the network, or use --offline with a filled "
+                f"cache)")
     if isinstance(exc, _remote_missing(errors)):
         return f"{where} has no {filename}"
     if isinstance(exc, _RateLimited):
@@ -170,7 +171,7 @@ def _explain(exc: Exception, repo_id: str, revision: str, filename: str, offline
     if isinstance(exc, (ConnectionError, OSError)) or "Connect" in type(exc).__name__:
         return (f"{where}: cannot reach {os.environ.get('HF_ENDPOINT') or 'the hub'} "
                 f"({type(exc).__name__}) and {filename} is not cached (check the network, "
-                f"or use --offline with a filled cache, or a local --reference)")
+                f"or use --offline with a filled cache)")
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return f"{where}: cannot download {filename}: {type(exc).__name__}: {first}"
 

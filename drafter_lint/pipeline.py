@@ -102,15 +102,23 @@ def prepare(target_arg=None, reference_arg=None, from_hub=None, offline=False, s
     reference = None
     if reference_arg or from_hub:
         reference = read_reference(reference_arg or from_hub, offline, card=bool(from_hub))
+    from_card = None
     if not target_arg and reference and reference.card:
         bases = base_models(reference.card)
         if bases:
-            target_arg = bases[0]
+            target_arg = from_card = bases[0]
             note(f"target {target_arg}: the base_model of {reference.display}'s model card")
     target = None
     if target_arg:
-        target = resolve_target(target_arg, offline)
-        for message in target.notes:
+        try:
+            target = resolve_target(target_arg, offline)
+        except TargetError as exc:
+            if target_arg != from_card:
+                raise
+            # the card's word, not the user's: as in collections, the run goes on
+            note(f"warning: {reference.display}'s card names base_model {from_card}, which "
+                 f"cannot be read ({exc}); linted without a target")
+        for message in target.notes if target else ():
             note(message)
     return options.but(target=target, reference=reference)
 

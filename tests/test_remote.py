@@ -125,6 +125,8 @@ def test_gate_lints_an_uncached_hub_drafter_with_its_headers(remote_hub, tmp_pat
 
     refused = gate(BROKEN)
     assert refused.returncode == 1 and "DF130" in refused.stderr, refused.stderr
+    # U4-26 (u26b): findings name the repo, not the tool's cache folder
+    assert f"{BROKEN}@" in refused.stderr and "/remote/" not in refused.stderr
     started = gate(REPO)
     assert started.returncode == 0, started.stderr
     assert remote_hub.sent.get("model.safetensors", 0) <= 2 * MIB

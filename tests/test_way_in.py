@@ -313,3 +313,32 @@ def test_a_typod_local_path_is_not_only_a_hub_error(cli):
     alone, which sends the user looking for a repo."""
     run = cli("check", "fixture/drafter")
     assert run.code == 2 and "nor is fixture/drafter a local path" in run.err, run.err
+
+
+def test_a_run_that_read_nothing_does_not_say_all_checks_passed(cli):
+    """U4-22 (u22b): "All checks passed (0 checkpoints)." printed above "2 repos: 0 linted,
+    2 not read" (exit 2). Mutation caught: the summary's pass line on zero reads."""
+    run = cli("check", "nosuch/one", "nosuch/two")
+    assert run.code == 2, run.err
+    assert "All checks passed" not in run.out and "Nothing was checked" in run.out, run.out
+
+
+def test_from_hub_whose_card_names_a_missing_base_model_goes_on(cli, tmp_path, monkeypatch):
+    """U5-24 (f05): `--from-hub` whose card names a base_model the hub lacks ended the run
+    (exit 2), where a collection makes it a warning. Mutation caught: the card's target
+    error raised as the user's own --target's would be."""
+    import shutil
+
+    from fakehub import FakeHub
+
+    root = tmp_path / "hub"
+    shutil.copytree(FIXTURES / "hub", root)
+    repo = root / "z-lab" / "Qwen3.6-27B-DFlash" / "main"
+    (repo / "README.md").write_text("---\nbase_model: Qwen/Qwen3.6-27B-Typo\n---\n# card\n")
+    with FakeHub(root) as server:
+        monkeypatch.setenv("HF_ENDPOINT", server.url)
+        run = cli("check", FIXTURES / "tiny-qwen3.6" / "drafter-guessed", "--from-hub",
+                  "z-lab/Qwen3.6-27B-DFlash", "--format", "json")
+    assert run.code == 1, run.err
+    assert "Qwen/Qwen3.6-27B-Typo" in run.err and "linted without a target" in run.err
+    assert run.json()["results"][0]["findings"]

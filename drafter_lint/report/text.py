@@ -49,6 +49,8 @@ def render(results: list[Result], options: dict | None = None) -> str:
         elif unsafe:
             lines.append(f"{unsafe} fixable with `drafter-lint fix --unsafe-fixes` "
                          f"(the rules' own guesses: review them).")
+    elif read == 0 and results:      # every path or repo unreadable: nothing passed
+        lines.append(style("Nothing was checked: no checkpoint could be read.", bold=True))
     else:
         lines.append(style(f"All checks passed ({folders}).", fg="green"))
     return "\n".join(lines) + "\n"
