@@ -122,6 +122,22 @@ def scenario(name: str, args: list[str], env: dict, runs: int, fresh_cache: bool
             "exit": samples[-1]["exit"]}
 
 
+def alternating(scenarios: list, env: dict, runs: int) -> list[dict]:
+    """The scenarios run in turn, one run of each per round, so that a change in the
+    machine's load falls on all of them alike (ratios to the first are what count)."""
+    rounds = [[scenario(name, args, env, 1, **extra) for name, args, extra in scenarios]
+              for _ in range(runs)]
+    out = []
+    for i, (name, _, _) in enumerate(scenarios):
+        walls = [r[i]["median_s"] for r in rounds]
+        first = rounds[0][i]
+        out.append({**first, "runs": runs, "median_s": statistics.median(walls),
+                    "min_s": min(walls), "max_s": max(walls),
+                    "peak_rss_mb": max(r[i]["peak_rss_mb"] for r in rounds),
+                    "weight_bytes_read": max(r[i]["weight_bytes_read"] for r in rounds)})
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -143,12 +159,12 @@ def main() -> None:
         check = ["cli", "check", str(drafter), "--target", str(target), "-o", os.devnull]
         warm = lambda: run(check, env)  # noqa: E731
         results = [
-            scenario("AutoConfig.from_pretrained (baseline)", ["autoconfig", str(drafter)],
-                     env, options.runs),
-            scenario("check, transformers rule, cold cache", check, env, options.runs,
-                     fresh_cache=True),
-            scenario("check, unchanged checkpoint (cached load)", check, env, options.runs,
-                     before=warm),
+            *alternating([("AutoConfig.from_pretrained (baseline)",
+                           ["autoconfig", str(drafter)], {}),
+                          ("check, transformers rule, cold cache", check,
+                           {"fresh_cache": True}),
+                          ("check, unchanged checkpoint (cached load)", check,
+                           {"before": warm})], env, options.runs),
             scenario("check --ignore TF", check + ["--ignore", "TF"], env, options.runs),
             scenario("--version", ["cli", "--version"], env, options.runs),
             scenario("rules", ["cli", "rules"], env, options.runs),
@@ -170,8 +186,8 @@ def main() -> None:
         "drafter_apparent_gb": round(3460432496 / 1e9, 2),
         "marginal_ms_per_checkpoint": marginal * 1000,
         "targets": {
-            "1. full check cold <= 1.15x baseline": results[1]["ratio_to_baseline"],
-            "2a. re-check <= 0.3x baseline": results[2]["ratio_to_baseline"],
+            "1. full check cold <= 1.02x baseline": results[1]["ratio_to_baseline"],
+            "2a. re-check <= 0.15x baseline": results[2]["ratio_to_baseline"],
             "2b. check --ignore TF <= 0.25 s": results[3]["median_s"],
             "2c. --version <= 0.15 s": results[4]["median_s"],
             "3. weight bytes read <= 1 MiB": results[1]["weight_bytes_read"],

@@ -25,7 +25,8 @@ PACKAGE = "drafter_lint"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("drafter_lint", "drafter_lint.errors", "drafter_lint.bounded",
               "drafter_lint.cache", "drafter_lint.jsondoc", "drafter_lint.findings",
-              "drafter_lint.progress", "drafter_lint.write")),
+              "drafter_lint.progress", "drafter_lint.write",
+              "drafter_lint.transformers_child")),
     ("runtimes", ("drafter_lint.runtimes.",)),
     ("families", ("drafter_lint.family",)),
     ("read", ("drafter_lint.safetensors_header", "drafter_lint.tokenizer",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from importlib import metadata
 
 import pytest
@@ -83,10 +85,49 @@ def test_loader_child_refuses_to_run_without_isolation(tmp_path):
     import sys
 
     (tmp_path / "transformers.py").write_text("open('SENTINEL', 'w').write('ran')\n")
-    run = subprocess.run([sys.executable, "-m", "drafter_lint.loading"], input="",
+    run = subprocess.run([sys.executable, "-m", "drafter_lint.transformers_child"], input="",
                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert run.returncode != 0 and "python -I" in run.stderr
     assert not (tmp_path / "SENTINEL").exists()
-    ok = subprocess.run([sys.executable, "-I", "-m", "drafter_lint.loading"], input="",
+    ok = subprocess.run([sys.executable, "-I", "-m", "drafter_lint.transformers_child"],
+                        input="",
                         capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert ok.returncode == 0 and not (tmp_path / "SENTINEL").exists()
+
+
+def test_prewarm_starts_the_loader_child_only_for_a_load_to_come(tiny, tmp_path):
+    """Issue 42 item 7: `check` starts the transformers child before its own imports when
+    the config has no cached load, and not when it has one (a re-check must not pay for
+    it); a child no load needed is stopped with the run. Mutations caught: a prewarm on a
+    cache hit (the re-check slowed), a prewarmed child left running after the parent
+    exits, a prewarm that skips the cache key's model_type."""
+    import subprocess
+    import sys
+
+    script = f"""
+import os, sys, json
+from pathlib import Path
+from drafter_lint import loading, transformers_child as child
+cache = Path({str(tmp_path / 'cache')!r})
+started = loading.prewarm({str(tiny / 'drafter')!r})
+pid = child._WORKER[0].process.pid if child._WORKER else None
+if sys.argv[1] == "load":
+    loading.load(Path({str(tiny / 'drafter' / 'config.json')!r}).read_text(), "dflash")
+print(json.dumps([started, pid]))
+"""
+    env = {**os.environ, "DRAFTER_LINT_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run(mode):
+        done = subprocess.run([sys.executable, "-c", script, mode], capture_output=True,
+                              text=True, timeout=120, env=env)
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    started, pid = run("exit")                   # cold, and no load asked: stopped at exit
+    assert started and pid
+    deadline = time.monotonic() + 10
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{pid}") or \
+        open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+    assert run("load")[0]                        # cold: prewarmed, then used and cached
+    assert run("exit") == [False, None]          # cached now: nothing started
