@@ -34,15 +34,10 @@ def _prewarm(paths, narrowed, no_cache: bool) -> None:
     --select/--ignore, which may leave no rule needing it)."""
     if len(paths) != 1 or narrowed or not os.path.isdir(paths[0]):
         return
-    from importlib import metadata
-
     from drafter_lint import transformers_child
     from drafter_lint.cache import cache_dir
-    try:
-        version = metadata.version("transformers")
-    except metadata.PackageNotFoundError:
-        return
-    transformers_child.prewarm(paths[0], version, None if no_cache else cache_dir() / "loaded")
+    transformers_child.prewarm(paths[0], transformers_child.installed_version(),
+                               None if no_cache else cache_dir() / "loaded")
 
 
 def _use_colour(choice: str, stream=None) -> bool:

@@ -17,7 +17,6 @@ import json
 import time
 from dataclasses import asdict
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 
 from drafter_lint import transformers_child as child
@@ -38,10 +37,7 @@ def loads_through_transformers(family: str, config: dict | None) -> bool:
 
 @lru_cache(maxsize=1)
 def transformers_version() -> str | None:
-    try:
-        return metadata.version("transformers")
-    except metadata.PackageNotFoundError:
-        return None
+    return child.installed_version("transformers")
 
 
 def _model_type(text: str, family: str) -> str | None:

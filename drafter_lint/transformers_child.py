@@ -13,7 +13,6 @@ from __future__ import annotations
 import atexit
 import hashlib
 import json
-import logging
 import os
 import select
 import subprocess
@@ -48,6 +47,28 @@ class Loaded:
     @property
     def label(self) -> str:
         return f"transformers {self.transformers_version} {self.config_class or ''}".strip()
+
+
+def installed_version(name: str = "transformers") -> str | None:
+    """The version of the installed distribution `name`, from its `NAME-VERSION.dist-info`
+    folder on sys.path (what importlib.metadata finds first, without its email parser:
+    a re-check should not pay 20 ms for it); importlib.metadata when that is unclear."""
+    for entry in sys.path:
+        try:
+            names = [n for n in os.listdir(entry or ".")
+                     if n.startswith(f"{name}-") and n.endswith(".dist-info")]
+        except OSError:
+            continue
+        if len(names) == 1:
+            return names[0][len(name) + 1:-len(".dist-info")]
+        if names:
+            break
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def cache_key(text: str, version: str, model_type: str | None) -> str:
@@ -142,6 +163,8 @@ def prewarm(folder, version: str | None, cache: Path | None) -> bool:
 
 
 def _load_now(text: str, version: str, model_type: str | None) -> Loaded:
+    import logging
+
     class _Capture(logging.Handler):
         def __init__(self):
             super().__init__(logging.WARNING)

@@ -131,3 +131,13 @@ print(json.dumps([started, pid]))
         open(f"/proc/{pid}/stat").read().split()[2] == "Z"
     assert run("load")[0]                        # cold: prewarmed, then used and cached
     assert run("exit") == [False, None]          # cached now: nothing started
+
+
+@pytest.mark.parametrize("name", ["transformers", "click", "huggingface_hub", "jsonschema"])
+def test_the_fast_version_lookup_agrees_with_importlib_metadata(name):
+    """The cache key's transformers version is read from the dist-info folder's name.
+    Mutation caught: a name sliced wrong, or another distribution's folder taken (a stale
+    cache hit for another transformers)."""
+    from drafter_lint.transformers_child import installed_version
+
+    assert installed_version(name) == metadata.version(name)
