@@ -49,19 +49,43 @@ def list_repos(author: str | None, search: str | None, offline: bool = False) ->
     if hub.offline_mode(offline):
         raise HubError(f"cannot list the hub's models for {what}: offline mode is on "
                        f"(--offline or HF_HUB_OFFLINE); name the repos to lint instead")
-    api = HfApi(endpoint=endpoint)
     try:    # sha and file names come with the listing: no request per repo for them
-        # a 429 restarts the listing: its pages are not resumable
-        found = hub.retrying(lambda: list(api.list_models(
-            author=author or None, search=search or None, expand=["sha", "siblings"])))
+        found = _listing(endpoint or HfApi().endpoint, author, search)
     except Exception as exc:  # noqa: BLE001 -- one line, as every hub failure
         raise HubError(hub.scrub(f"cannot list the hub's models for {what}: "
                                  f"{hub.failure(exc)}")) from None
-    for model in found:
-        files = frozenset(s.rfilename for s in model.siblings or ())
-        if model.sha and files:
-            LISTED[model.id] = (model.sha, files)
-    return sorted(dict.fromkeys(m.id for m in found))
+    for repo, sha, files in found:
+        if sha and files:
+            LISTED[repo] = (sha, files)
+    return sorted(dict.fromkeys(repo for repo, _, _ in found))
+
+
+def _listing(endpoint: str, author: str | None, search: str | None) -> list[tuple]:
+    """(repo, commit, file names) of every model the hub lists, page by page (its `Link`
+    header names the next), each page one GET through huggingface_hub's session: a
+    429/503 is waited out (hub.retrying), nothing else is retried, so a hub that cannot
+    be reached is one line at once (HfApi.list_models retries a refused connection for
+    about 25 s)."""
+    from huggingface_hub.utils import get_session, hf_raise_for_status
+
+    session, timeout = get_session(), hub.settings()["etag_timeout"]
+    params = [("expand", "sha"), ("expand", "siblings"),
+              *[(k, v) for k, v in (("author", author), ("search", search)) if v]]
+    url, out = f"{endpoint}/api/models", []
+    while url:
+        def page(url=url, first=not out):
+            reply = session.get(url, params=params if first else None,
+                                headers=hub.build_headers(), timeout=timeout)
+            hf_raise_for_status(reply)
+            return reply
+
+        reply = hub.retrying(page)
+        for item in reply.json():
+            files = frozenset(s["rfilename"] for s in item.get("siblings") or ()
+                              if isinstance(s, dict) and isinstance(s.get("rfilename"), str))
+            out.append((item.get("id") or item.get("modelId"), item.get("sha"), files))
+        url = (reply.links or {}).get("next", {}).get("url")
+    return [row for row in out if isinstance(row[0], str)]
 
 
 # repo -> (main's commit, file names) as the listing of this run returned them

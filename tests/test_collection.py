@@ -418,3 +418,13 @@ def test_a_listed_repo_with_an_over_cap_tokenizer_or_card_is_linted_without_it(
     assert "tokenizer.json is 40.0 MiB, over the 32 MiB" in run.err
     assert "README.md is 5.0 MiB, over the 4 MiB" in run.err
     assert run.err.count("linted without it") == 2, run.err
+
+
+def test_a_listing_against_an_unreachable_hub_is_one_line_at_once(cli):
+    """U4-23: `check --hub-author X` with the hub refusing connections took 23.6 s (the
+    listing's own retries) before its one line. Mutation caught: the listing through
+    HfApi.list_models, whose pagination retries a refused connection for about 25 s."""
+    started = time.monotonic()
+    run = cli("check", "--hub-author", "one")          # conftest: HF_ENDPOINT refuses
+    assert run.code == 2 and "cannot list the hub's models" in run.err, run.err
+    assert time.monotonic() - started < 5
