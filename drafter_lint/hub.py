@@ -519,7 +519,10 @@ def fetch(arg: str, offline: bool = False, tokenizer: bool = False,
         raise HubError(f"{repo_id}@{revision}: the repo has no config.json")
     if known:
         too_big(repo_id, revision, "config.json", listed["config.json"], MAX_SMALL_FILE)
-    config = download(repo_id, revision, "config.json", offline, preflight=not known,
+    # a listing without a size: the preflight asks it, so an oversized file is refused
+    # before it is downloaded (U4-14)
+    config = download(repo_id, revision, "config.json", offline,
+                      preflight=not known or listed["config.json"] is None,
                       limit=MAX_SMALL_FILE)
     snapshot = Snapshot(repo_id, revision, config.parent.name, config.parent,
                         {"config.json": config})
@@ -529,7 +532,8 @@ def fetch(arg: str, offline: bool = False, tokenizer: bool = False,
             too_big(repo_id, snapshot.commit, "README.md", listed.get("README.md")
                     if known else None, MAX_SMALL_FILE)
             readme = download(repo_id, snapshot.commit, "README.md", offline,
-                              required=False, preflight=not known, limit=MAX_SMALL_FILE)
+                              required=False, limit=MAX_SMALL_FILE,
+                              preflight=not known or listed["README.md"] is None)
         except FileTooBig as exc:
             snapshot.skipped["README.md"] = str(exc)
     if readme is not None:
@@ -538,7 +542,8 @@ def fetch(arg: str, offline: bool = False, tokenizer: bool = False,
     if known and "hf_quant_config.json" in listed and \
             (listed["hf_quant_config.json"] or 0) <= MAX_SMALL_FILE:
         quant = download(repo_id, snapshot.commit, "hf_quant_config.json", offline,
-                         required=False, preflight=False, limit=MAX_SMALL_FILE)
+                         required=False, limit=MAX_SMALL_FILE,
+                         preflight=listed["hf_quant_config.json"] is None)
         if quant is not None:        # ModelOpt's quantization description, read with config
             snapshot.files["hf_quant_config.json"] = quant
     if tokenizer:

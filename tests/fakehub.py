@@ -93,6 +93,7 @@ class FakeHub:
         # answered 429 (every request site must retry; file GETs are left alone, as
         # huggingface_hub's own download retries them after Retry-After + 1 s)
         self.limit_first = False
+        self.list_sizes = True             # False: file listings carry no sizes (a mirror)
         self._seen: set[tuple[str, str]] = set()
         self._window: list[float] = []
         self._refused: dict[str, int] = {}
@@ -282,7 +283,8 @@ class FakeHub:
         info = {"id": repo_id, "modelId": repo_id, "sha": commit, "private": False,
                 "gated": False, "siblings": [
                     {"rfilename": name, **({"size": self._size(files[name])}
-                                           if "blobs=true" in handler.path.lower() else {})}
+                                           if "blobs=true" in handler.path.lower()
+                                           and self.list_sizes else {})}
                     for name in sorted(files)]}
         self._send(handler, 200, json.dumps(info).encode(),
                    {"Content-Type": "application/json"}, body)

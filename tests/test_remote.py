@@ -357,3 +357,19 @@ def test_a_bad_hub_variable_prints_nothing_on_stdout(tmp_path, name, args):
                          timeout=60)
     assert run.returncode == 2 and run.stdout == "", run.stdout
     assert name in run.stderr and "internal error" not in run.stderr
+
+
+def test_an_oversized_config_is_refused_unsent_when_the_listing_has_no_sizes(cli, remote_hub,
+                                                                          tmp_path):
+    """U4-14: a named repo whose hub lists files without sizes had its 50 MB config.json
+    downloaded whole before the 4 MiB refusal. Mutation caught: no preflight (which asks
+    the size) when the listing gives none."""
+    folder = tmp_path / "hub" / "big" / "config" / "main"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text('{"model_type": "qwen3", "pad": "' + "x" * (6 << 20)
+                                        + '"}')
+    remote_hub.repos = __import__("fakehub").load_repos(tmp_path / "hub")
+    remote_hub.list_sizes = False
+    run = cli("check", "big/config")
+    assert "over the 4 MiB" in run.err or "over the 4 MiB" in run.out, run.err
+    assert remote_hub.sent.get("config.json", 0) < 1 << 20, remote_hub.sent
