@@ -401,9 +401,12 @@ def _timeout(ctx, param, value):
 @click.option("--dry-run-timeout", type=float, default=180.0, callback=_timeout,
               show_default=True, metavar="SECONDS",
               help="How long the runtime's start-up resolution may take; past it, not judged.")
+@click.option("-o", "--output-file", "output_file", metavar="FILE",
+              help="Write the findings to FILE (whole, in --format) instead of stderr; "
+                   "the notes stay on stderr.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
-         require_speculative, no_dry_run, dry_run_timeout, command):
+         require_speculative, no_dry_run, dry_run_timeout, output_file, command):
     """Lint the drafter of a launch line, then run it: `drafter-lint gate -- vllm serve ...`.
 
     Reads `vllm serve TARGET --speculative-config JSON` or
@@ -432,24 +435,32 @@ def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
     result = decision.result
     if not decision.start:
         result.findings, result.skipped = decision.blocking, []
-        _gate_report(result, fmt, colour)
+        _gate_report(result, fmt, colour, output_file)
         click.echo(f"drafter-lint gate: refused: {len(decision.blocking)} finding(s) at or "
                    f"above {decision.fail_on}; nothing started", err=True)
         sys.exit(1)
     if result is not None:
-        if result.findings:
+        if result.findings or output_file:
             result.skipped = []
-            _gate_report(result, fmt, colour)
+            _gate_report(result, fmt, colour, output_file)
         shown = (f"{len(result.findings)} finding(s) below {decision.fail_on}, shown above"
                  if result.findings else "no findings")
         _note(f"gate passed ({shown}); starting {' '.join(decision.launch.argv[:2])}")
     _exec(decision.launch)
 
 
-def _gate_report(result, fmt: str, colour: str) -> None:
-    """The gate's findings on stderr (stdout belongs to the server it starts)."""
+def _gate_report(result, fmt: str, colour: str, output_file: str | None = None) -> None:
+    """The gate's findings on stderr (stdout belongs to the server it starts), or whole
+    in `output_file` (a JSON report stderr's notes would interleave)."""
     from drafter_lint.report import render
 
+    if output_file:
+        try:
+            Path(output_file).write_text(render(fmt, [result], colour=False),
+                                         encoding="utf-8")
+        except OSError as exc:
+            raise Abort(f"cannot write {output_file}: {exc.strerror or exc}") from None
+        return
     use = fmt == "text" and _use_colour(colour, sys.stderr)
     text = render(fmt, [result], colour=use)
     click.echo(text, nl=not text.endswith("\n"), err=True, color=use)

@@ -342,3 +342,27 @@ def test_from_hub_whose_card_names_a_missing_base_model_goes_on(cli, tmp_path, m
     assert run.code == 1, run.err
     assert "Qwen/Qwen3.6-27B-Typo" in run.err and "linted without a target" in run.err
     assert run.json()["results"][0]["findings"]
+
+
+def test_gate_json_goes_whole_to_its_output_file(tmp_path):
+    """U5-26 (o09): `gate --format json` wrote its JSON to stderr between note lines, so it
+    could not be parsed. Mutation caught: -o ignored, or notes written into the file."""
+    import json
+    import subprocess
+    import sys
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "vllm").write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "vllm").chmod(0o755)
+    tiny = FIXTURES / "tiny-qwen3.6"
+    spec = json.dumps({"method": "dflash", "model": str(tiny / "drafter-guessed"),
+                       "num_speculative_tokens": 15})
+    exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+    run = subprocess.run([exe, "gate", "--format", "json", "-o", str(tmp_path / "r.json"), "--",
+                          "vllm", "serve", str(tiny / "target"), "--speculative-config", spec],
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert run.returncode == 1 and "nothing started" in run.stderr, run.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert {f["rule"] for f in report["results"][0]["findings"]} >= {"DF104"}
