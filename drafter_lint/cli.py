@@ -537,6 +537,7 @@ def releases(paths, target_arg, offline, family, ignore, runtime, server_env, fm
 @click.argument("code")
 def explain(code):
     """Explain one rule (by code or name): what it checks, why, and examples."""
+    from drafter_lint.registry import page
     from drafter_lint.rules import redirect
     rules = _rules()
     current = redirect(code.upper())
@@ -546,23 +547,7 @@ def explain(code):
             difflib.get_close_matches(code, [r.name for r in rules.values()], n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise Abort(f"unknown rule {code!r}{hint}")
-    click.echo(f"{rule.code} {rule.name}\n")
-    if current != code.upper() and rule.code == current:
-        click.echo(f"({code.upper()} is now {current}: ignores and baselines naming "
-                   f"{code.upper()} apply to it)\n")
-    if rule.status != "stable":
-        click.echo(f"Status: {rule.status}"
-                   + (f", replaced by {rule.replaced_by}" if rule.replaced_by else "")
-                   + (f": {rule.why}" if rule.why else "")
-                   + (" (runs only when selected by its code)" if rule.status == "preview"
-                      else " (never runs)" if rule.status == "removed" else "") + "\n")
-    applies = f" ({rule.fix_applicability})" if rule.fix_applicability else ""
-    also = [s for s in rule.severities if s != rule.severity.value]
-    severity = rule.severity.value + (f" (also {', '.join(also)})" if also else "")
-    click.echo(f"Severity: {severity}    Family: {rule.family}    "
-               f"Fix: {rule.fix_availability}{applies}    "
-               f"Needs: {', '.join(rule.needs) or '-'}\n")
-    click.echo(rule.doc)
+    click.echo(page(rule, code.upper() if rule.code == current else ""), nl=False)
 
 
 @cli.command("rules")

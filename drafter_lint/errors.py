@@ -87,3 +87,15 @@ class TokenizerError(DrafterLintError, ValueError):
 
 class PatchError(DrafterLintError, ValueError):
     """A fix's RFC 6902 edit that does not apply to the document."""
+
+
+class WouldNotServe(AssertionError):
+    """`drafter_lint.assert_serves`: the drafter draws errors (a runtime refuses it or
+    serves it other than trained); `report` is the api.Report, the text lists each error."""
+
+    def __init__(self, report):
+        self.report = report
+        lines = [f"{r.path}/{f}" for r in report.results for f in r.findings
+                 if f.severity == "error"]
+        super().__init__(f"{len(lines)} error(s): the drafter would not serve as trained\n"
+                         + "\n".join(lines))

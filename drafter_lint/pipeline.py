@@ -214,13 +214,15 @@ def read(root, family: str | None = None):
     return checkpoint
 
 
-def prepare_folder(root, options: Options, baseline_arg=None, write_baseline: bool = False):
+def prepare_folder(root, options: Options, baseline_arg=None, write_baseline: bool = False,
+                   note: Callable[[str], None] | None = None):
     """(checkpoint, the folder's options, settings) for one checkpoint folder: its settings
-    and baseline applied, and the card's target when none was given."""
+    and baseline applied, and the card's target when none was given (said to `note`,
+    else on stderr)."""
     options, found = with_settings(root, options, baseline_arg, write_baseline)
     checkpoint = read(root, options.family)
     if options.target is None:
-        target = card_target(root)
+        target = card_target(root, note)
         missing = _CARD_MISSING.get(checkpoint.card.bases[0]) \
             if target is None and checkpoint.card and checkpoint.card.bases else None
         options = options.but(target=target, card_base_missing=missing)
@@ -234,9 +236,11 @@ def lint_prepared(checkpoint, options: Options):
     return result
 
 
-def lint_folder(root, options: Options, baseline_arg=None, write_baseline: bool = False):
+def lint_folder(root, options: Options, baseline_arg=None, write_baseline: bool = False,
+                note: Callable[[str], None] | None = None):
     """(result with positions, settings) for one checkpoint folder."""
-    checkpoint, options, found = prepare_folder(root, options, baseline_arg, write_baseline)
+    checkpoint, options, found = prepare_folder(root, options, baseline_arg, write_baseline,
+                                                note)
     return lint_prepared(checkpoint, options), found
 
 

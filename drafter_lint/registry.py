@@ -92,6 +92,30 @@ class Rule:
                 "replaced_by": self.replaced_by or None, "summary": self.summary}
 
 
+def page(rule: Rule, asked: str = "") -> str:
+    """A rule's page, the one text `drafter-lint explain` prints and tools/docs.py writes
+    to docs/rules/<CODE>.md: the metadata, then the docstring. `asked` is the code the
+    user gave, when a redirect (rules.REDIRECTS) led from it to this rule."""
+    parts = [f"{rule.code} {rule.name}"]
+    if asked and asked != rule.code:
+        parts.append(f"({asked} is now {rule.code}: ignores and baselines naming {asked} "
+                     f"apply to it)")
+    if rule.status != "stable":
+        parts.append(f"Status: {rule.status}"
+                     + (f", replaced by {rule.replaced_by}" if rule.replaced_by else "")
+                     + (f": {rule.why}" if rule.why else "")
+                     + (" (runs only when selected by its code)" if rule.status == "preview"
+                        else " (never runs)" if rule.status == "removed" else ""))
+    applies = f" ({rule.fix_applicability})" if rule.fix_applicability else ""
+    also = [s for s in rule.severities if s != rule.severity.value]
+    severity = rule.severity.value + (f" (also {', '.join(also)})" if also else "")
+    parts.append(f"Severity: {severity}    Family: {rule.family}    "
+                 f"Fix: {rule.fix_availability}{applies}    "
+                 f"Needs: {', '.join(rule.needs) or '-'}")
+    parts.append(rule.doc)
+    return "\n\n".join(parts) + "\n"
+
+
 def rule(code: str, name: str, severity: str, family: str,
          needs: tuple[str, ...] = ("config",), fix: str = "never",
          applies: Applicability | str | None = None, phase: str = "check",
