@@ -4,6 +4,8 @@ runtime's own start-up code (the oracle lane, tests/oracle/) records."""
 
 from __future__ import annotations
 
+import re
+
 from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.family import method, mtp_count
@@ -21,6 +23,10 @@ def _vllm_name(arch: str, method: str | None, rewrite: dict) -> str:
             or arch in keep_names:
         return arch
     return prefix + arch
+
+
+# the name of a draft model's class (no transformers model class is named so)
+DRAFT_CLASS = re.compile(r"Eagle|Draft|MTP|Medusa|DFlash|Domino|NextN")
 
 
 def _method(facts: Facts, release) -> str | None:
@@ -49,12 +55,17 @@ def architecture_not_registered(facts: Facts):
     Fails: `"architectures": ["Eagle3LlamaForCausalLM"]` under `--runtime sglang`.
     Passes: `LlamaForCausalLMEagle3` (both runtimes), `DFlashDraftModel`.
     """
-    if facts.family.startswith("speculators") or facts.family == "medusa" or \
-            (facts.family == "unknown" and not facts.launch.method):
-        return              # unknown: judged only when a launch line says how it is served
+    if facts.family.startswith("speculators") or facts.family == "medusa":
+        return
     written = facts.get("/architectures")
     if not isinstance(written, list) or not written or \
             not all(isinstance(a, str) for a in written):
+        return
+    # a family not told: judged by a launch line's method, else only a draft class's name
+    # (a transformers class may load through the runtimes' Transformers backend), refused
+    # whatever method serves it
+    unplaced = facts.family == "unknown" and not facts.launch.method
+    if unplaced and not all(DRAFT_CLASS.search(a) for a in written):
         return
     for release in facts.releases:
         known = runtimes.value("registry.architectures", release)
@@ -64,21 +75,25 @@ def architecture_not_registered(facts: Facts):
             rewrite = runtimes.value("registry.draft-rewrite", release)
             if rewrite is None:
                 continue        # how this release renames draft classes is not recorded
-            looked_up = [_vllm_name(a, _method(facts, release), rewrite) for a in written]
+            methods = (None, *rewrite) if unplaced else (_method(facts, release),)
+            readings = [[_vllm_name(a, m, rewrite) for a in written] for m in methods]
+            looked_up = readings[-1]
         else:
-            looked_up = list(written)
-        if any(name in known for name in looked_up):
+            readings = [list(written)]
+            looked_up = readings[0]
+        if any(name in known for reading in readings for name in reading):
             continue
         shown = ", ".join(looked_up)
         renamed = f" (as {shown}, after its rename of draft classes)" \
-            if looked_up != written else ""
+            if looked_up != written and not unplaced else ""
         other = [r for r in facts.releases if r.runtime != release.runtime
                  and any(a in (runtimes.value("registry.architectures", r) or ()) for a in
                          written)]
         hint = f"; {runtimes.agree(other, 'registers it')}" if other else ""
+        method_note = " under any speculative method" if unplaced and len(readings) > 1 else ""
         yield Finding("/architectures", f"architectures is {written}: "
                       f"{runtimes.agree([release], 'registers no such model class')}{renamed}"
-                      f" and refuses to start{hint}")
+                      f"{method_note} and refuses to start{hint}")
 
 
 def _context(config: dict) -> int:

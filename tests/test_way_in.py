@@ -366,3 +366,23 @@ def test_gate_json_goes_whole_to_its_output_file(tmp_path):
     assert run.returncode == 1 and "nothing started" in run.stderr, run.stderr
     report = json.loads((tmp_path / "r.json").read_text())
     assert {f["rule"] for f in report["results"][0]["findings"]} >= {"DF104"}
+
+
+@pytest.mark.parametrize("architecture,refused", [
+    ("Eagle3DeepSeekMTPModel", True),      # issue 38's unplaced drafter: both registries refuse
+    ("DominoDraftModel", True),
+    ("BrandNewForCausalLM", False),        # may load through a Transformers backend
+    ("LlamaForCausalLM", False),           # registered
+])
+def test_a_drafter_of_no_known_family_still_meets_the_registries(cli, tmp_path, architecture,
+                                                                 refused):
+    """Issue 38 item 4: a family the tool cannot tell (DL007) no longer means only file
+    checks: a draft class no release registers under any method's rename is DL012. Mutation
+    caught: unknown families skipped (the miss the executed vLLM 0.25.0 showed), or a
+    non-draft class (which the runtimes' Transformers backend may load) refused."""
+    (tmp_path / "config.json").write_text(json.dumps({"architectures": [architecture],
+                                                      "model_type": "deepseek_v3"}))
+    run = cli("check", tmp_path, "--format", "json")
+    rules = [f["rule"] for f in run.json()["results"][0]["findings"]]
+    assert "DL007" in rules
+    assert rules.count("DL012") == (2 if refused else 0), rules
