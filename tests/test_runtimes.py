@@ -279,6 +279,26 @@ def test_the_cli_says_which_facts_a_release_gets(cli, spec, says):
     assert (says in run.err) if says else "recorded" not in run.err, run.err
 
 
+@pytest.mark.parametrize("spec,named,facts", [
+    ("sglang==0.4.10.post2", "SGLang 0.4.10.post2", "0.5.0rc0"),
+    ("vllm==0.8.5.post1", "vLLM 0.8.5.post1", "0.8.5"),
+    ("vllm==0.34.0", "vLLM 0.33.0", "0.33.0"),      # newer: its code may have moved on
+])
+def test_a_release_outside_the_table_is_named_as_asked(cli, spec, named, facts):
+    """Issue 38 item 1: `--runtime sglang==0.4.10.post2` answered "SGLang 0.5.0rc0 does
+    not serve ...", naming a release the user did not ask about. Mutation caught: the
+    label taken from the facts' release for a post build or an older release (or, for a
+    newer one, a message speaking for code the facts do not describe)."""
+    from sparse import FIXTURES
+
+    release = runtimes.parse(spec)
+    assert (release.label, release.version) == (named, facts)
+    run = cli("check", FIXTURES / "tiny-qwen3.6" / "drafter", "--runtime", spec,
+              "--format", "json")
+    messages = " ".join(f["message"] for f in run.json()["results"][0]["findings"])
+    assert named in messages or not messages, messages
+
+
 def test_no_rule_body_names_a_release():
     """Messages take releases from the facts table. Mutation caught: a rule that writes
     "vLLM 0.33" or uses the newest label in its message, which --runtime then cannot

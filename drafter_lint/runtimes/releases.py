@@ -48,11 +48,12 @@ class Release:
     runner: str = ""        # vLLM's model runner on the launch's path ("v1", "v2"), if known
     why: str = ""           # why that runner (runtimes/path.py)
     shown: bool = False     # whether messages name the runner (it depends on the launch)
+    asked: str = ""         # the version asked for, when `version`'s facts answer for it
 
     @property
     def label(self) -> str:
         on = f" on its {self.runner.upper()} runner" if self.shown and self.runner else ""
-        return f"{LABEL[self.runtime]} {self.version}{on}"
+        return f"{LABEL[self.runtime]} {self.asked or self.version}{on}"
 
 
 @functools.lru_cache(maxsize=None)
@@ -68,10 +69,11 @@ RELEASE_VERSION = re.compile(r"\d+(\.\d+)*((rc|a|b)\d+)?(\.post\d+)?")
 def parse(spec: str) -> Release:
     """`vllm`, `vllm==0.33`, `sglang==0.5.23`, `reference` -> a Release.
 
-    A recorded release is exact. A `.postN` build of one gets its facts, with a note. A
-    version newer than the newest recorded is the newest (messages never speak for a
-    release the facts do not describe) and a note says its facts may be stale; one older
-    than the oldest recorded gets the oldest's facts, with a note. `NAME==` with no
+    A recorded release is exact. A `.postN` build of one gets its facts and is named as
+    asked, with a note. A version newer than the newest recorded is the newest (messages
+    never speak for a release the facts do not describe: its code may have changed since)
+    and a note says its facts may be stale; one older than the oldest recorded is named as
+    asked, with the oldest's facts and a note saying so. `NAME==` with no
     version, a versioned `reference`, or anything else (not a version number, or a number
     the index does not have between its first and last release) raises UnknownRuntime.
     """
@@ -106,7 +108,7 @@ def parse(spec: str) -> Release:
         if _same(known, base):
             if not post:
                 return Release(name, known)
-            return Release(name, known, exact=False, note=(
+            return Release(name, known, exact=False, asked=version, note=(
                 f"{LABEL[name]} {version} is a post-release of {known}: its facts are "
                 f"{known}'s"))
     label, oldest, newest = LABEL[name], recorded[0], recorded[-1]
@@ -115,9 +117,9 @@ def parse(spec: str) -> Release:
             f"{label} {version} is newer than {newest}, the newest recorded release: its "
             f"facts are {newest}'s and may be stale; findings name {newest}"))
     if version_key(base) < version_key(oldest):
-        return Release(name, oldest, exact=False, note=(
+        return Release(name, oldest, exact=False, asked=version, note=(
             f"{label} {version} is older than {oldest}, the oldest recorded release: its "
-            f"facts are {oldest}'s"))
+            f"facts are {oldest}'s; findings name {version}"))
     around = [v for v in recorded if version_key(v) < version_key(base)][-1:] + \
         [v for v in recorded if version_key(v) > version_key(base)][:1]
     raise UnknownRuntime(f"{spec!r}: {label} has no release {version} (the releases "
