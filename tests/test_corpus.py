@@ -1,4 +1,4 @@
-"""The published-drafter corpus (fixtures/published, see README "Published corpus").
+"""The published-drafter corpus (fixtures/published, see docs/internals/corpus.md).
 
 Good drafters draw no error and no unjustified warning; every detectable documented bad
 one is caught at its faulty field; the findings of every case match the snapshot, so a

@@ -202,32 +202,14 @@ def test_every_family_has_every_place(row, family_cases):
 # --- rules document and declare themselves ---------------------------------------------
 
 
-def _readme_codes() -> set[str]:
-    """Every code the README's rule table names, ranges (`DF101-DF107`) expanded over the
-    registered codes."""
-    text = (ROOT / "README.md").read_text()
-    codes: set[str] = set()
-    for cell in re.findall(r"^\|\s*([A-Z]+\d+(?:\s*[-,]\s*[A-Z]+\d+)*)\s*\|", text, re.M):
-        for part in re.split(r"\s*,\s*", cell):
-            ends = re.split(r"\s*-\s*", part)
-            for end in ends:
-                assert end in RULES, f"README's rule table names {end}, no rule has it"
-            if len(ends) == 2:
-                (prefix, low), (_, high) = (re.match(r"([A-Z]+)(\d+)", e).groups()
-                                            for e in ends)
-                codes |= {c for c in RULES if c.startswith(prefix)
-                          and c[len(prefix):].isdigit() and int(low) <= int(c[len(prefix):])
-                          <= int(high)}
-            else:
-                codes.add(ends[0])
-    return codes
-
-
-def test_the_readme_rule_table_lists_every_code():
-    """Mutation caught: a rule added without its README row (or a row for a code that
-    was renamed)."""
-    missing = sorted(set(RULES) - _readme_codes())
-    assert missing == [], f"README's rule table does not cover {missing}"
+def test_every_rule_has_its_generated_page():
+    """docs/rules/ holds a page for each code and the index links it (tools/docs.py writes
+    them; tests/test_docs.py holds them to their text). Mutation caught: a rule added
+    without regenerating the pages, or a page left for a code no rule has."""
+    pages = {p.stem for p in (ROOT / "docs" / "rules").glob("*.md")} - {"index"}
+    assert pages == set(RULES), sorted(pages ^ set(RULES))
+    index = (ROOT / "docs" / "rules" / "index.md").read_text()
+    assert set(re.findall(r"\[([A-Z]+\d+)\]\(\1\.md\)", index)) >= set(RULES)
 
 
 DRAWS = re.compile(r"\b(Fails|Warns|Informs|Reports):")
@@ -405,7 +387,7 @@ def _section(title: str) -> str:
 
 # the places each test above checks, as CONTRIBUTING must name them
 PLACES = {
-    "Add a rule": ["rules/", "RULES = collect(", "README.md", "tests/test_rule_cases.py",
+    "Add a rule": ["rules/", "RULES = collect(", "tools/docs.py", "tests/test_rule_cases.py",
                    "tests/test_families.py", "drafter_lint/runtimes/", "applies=",
                    "Passes:", "Fix (safe|unsafe|display-only)", "REDIRECTS"],
     "Add a family": ["FAMILY_TABLE", "drafter_lint/family.py", "schemas/<schema>.schema.json",
