@@ -208,6 +208,9 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
               f"run and unchanged since: not linted again")
     if len(paths) == 1 and len(roots) > 1:
         _note(f"{paths[0]}: {len(roots)} checkpoints below it")
+    if ranges and roots:
+        _note(f"--ranges applies to hub repos linted as a collection; for "
+              f"{'these folders' if len(roots) > 1 else roots[0]}: drafter-lint releases PATH")
     progress = Progress(len(roots) + (len(repos) if many else 0), "drafter-lint")
     for root in roots:
         progress.step(str(root))

@@ -386,3 +386,10 @@ def test_a_drafter_of_no_known_family_still_meets_the_registries(cli, tmp_path, 
     rules = [f["rule"] for f in run.json()["results"][0]["findings"]]
     assert "DL007" in rules
     assert rules.count("DL012") == (2 if refused else 0), rules
+
+
+def test_ranges_on_a_local_folder_says_where_to_look(cli):
+    """U5-24 (c18): `--ranges` on a local path was silently ignored. Mutation caught: the
+    flag dropped without a word."""
+    run = cli("check", FIXTURES / "tiny-qwen3.6" / "drafter", "--ranges")
+    assert "--ranges applies to hub repos" in run.err and "drafter-lint releases" in run.err
