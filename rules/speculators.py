@@ -53,7 +53,13 @@ def model_type(facts: Facts):
     rest (vllm==0.33.0 transformers_utils/configs/speculators/algos.py:15-195). SGLang
     reads no speculators format at all.
 
-    Fails: `"speculators_model_type": "medusa"` (error); `"mtp"` (warning).
+    Which types each vLLM release maps is a fact row (serves.speculators: eagle3 from
+    0.10.1, dflash from 0.20.0, peagle 0.22.0, dspark 0.25.0, dflash2 0.29.0): a type the
+    newest release does not map is a warning, one the release asked for (`--runtime`,
+    the gate's installed release) does not map is an error for it.
+
+    Fails: `"speculators_model_type": "medusa"` (error); `"mtp"` (warning); `"dflash"`
+    with `--runtime vllm==0.11.0` (error: 0.11.0 maps only eagle3).
     Passes: `"eagle3"`, `"dflash2"`.
     """
     kind = speculators_type(facts)
@@ -61,12 +67,16 @@ def model_type(facts: Facts):
         yield Finding("/speculators_model_type", f"speculators_model_type is "
                       f"{json.dumps(kind)}: not one of {', '.join(KNOWN)}")
         return
-    for release in runtimes.default_releases():
+    asked = facts.runtime is not None        # a release the user serves with: its refusal
+    for release in facts.releases if asked else runtimes.default_releases():
         fact = runtimes.lookup("serves.speculators", release)
-        if fact and fact.value and kind not in fact.value:
-            yield Finding("/speculators_model_type", f"speculators_model_type {kind!r} is "
-                          f"not served by {release.label} (it serves "
-                          f"{', '.join(fact.value)})", severity=Severity.WARNING)
+        if fact is None or release.runtime != "vllm" or kind in fact.value:
+            continue
+        served = f"it serves {', '.join(fact.value)}" if fact.value else \
+            "it reads no speculators config"
+        yield Finding("/speculators_model_type", f"speculators_model_type {kind!r} is "
+                      f"not served by {release.label} ({served}): it refuses to start",
+                      severity=Severity.ERROR if asked else Severity.WARNING)
 
 
 # Top-level keys vLLM's speculators updaters index directly (algos.py:83, 114, 119, 192)

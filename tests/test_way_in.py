@@ -393,3 +393,18 @@ def test_ranges_on_a_local_folder_says_where_to_look(cli):
     flag dropped without a word."""
     run = cli("check", FIXTURES / "tiny-qwen3.6" / "drafter", "--ranges")
     assert "--ranges applies to hub repos" in run.err and "drafter-lint releases" in run.err
+
+
+@pytest.mark.parametrize("runtime,severity", [("vllm==0.11.0", "error"),
+                                              ("vllm==0.19.0", "error"),
+                                              ("vllm==0.20.0", None), (None, None)])
+def test_a_speculators_type_the_release_asked_for_does_not_map_is_its_refusal(cli, runtime,
+                                                                             severity):
+    """Issue 38: vLLM 0.11.0, executed, refuses nine speculators-format DFlash drafters
+    (its speculators loader maps only eagle3) which the tool passed for that release.
+    Mutation caught: SPC101 judging the newest releases whatever --runtime asks."""
+    case = FIXTURES / "published" / "speculators-613-dflash-partial-rotary"
+    run = cli("check", case, "--format", "json", *(("--runtime", runtime) if runtime else ()))
+    found = [f["severity"] for f in run.json()["results"][0]["findings"]
+             if f["rule"] == "SPC101"]
+    assert found == ([severity] if severity else []), found
