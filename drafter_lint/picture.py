@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from drafter_lint.facts import Facts
 from drafter_lint.rules.dflash import build_target_layer_ids
-from drafter_lint.rules.eagle3 import aux_list
+from drafter_lint.rules.eagle3_taps import aux_list
 
 KIND = {"full_attention": "F", "linear_attention": "l", "sliding_attention": "S",
         "chunked_attention": "C"}

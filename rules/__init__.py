@@ -1,13 +1,14 @@
 """The rule registry: every rule module, listed explicitly. Code -> Rule."""
 
 from drafter_lint.rules import (card, dflash_block, dflash_mask, dflash_taps,
-                                dflash_weights, dflash_window, dspark, eagle, eagle3, files,
-                                launch, loaded, medusa, mtp, reads, reference, rope,
-                                speculators, startup)
+                                dflash_weights, dflash_window, dspark, eagle, eagle3_layers,
+                                eagle3_serving, eagle3_taps, eagle3_vocab, files, launch,
+                                loaded, medusa, mtp, reads, reference, rope, speculators,
+                                startup)
 
 MODULES = (files, startup, dflash_mask, dflash_taps, dflash_window, dflash_block,
-           dflash_weights, dspark, eagle3, eagle, mtp, medusa, speculators, rope, reference,
-           loaded, launch, reads, card)
+           dflash_weights, dspark, eagle3_taps, eagle3_vocab, eagle3_layers, eagle3_serving,
+           eagle, mtp, medusa, speculators, rope, reference, loaded, launch, reads, card)
 
 RULES = {code: r for module in MODULES for code, r in module.RULES.items()}
 

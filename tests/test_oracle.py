@@ -291,7 +291,7 @@ def test_the_linter_reads_what_each_runner_reads(pairs, version, record, runner,
     shifted to capture indices (none set: no list, the model's default). Mutations caught:
     a source row's pointers, order, shift, runner or range changed."""
     from drafter_lint.rules.dflash import mask_source
-    from drafter_lint.rules.eagle3 import AUX_NESTED, AUX_TOP
+    from drafter_lint.rules.eagle3_taps import AUX_NESTED, AUX_TOP
 
     from drafter_lint import runtimes
     from drafter_lint.engine import facts_for
