@@ -3,12 +3,13 @@
 from drafter_lint.rules import (card, dflash_block, dflash_mask, dflash_taps,
                                 dflash_weights, dflash_window, dspark, eagle, eagle3_layers,
                                 eagle3_serving, eagle3_taps, eagle3_vocab, files, launch,
-                                loaded, medusa, mtp, reads, reference, rope, speculators,
-                                startup)
+                                loaded, medusa, mtp, mtp_quantization, reads, reference,
+                                rope, speculators, startup)
 
 MODULES = (files, startup, dflash_mask, dflash_taps, dflash_window, dflash_block,
            dflash_weights, dspark, eagle3_taps, eagle3_vocab, eagle3_layers, eagle3_serving,
-           eagle, mtp, medusa, speculators, rope, reference, loaded, launch, reads, card)
+           eagle, mtp, mtp_quantization, medusa, speculators, rope, reference, loaded, launch,
+           reads, card)
 
 RULES = {code: r for module in MODULES for code, r in module.RULES.items()}
 
