@@ -1,6 +1,6 @@
 """The drafter families, in one table (`FAMILY_TABLE`), and how to tell them from
-config.json and tensor names (research/other-drafters.md, "detection signature" per
-family). Every other list of families derives from the table.
+config.json and tensor names (the signature each family's trainers and runtimes write
+and read). Every other list of families derives from the table.
 
 `detect` returns the family name reported in results; `rule_families` the set of rule
 families that run on it (a speculators checkpoint also runs the rules of the family its

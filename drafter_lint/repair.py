@@ -403,9 +403,8 @@ def _intended(planned: fixes.Plan) -> list[tuple[str, object]]:
     return list(out.items())
 
 
-# where transformers keeps a field it renames or moves (rows 13, 16, 23 of
-# research/transformers-normalization.md: v5 moves RoPE fields into rope_parameters,
-# both majors rename torch_dtype)
+# where transformers keeps a field it renames or moves (measured on 4.57.6 and 5.24.0:
+# v5 moves RoPE fields into rope_parameters, both majors rename torch_dtype)
 MOVED = {"torch_dtype": "dtype", "rope_theta": "rope_parameters/rope_theta",
          "rope_scaling": "rope_parameters"}
 

@@ -1,7 +1,7 @@
 """What the DFlash rule modules share: the z-lab tap spacing, where mask and taps are read,
 the layer kinds and the block size (no rules here; they are in rules/dflash_*.py).
 
-Facts are from research/dflash.md: the reference drafter (z-lab/dflash `dflash/model.py`),
+Facts are from the code: the reference drafter (z-lab/dflash `dflash/model.py`),
 vLLM (`qwen3_dflash.py`, `eagle3_utils.py`, `spec_decode/dflash.py`) and SGLang
 (`dflash_utils.py`). `dflash_config.*` is canonical: the reference reads mask and taps
 only from there.

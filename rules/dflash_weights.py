@@ -1,7 +1,7 @@
 """DFlash (z-lab, v1) drafter rules: the safetensors weights against config.json.
 
 Shapes follow the reference drafter (z-lab/dflash `dflash/model.py`) and vLLM's
-`qwen3_dflash.py` `load_weights`; see research/dflash.md section (b).
+`qwen3_dflash.py` `load_weights` (vllm==0.33.0 model_executor/models/qwen3_dflash.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""EAGLE-1/2 and HASS drafter rules (research/other-drafters.md section 2).
+"""EAGLE-1/2 and HASS drafter rules (SafeAILab/EAGLE and HASS layouts).
 
 SafeAILab originals are 1-layer Llama configs with an `fc` of `[H, 2H]` and an optional
 bias (`bias`, default true); vLLM's legacy wrapper nests the Llama config under `model`

@@ -83,7 +83,8 @@ def transformers_refuses(facts: Facts):
 def normalized_by_transformers(facts: Facts):
     """A field of config.json is changed or dropped when transformers loads it.
 
-    Measured (research/transformers-normalization.md): `Qwen3Config` nulls
+    Measured by loading in fresh interpreters on transformers 4.57.6 and 5.24.0 (the TF102
+    cases of tests/test_rule_cases.py hold it on the installed one): `Qwen3Config` nulls
     `sliding_window` unless `use_sliding_window` is true; `rope_theta` beside
     `rope_parameters` is dropped (the value inside `rope_parameters` wins) and
     `rope_scaling` replaces `rope_parameters`; with both `torch_dtype` and `dtype`,
@@ -267,8 +268,8 @@ INT_FIELDS = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_atte
 
 def _meanings(facts: Facts):
     """(pointer, what transformers 4.57 loads, what 5.x loads) for each field whose meaning
-    differs between the majors (research/transformers-normalization.md, measured on 4.57.6
-    and 5.24.0)."""
+    differs between the majors (measured on 4.57.6 and 5.24.0 by loading each case in a
+    fresh interpreter)."""
     config = facts.config
     params = config.get("rope_parameters")
     nested = params.get("rope_theta") if isinstance(params, dict) else None

@@ -1,4 +1,4 @@
-"""Medusa head rules (FasterDecoding and vLLM layouts; research/other-drafters.md section 4)."""
+"""Medusa head rules (FasterDecoding and vLLM layouts)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Rules for the `speculators` unified format (vllm-project/speculators; research/
-other-drafters.md section 5). The wrapped `transformer_layer_config` is also checked with
+"""Rules for the `speculators` unified format (vllm-project/speculators, and vLLM's
+reader: transformers_utils/configs/speculators/). The wrapped `transformer_layer_config` is also checked with
 the rules of the family it wraps (facts.config shows its fields at the top level).
 """
 

@@ -110,6 +110,17 @@ def test_no_path_manipulation_maps_the_rules():
     assert '"drafter_lint.rules" = "rules"' in (ROOT / "pyproject.toml").read_text()
 
 
+def test_the_package_cites_only_what_ships():
+    """Issue 40 item 5: rule docs cited research/*.md, which is not in the repository,
+    and `drafter-lint explain` printed it. Mutation caught: a docstring or comment of the
+    package pointing a reader at a file they do not have."""
+    cited = [f"{path.relative_to(ROOT)}:{number}"
+             for folder in ("drafter_lint", "rules") for path in (ROOT / folder).rglob("*.py")
+             for number, line in enumerate(path.read_text().splitlines(), 1)
+             if "research/" in line]
+    assert cited == []
+
+
 # --- errors -----------------------------------------------------------------------------
 
 
