@@ -19,6 +19,7 @@ from drafter_lint.bounded import read_regular
 from drafter_lint.errors import GateError
 from drafter_lint.findings import describe
 from drafter_lint.launch import Launch
+from drafter_lint.runtimes import Release, grammar
 
 
 SGLANG_OPTIONS = {  # option -> field; argparse also accepts unambiguous prefixes
@@ -371,10 +372,18 @@ def _python_module(words: list[str]) -> tuple[str | None, int]:
     return None, 0
 
 
-def parse(argv: list[str], inherited: dict[str, str] | None = None) -> Launch:
+def parse(argv: list[str], inherited: dict[str, str] | None = None,
+          release: Release | None = None) -> Launch:
     """The launch line `argv` as the server reads it; `inherited` is the environment the
     gate itself runs in (default: this process's), which the server inherits unless the
-    line clears it (`env -i`)."""
+    line clears it (`env -i`). With `release`, its flags are read as that release's own
+    parser reads them (`read`)."""
+    return read(locate(argv, inherited), release)
+
+
+def locate(argv: list[str], inherited: dict[str, str] | None = None) -> Launch:
+    """The launchers, environment and server command of `argv`, its flags not yet read:
+    enough to find the interpreter and release behind it."""
     env, line = _split_env(argv)
     while line and line[0] == "exec":
         line = line[1:]           # the shell's builtin: the gate replaces itself anyway
@@ -385,7 +394,8 @@ def parse(argv: list[str], inherited: dict[str, str] | None = None) -> Launch:
     command = wrapped.command
     if not command:
         raise GateError(f"no server command after {' '.join(line[:3])}")
-    launch = _parse_command(command, line, seen, wrapped.cwd)
+    runtime, server_args = _server(command)
+    launch = Launch(runtime, line, seen, server_args=server_args)
     launch.env_cleared, launch.command, launch.exec_env = wrapped.cleared, command, env
     launch.unset, launch.cwd, launch.uv_project = wrapped.unset, wrapped.cwd, \
         wrapped.uv_project
@@ -400,23 +410,37 @@ def parse(argv: list[str], inherited: dict[str, str] | None = None) -> Launch:
     return launch
 
 
-def _parse_command(argv_rest: list[str], line: list[str], env: dict[str, str],
-                   cwd: str | None = None) -> Launch:
-    """The server line `argv_rest` (after any launcher); `line` is what is exec'd; `cwd`
-    the folder the server runs in when a launcher changes it."""
+def read(launch: Launch, release: Release | None = None) -> Launch:
+    """Read the server flags of a located launch. With a `release` whose grammar is
+    recorded (runtimes/grammar.py), each flag is resolved as that release's parser does
+    (unique prefixes, `--a_b` on vLLM, which options take a value) and what it refuses is
+    kept in `launch.flag_problems` (LCH108); else the gate's own lists read them."""
+    found = grammar.for_release(release) if release is not None and \
+        release.runtime == launch.runtime else None
+    launch.flags_for = release if found is not None else None
+    if launch.runtime == "vllm":
+        served = launch.server_args[:1] == ["serve"]
+        return _parse_vllm(launch, launch.server_args[1 if served else 0:], served,
+                           launch.cwd, found)
+    return _parse_sglang(launch, launch.server_args, launch.cwd, found)
+
+
+def _server(argv_rest: list[str]) -> tuple[str, list[str]]:
+    """(runtime, the arguments its parser reads) of the server line `argv_rest` (after
+    any launcher); vLLM's start with `serve` when the model may come positionally."""
     program = os.path.basename(argv_rest[0])
     module, after = _python_module(argv_rest)
     if program == "vllm" and len(argv_rest) > 1 and argv_rest[1] == "serve":
-        return _parse_vllm(line, env, argv_rest[2:], True, cwd)
+        return "vllm", ["serve", *argv_rest[2:]]
     if module == "vllm.entrypoints.cli.main" and len(argv_rest) > after and \
             argv_rest[after] == "serve":
-        return _parse_vllm(line, env, argv_rest[after + 1:], True, cwd)
+        return "vllm", ["serve", *argv_rest[after + 1:]]
     if module and module.startswith("vllm.entrypoints"):
-        return _parse_vllm(line, env, argv_rest[after:], False, cwd)
+        return "vllm", list(argv_rest[after:])
     if module == "sglang.launch_server" or program in ("sglang.launch_server",):
-        return _parse_sglang(line, env, argv_rest[after:] if module else argv_rest[1:], cwd)
+        return "sglang", list(argv_rest[after:] if module else argv_rest[1:])
     if program == "sglang" and len(argv_rest) > 1 and argv_rest[1] == "serve":
-        return _parse_sglang(line, env, argv_rest[2:], cwd)
+        return "sglang", list(argv_rest[2:])
     raise GateError(f"not a vLLM or SGLang launch command: {' '.join(argv_rest[:3])} "
                     f"(expected `vllm serve ...` or `python -m sglang.launch_server ...`)")
 
@@ -527,6 +551,95 @@ def _hf_overrides(value) -> dict:
     return data
 
 
+class _Flags:
+    """The options of a release's grammar that take no value, as the `booleans` the
+    config-file and option readers ask (`option in flags`)."""
+
+    def __init__(self, found: grammar.Grammar):
+        self.found = found
+
+    def __contains__(self, option) -> bool:
+        return self.found.takes_value(str(option)) is False
+
+
+def _grammar_options(args: list[str], found: grammar.Grammar, problems: list[str]):
+    """(option, value) pairs of `args` as `found`'s parser reads them, the option named by
+    its first long spelling (`--speculative-config.model` keeps its field); positionals as
+    (None, word). What the parser refuses is appended to `problems` in its own words, with
+    the release that removed or added the spelling where the grammar shows it."""
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            for rest in args[i + 1:]:
+                yield None, rest
+            return
+        if not found.is_option(word):
+            yield None, word
+            i += 1
+            continue
+        got = found.resolve(word)
+        option = got.option
+        name = next((s for s in option.spellings if s.startswith("--")), option.name) \
+            if option is not None else got.key
+        if got.field is not None:
+            name += "." + got.field
+        takes = "one" if got.field is not None else option.takes if option is not None \
+            else "one" if got.key in LEGACY_FLAGS else "none"   # unknown: no value (extras)
+        values: list[str] = []
+        if got.value is not None:
+            values = [got.value]
+        elif takes in ("one", "+") or takes.isdigit():
+            count = int(takes) if takes.isdigit() else 1
+            while len(values) < count and i + 1 < len(args) and \
+                    (got.field is not None or not found.is_option(args[i + 1])):
+                i += 1
+                values.append(args[i])
+            while takes == "+" and i + 1 < len(args) and not found.is_option(args[i + 1]):
+                i += 1
+                values.append(args[i])
+        elif takes in ("?", "*"):
+            while i + 1 < len(args) and not found.is_option(args[i + 1]):
+                i += 1
+                values.append(args[i])
+                if takes == "?":
+                    break
+        i += 1
+        problem = _flag_problem(found, got, takes, values)
+        if problem and not (option is None and got.key in LEGACY_FLAGS):   # LCH107's
+            problems.append(problem)
+        if option is not None and option.takes == "none" and got.field is None:
+            yield name, None
+        else:
+            yield name, values[0] if len(values) == 1 else (
+                " ".join(values) if values else None)
+
+
+def _flag_problem(found: grammar.Grammar, got: grammar.Resolved, takes: str,
+                  values: list[str]) -> str | None:
+    """What `found`'s parser says of one resolved flag and its values, or None."""
+    option = got.option
+    if option is None:
+        history = found.history(got.key) if not got.candidates else ""
+        return got.problem + (f" ({history})" if history else "")
+    if got.field is not None:
+        return None if values else f"argument {option.label}: expected one argument"
+    if option.takes == "none":
+        if got.value is not None:
+            return f"argument {option.label}: ignored explicit argument {got.value!r}"
+        return None
+    if not values and takes in ("one", "+") or (takes.isdigit() and len(values) < int(takes)):
+        count = {"one": "one argument", "+": "at least one argument"}.get(
+            takes, f"{takes} arguments")
+        return f"argument {option.label}: expected {count}"
+    for value in values:
+        bad = found.bad_choice(option, value)
+        if bad:
+            before = found.choice_history(option, value)
+            return bad + (f" ({before})" if before else "")
+    return None
+
+
 # the vLLM options the gate reads: argparse (allow_abbrev, vLLM's FlexibleArgumentParser
 # keeps it on) would take any unique prefix of them, which the gate does not resolve
 VLLM_READ = ("--model", "--revision", "--max-model-len", "--hf-overrides",
@@ -595,22 +708,29 @@ def _check_vllm_options(own: list[str], positional_model: bool, own_model: list)
                             f"`serve`")
 
 
-def _parse_vllm(argv, env, args, positional_model: bool, cwd: str | None = None) -> Launch:
-    launch = Launch("vllm", argv, env, server_args=(["serve"] if positional_model else [])
-                    + list(args))
+def _parse_vllm(launch: Launch, args, positional_model: bool, cwd: str | None = None,
+                found: grammar.Grammar | None = None) -> Launch:
     config: dict = {}
     legacy: dict = {}
-    from_file, own = _config_files(args, VLLM_BOOLEANS, cwd)
-    positional = [v for o, v in _options(own, VLLM_BOOLEANS) if o is None]
-    own_model = [v for o, v in _options(own, VLLM_BOOLEANS) if o == "--model"]
-    _check_vllm_options(own, positional_model, own_model)
+    booleans = _Flags(found) if found is not None else VLLM_BOOLEANS
+    from_file, own = _config_files(args, booleans, cwd)
+    if found is not None:
+        pairs = list(_grammar_options(own, found, launch.flag_problems))
+        options = pairs + list(_grammar_options(from_file, found, []))
+    else:
+        pairs = list(_options(own, VLLM_BOOLEANS))
+        options = list(_options(from_file + own, VLLM_BOOLEANS))
+    positional = [v for o, v in pairs if o is None]
+    own_model = [v for o, v in pairs if o == "--model"]
+    if found is None:
+        _check_vllm_options(own, positional_model, own_model)
     if positional_model and positional and own_model:
         # vLLM moves --model's value before the positional one; two model tags then stop
         # argparse ("unrecognized arguments", vllm==0.33.0 utils/argparse_utils.py:324-355,
         # entrypoints/common/cli_args.py:439-443); 0.10.x raised ValueError instead
         raise GateError(f"the line names the model twice ({positional[0]} after `serve`, "
                         f"{own_model[-1]} with --model); vLLM refuses it: give it once")
-    for option, value in _options(from_file + own, VLLM_BOOLEANS):
+    for option, value in options:
         if option is None:
             continue
         if option == "--model":
@@ -672,10 +792,12 @@ SGLANG_SPECULATIVE = ("--speculative-algorithm", "--speculative-draft-model-path
                       "--speculative-attention-mode", "--speculative-draft-model")
 
 
-def _parse_sglang(argv, env, args, cwd: str | None = None) -> Launch:
+def _parse_sglang(launch: Launch, args, cwd: str | None = None,
+                  found: grammar.Grammar | None = None) -> Launch:
     """argparse rules (sglang==0.5.23 server_args.py:679, allow_abbrev on): a unique prefix
     of a known option is that option, an ambiguous one is refused."""
-    launch = Launch("sglang", argv, env, server_args=list(args))
+    if found is not None:
+        return _read_sglang(launch, args, cwd, found)
     known = tuple(dict.fromkeys(tuple(SGLANG_OPTIONS) + SGLANG_SPECULATIVE))
     for option, value in _options(sum(_config_files(args, SGLANG_BOOLEANS, cwd), []),
                                   SGLANG_BOOLEANS):
@@ -697,6 +819,29 @@ def _parse_sglang(argv, env, args, cwd: str | None = None) -> Launch:
             setattr(launch, name, _int(value, matches[0]))
         elif name:
             setattr(launch, name, value)
+    return _sglang_method(launch)
+
+
+def _read_sglang(launch: Launch, args, cwd: str | None, found: grammar.Grammar) -> Launch:
+    """SGLang's flags as `found`'s parser reads them: each option by any spelling."""
+    from_file, own = _config_files(args, _Flags(found), cwd)
+    pairs = list(_grammar_options(own, found, launch.flag_problems))
+    for option, value in list(_grammar_options(from_file, found, [])) + pairs:
+        resolved = found.spellings.get(option or "")
+        spellings = resolved.spellings if resolved is not None else (option,)
+        name = next((SGLANG_OPTIONS[s] for s in spellings if s in SGLANG_OPTIONS), None)
+        if "--speculative-draft-model" in spellings:
+            name = "draft"
+        if "--speculative-dflash-block-size" in spellings:
+            name = "tokens"        # the DFLASH alias of --speculative-num-draft-tokens
+        if name in ("tokens", "context_length"):
+            setattr(launch, name, _int(value, option))
+        elif name:
+            setattr(launch, name, value)
+    return _sglang_method(launch)
+
+
+def _sglang_method(launch: Launch) -> Launch:
     if isinstance(launch.method, str):
         launch.method = launch.method.upper()     # speculative_hook.py:137-143
     if launch.method in ("NEXTN", "EAGLE") and launch.draft is None:

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from drafter_lint import runtimes
 from drafter_lint.checkpoint import CARD, Checkpoint
-from drafter_lint.command import parse
+from drafter_lint.command import locate, read
 from drafter_lint.errors import GateError
 from drafter_lint.facts import Facts
 from drafter_lint.family import detect, schemas
@@ -162,8 +162,13 @@ def card_findings(checkpoint: Checkpoint, options: Options) -> tuple[list[Findin
     for line in checkpoint.card.lines:
         if line.problem:
             continue                                  # CRD101 says it
-        try:
-            launch = parse(list(line.argv), inherited={})
+        try:     # flags as the release the card pins (or --runtime) reads them (LCH108);
+            # an unpinned card may be written for any release: the gate's own lists
+            launch = locate(list(line.argv), inherited={})
+            named = launch.runtime in checkpoint.card.pins or (
+                options.runtime is not None and options.runtime.runtime == launch.runtime)
+            read(launch, _card_release(launch.runtime, options, checkpoint.card.pins)
+                 if named else None)
         except GateError as exc:
             unread = replace(line, problem=f"{exc}")
             found = lint(checkpoint, options.but(card_line=unread, select=("CRD101",),

@@ -23,7 +23,7 @@ from drafter_lint.bounded import read_text
 from drafter_lint.checkpoint import CheckpointNotFound, find_root
 from drafter_lint.errors import GateError, UsageError
 from drafter_lint.findings import Finding, Result, Severity, describe
-from drafter_lint.command import parse
+from drafter_lint.command import locate, parse, read  # noqa: F401 - parse: tests
 from drafter_lint.hub import HubError, fetch, offline_mode, parse_repo_arg, settings
 from drafter_lint.launch import Launch
 from drafter_lint.options import Options
@@ -315,23 +315,32 @@ def decide(argv: list[str], options: Options, target_arg: str | None, offline: b
     runtime's own start-up (the dry run, unless `timeout` is None). Block on either. The
     checkpoint is read once and each rule runs once."""
     try:
-        launch = parse(argv)
+        launch = locate(argv)
+        python = interpreter(launch)
+        installed = installed_version(python, launch) if python else None
+        # its flags as that release's own parser reads them (LCH108 says what it refuses)
+        read(launch, _release(launch, options.runtime, python, installed, lambda _: None))
     except GateError as exc:
         return Decision(refused=str(exc))
     with server_hub(launch):
         return _decide(launch, options, target_arg, offline, fail_on, require_speculative,
-                       timeout, note)
+                       timeout, note, python, installed)
 
 
 def _decide(launch: Launch, options: Options, target_arg: str | None, offline: bool,
             fail_on: str | None, require_speculative: bool, timeout: float | None,
-            note: Callable[[str], None]) -> Decision:
+            note: Callable[[str], None], python: str | None,
+            installed: str | None) -> Decision:
     try:
         served = speculation(launch, offline)
         if served == "speculators":
             launch.draft, launch.speculators_direct = launch.target, True
             note(f"{launch.target} is a speculators checkpoint: vLLM serves the verifier it "
                  f"names with it as the draft; linting both")
+        elif served == "none" and not launch.draft and not launch.method and \
+                launch.flag_problems:      # an ambiguous `--speculative` reads as none
+            raise GateError(f"{launch.flags_for.label}'s argument parser refuses the line: "
+                            + "; ".join(launch.flag_problems) + " (LCH108)")
         elif served == "none" and not launch.draft and not launch.method:
             if require_speculative:
                 raise GateError("the launch line uses no speculative decoding "
@@ -349,8 +358,6 @@ def _decide(launch: Launch, options: Options, target_arg: str | None, offline: b
         root, target = resolve_models(launch, target_arg, offline)
     except GateError as exc:
         return Decision(refused=str(exc))
-    python = interpreter(launch)
-    installed = installed_version(python, launch) if python else None
     launch.release = _release(launch, options.runtime, python, installed, note)
     checkpoint, folder, found = pipeline.prepare_folder(
         root, options.but(target=target, runtime=launch.release, launch=launch))

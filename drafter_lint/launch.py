@@ -26,6 +26,8 @@ class Launch:
     draftless: bool = False            # ngram/suffix: no draft checkpoint to lint
     server_args: list[str] = field(default_factory=list)   # what the server's parser reads
     legacy_flags: list[str] = field(default_factory=list)  # --speculative-model and such
+    flag_problems: list[str] = field(default_factory=list)   # what the parser refuses (LCH108)
+    flags_for: Release | None = None   # the release whose grammar read the flags, if any
     command: list[str] = field(default_factory=list)   # the server line behind launchers
     env_cleared: bool = False          # `env -i`: the server sees only `env`
     unset: set = field(default_factory=set)   # `env -u NAME`: not inherited by the server

@@ -223,6 +223,32 @@ def flag_removed(facts: Facts):
                       f"\"num_speculative_tokens\": ...}}'")
 
 
+@rule("LCH108", "launch-flag-refused", "error", "any", needs=("launch",))
+def flag_refused(facts: Facts):
+    """The release's own argument parser refuses a flag of the launch line.
+
+    Each recorded release's `vllm serve` and SGLang server options are data, built by
+    executing the release's own parser construction (drafter_lint/runtimes/grammar.py,
+    tools/grammar.py). Both parsers are argparse with `allow_abbrev` on (vllm==0.33.0
+    utils/argparse_utils.py:156, sglang==0.5.23 server_args.py:679): a unique prefix is the
+    option, an ambiguous one stops the parser ("ambiguous option"), an unknown or removed
+    flag stops it ("unrecognized arguments"), and so does a value outside an option's
+    static choices ("invalid choice"). The message is the parser's own, with the release
+    that removed the flag or first has it where the grammars show it. vLLM's old
+    `--speculative-model` is LCH107's.
+
+    Fails: `--speculative-algo EAGLE3` on SGLang 0.5.23 (it could match
+    --speculative-algorithm and --speculative-attention-mode... when ambiguous); `--dtype
+    fp9` on vLLM 0.33.0; a flag vLLM 0.33.0 no longer has.
+    Passes: `--speculative-conf '{...}'` (a unique prefix of --speculative-config);
+    `--enforce-eager MODEL` (a flag: the model stays positional).
+    """
+    release = facts.launch.flags_for
+    for problem in facts.launch.flag_problems:
+        yield Finding("", f"{release.label if release else 'the release'}'s argument parser "
+                          f"refuses the line: {problem}")
+
+
 @rule("LCH104", "launch-mtp-without-mtp-layers", "error", "any", needs=("config", "launch"))
 def mtp_without_layers(facts: Facts):
     """The launch line asks for MTP but the checkpoint declares zero MTP layers.
@@ -284,4 +310,4 @@ def swa_runtime(facts: Facts):
 
 
 RULES = collect(refused_by_runtime, omni_dspark_tokens, method_vs_family, tokens_vs_block, swa_runtime, mtp_without_layers,
-                flag_removed)
+                flag_removed, flag_refused)

@@ -79,6 +79,10 @@ GATE_CASES = [
     ("LCH103", "pass", ["vllm", "serve", "target", "--speculative-config", spec()]),
     ("LCH103", "pass", [V2, "vllm", "serve", "target", "--speculative-config", spec()]),
     ("LCH103", "fail", [V1, "vllm", "serve", "target", "--speculative-config", spec()]),
+    # the release's own parser: a unique prefix is the option; a bad choice is refused
+    ("LCH108", "pass", ["vllm", "serve", "target", "--speculative-conf", spec()]),
+    ("LCH108", "fail", ["vllm", "serve", "target", "--dtype", "fp9", "--speculative-config",
+                        spec()]),
 ]
 
 
@@ -1041,16 +1045,16 @@ LAUNCHER_FORMS = [
      "uv run option --bogus"),
     # U5-4: option prefixes vLLM's parser accepts are not read as "no speculation"
     ("--speculative-conf", lambda d: ["vllm", "serve", "target", "--speculative-conf",
-                                      spec_of("drafter-guessed")], "abbreviation"),
+                                      spec_of("drafter-guessed")], "DF104"),
     ("--speculative", lambda d: ["vllm", "serve", "target", "--speculative",
-                                 spec_of("drafter-guessed")], "abbreviation"),
+                                 spec_of("drafter-guessed")], "DF104"),
     # U5-7: a vLLM boolean before the model does not swallow it; an unknown option may
     ("boolean before the model", lambda d: ["vllm", "serve",
                                             "--disable-hybrid-kv-cache-manager", "target",
                                             "--speculative-config", spec()], "start"),
     ("unknown option before the model", lambda d: ["vllm", "serve", "--frobnicate",
                                                    "target", "--speculative-config",
-                                                   spec()], "cannot tell whether"),
+                                                   spec()], "LCH108"),
 ]
 
 
