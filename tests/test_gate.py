@@ -264,24 +264,6 @@ def test_progress_bar_only_on_a_terminal(cli, tiny):
 # --- pre-commit ---------------------------------------------------------------------------
 
 
-def test_hook_manifest_is_what_the_readme_says():
-    """The README's pre-commit section names the manifest's hooks and their properties.
-    Mutation caught: a hook renamed, made online, unserialized or moved out of the manual
-    stage without the README following (or the other way round)."""
-    import re
-
-    import yaml
-
-    hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## pre-commit (model repositories)", 1)[1].split("\n## ", 1)[0]
-    documented = set(re.findall(r"- id: ([\w-]+)", section))
-    assert documented == set(hooks)
-    assert hooks["drafter-lint"]["entry"].endswith("--offline") and "offline" in section
-    assert hooks["drafter-lint"]["require_serial"] is True and "require_serial" in section
-    assert hooks["drafter-lint-fix"]["stages"] == ["manual"] and "--hook-stage manual" in section
-
-
 def test_each_folder_once_per_pre_commit_run(tiny, tmp_path):
     """Two batches of one pre-commit run (same parent process) lint a folder once."""
     driver = f"""
