@@ -448,7 +448,7 @@ def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
             _gate_report(result, fmt, colour, output_file)
         shown = (f"{len(result.findings)} finding(s) below {decision.fail_on}, shown above"
                  if result.findings else "no findings")
-        _note(f"gate passed ({shown}); starting {' '.join(decision.launch.argv[:2])}")
+        _note(f"gate passed ({shown}); starting {decision.launch.server}")
     _exec(decision.launch)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from drafter_lint.bounded import read_regular
+from drafter_lint.bounded import read_regular, read_text
 from drafter_lint.errors import GateError
 from drafter_lint.findings import describe
 from drafter_lint.launch import Launch
@@ -87,6 +87,9 @@ def _options(args: list[str], booleans: frozenset = frozenset()):
     i = 0
     while i < len(args):
         arg = args[i]
+        if arg == "--":                 # argparse: only positionals from here on
+            yield from ((None, word) for word in args[i + 1:])
+            return
         if arg.startswith("-") and len(arg) > 1 and not _is_number(arg):
             if "=" in arg:
                 option, value = arg.split("=", 1)
@@ -497,7 +500,7 @@ def _config_files(args: list[str], booleans: frozenset,
 
         try:
             path = os.path.join(cwd, os.path.expanduser(name)) if cwd else name
-            data = yaml.safe_load(read_regular(path, 1 << 20).decode("utf-8"))
+            data = yaml.safe_load(read_text(path, 1 << 20))   # over it: refused unparsed
         except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError) as exc:
             raise GateError(f"--config {name}: {describe(exc)}") from None
         if not isinstance(data, dict):
@@ -708,8 +711,25 @@ def _check_vllm_options(own: list[str], positional_model: bool, own_model: list)
                             f"`serve`")
 
 
+def _options_end(args: list[str], server: str, slots: int = 0) -> None:
+    """argparse reads every word after `--` as a positional argument: the options there
+    are not options, and the server refuses positionals beyond its `slots` (`vllm serve`'s
+    model, when none came before)."""
+    if "--" in args:
+        rest = args[args.index("--") + 1:]
+        if len(rest) <= slots:
+            return
+        raise GateError(f"`--` ends {server}'s options: {' '.join(rest[:2]) or 'nothing'}"
+                        f"{' ...' if len(rest) > 2 else ''} after it would be positional "
+                        f"arguments, which its parser refuses (unrecognized arguments); "
+                        f"remove the `--`")
+
+
 def _parse_vllm(launch: Launch, args, positional_model: bool, cwd: str | None = None,
                 found: grammar.Grammar | None = None) -> Launch:
+    before = args[:args.index("--")] if "--" in args else args
+    _options_end(args, "vLLM", int(positional_model and not any(
+        v for o, v in _options(before, VLLM_BOOLEANS) if o is None)))
     config: dict = {}
     legacy: dict = {}
     booleans = _Flags(found) if found is not None else VLLM_BOOLEANS
@@ -796,6 +816,7 @@ def _parse_sglang(launch: Launch, args, cwd: str | None = None,
                   found: grammar.Grammar | None = None) -> Launch:
     """argparse rules (sglang==0.5.23 server_args.py:679, allow_abbrev on): a unique prefix
     of a known option is that option, an ambiguous one is refused."""
+    _options_end(args, "SGLang")
     if found is not None:
         return _read_sglang(launch, args, cwd, found)
     known = tuple(dict.fromkeys(tuple(SGLANG_OPTIONS) + SGLANG_SPECULATIVE))

@@ -167,7 +167,8 @@ def resolve(model: str, offline: bool, what: str, headers: bool = False,
             folder, display = materialize(pinned, offline)
             pipeline.remember_remote(folder, display, offline)   # findings name the repo
             return folder
-        return fetch(pinned, offline=offline).folder
+        # a target's tokenizer too: the mask-token check (DF104) reads it, as check's does
+        return fetch(pinned, offline=offline, tokenizer=True).folder
     except HubError as exc:
         raise GateError(f"{what}: {exc}") from None
 
@@ -346,11 +347,11 @@ def _decide(launch: Launch, options: Options, target_arg: str | None, offline: b
                 raise GateError("the launch line uses no speculative decoding "
                                 "(--require-speculative)")
             note(f"the launch line uses no speculative decoding: nothing to lint; "
-                 f"starting {' '.join(launch.argv[:2])}")
+                 f"starting {launch.server}")
             return Decision(launch, start=True)
         if launch.draftless:
             note(f"method {launch.method or 'ngram'} has no draft checkpoint to lint; "
-                 f"starting {' '.join(launch.argv[:2])}")
+                 f"starting {launch.server}")
             return Decision(launch, start=True)
         if options.runtime is not None and options.runtime.runtime != launch.runtime:
             raise UsageError(f"--runtime {options.runtime.runtime} does not match the "

@@ -48,6 +48,15 @@ class Launch:
         kept = {k: v for k, v in self.inherited.items() if k not in self.unset}
         return {**kept, **self.env}
 
+    @property
+    def server(self) -> str:
+        """The server command for messages: `vllm serve`, `python3 -m sglang.launch_server`
+        (the launchers in front of it left out)."""
+        words = self.command or self.argv
+        if "-m" in words[:-1] and os.path.basename(words[0]).startswith(("python", "pypy")):
+            return " ".join([words[0], "-m", words[words.index("-m") + 1]])
+        return " ".join(words[:2])
+
     def path(self, model: str) -> str:
         """`model` as the server resolves a relative path: in the folder it runs in."""
         if self.cwd and not model.startswith(("/", "~")):

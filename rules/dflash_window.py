@@ -218,12 +218,16 @@ def mixed_attention_runtime(facts: Facts):
                       f"{runtimes.agree(refusing, 'refuses')} any such DFlash draft at "
                       f"start-up, on either model runner (later releases serve it on V2)",
                       severity=Severity.ERROR)
-    needs = [runtimes.on_runner(r, "") for r in facts.releases
+    needs = [r for r in facts.releases
              if runtimes.value("runner.v1-refuses-mixed-swa", runtimes.on_runner(r, "v1"))]
     if needs:
+        # the launch's own choice of V1 is LCH103's error; here only what serves it
+        v1 = [r for r in needs if r.runner == "v1" and r.shown]
+        default = "" if v1 else " (the default)"
         yield Finding("/layer_types", f"layer_types mixes sliding and full attention: "
-                      f"{runtimes.agree(needs, 'serves')} it on the V2 model runner (the "
-                      f"default); VLLM_USE_V2_MODEL_RUNNER=0 refuses it")
+                      f"{runtimes.agree([runtimes.on_runner(r, '') for r in needs], 'serves')}"
+                      f" it on the V2 model runner{default}; VLLM_USE_V2_MODEL_RUNNER=0 "
+                      f"refuses it" + (f" (this launch: {v1[0].why}, LCH103)" if v1 else ""))
 
 
 def causality(facts: Facts, release) -> list[bool] | None:

@@ -373,3 +373,29 @@ def test_an_oversized_config_is_refused_unsent_when_the_listing_has_no_sizes(cli
     run = cli("check", "big/config")
     assert "over the 4 MiB" in run.err or "over the 4 MiB" in run.out, run.err
     assert remote_hub.sent.get("config.json", 0) < 1 << 20, remote_hub.sent
+
+
+def test_gate_reads_a_hub_targets_tokenizer_for_the_mask_check(remote_hub, tmp_path):
+    """Issue 42 re-run (g110m): with an empty cache the gate fetched a hub target's
+    config.json only, so DF104 (the mask token against the target's tokenizer, the
+    incident's check) was skipped without a word and a drafter whose only fault is its
+    mask token was started. Mutation caught: the target fetched without its tokenizer."""
+    import shutil
+
+    masked = tmp_path / "hub" / "mask" / "only" / "main"
+    shutil.copytree(tmp_path / "hub" / REPO / "main", masked,
+                    copy_function=os.link)          # the sparse weights linked, not copied
+    config = json.loads((masked / "config.json").read_text())
+    config["dflash_config"]["mask_token_id"] = 151669          # a Qwen3 id, guessed
+    (masked / "config.json").write_text(json.dumps(config, indent=2))
+    remote_hub.repos = __import__("fakehub").load_repos(tmp_path / "hub")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "vllm").write_text(f"#!{sys.executable}\nimport sys\nsys.exit(0)\n")
+    (bin_dir / "vllm").chmod(0o755)
+    spec = json.dumps({"method": "dflash", "model": "mask/only", "num_speculative_tokens": 15})
+    run = subprocess.run([sys.executable, "-m", "drafter_lint", "gate", "--", "vllm", "serve",
+                          TARGET, "--speculative-config", spec], capture_output=True,
+                         text=True, timeout=120, cwd=tmp_path,
+                         env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert run.returncode == 1 and "DF104" in run.stderr, run.stderr

@@ -408,3 +408,51 @@ def test_a_speculators_type_the_release_asked_for_does_not_map_is_its_refusal(cl
     found = [f["severity"] for f in run.json()["results"][0]["findings"]
              if f["rule"] == "SPC101"]
     assert found == ([severity] if severity else []), found
+
+
+@pytest.mark.parametrize("line,said", [
+    (["vllm", "serve", "T", "--", "--speculative-config", "{}"], "`--` ends vLLM's options"),
+    (["python", "-m", "sglang.launch_server", "--model-path", "T", "--", "--x"],
+     "`--` ends SGLang's options"),
+])
+def test_words_after_double_dash_are_positionals_as_argparse_reads_them(line, said):
+    """Issue 42 re-run (g12): `vllm serve T -- --speculative-config ...` was refused as
+    "-- is an abbreviation of --model or ...". Mutation caught: `--` read as an option."""
+    from drafter_lint.command import parse
+    from drafter_lint.errors import GateError
+
+    with pytest.raises(GateError, match=said):
+        parse(line)
+    assert parse(["vllm", "serve", "--", "T"]).target == "T"      # one positional: the model
+
+
+def test_a_server_config_over_its_cap_is_refused_unparsed(tmp_path):
+    """Issue 42 re-run (g93, U5-22): a 2 MiB --config YAML was cut at the read cap and
+    reported as a YAML syntax error. Mutation caught: the cut bytes parsed."""
+    from drafter_lint.command import parse
+    from drafter_lint.errors import GateError
+
+    (tmp_path / "big.yaml").write_text("a: '" + "x" * (2 << 20) + "'\n")
+    with pytest.raises(GateError, match="over the 1 MiB limit"):
+        parse(["vllm", "serve", "T", "--config", str(tmp_path / "big.yaml")])
+
+
+def test_df125_follows_the_servers_runner_choice(cli):
+    """Issue 42 re-run (n16): with --env VLLM_USE_V2_MODEL_RUNNER=0, DF125 still said V2
+    serves it "(the default)" beside LCH103's refusal. Mutation caught: DF125 blind to the
+    launch's own runner choice."""
+    tiny = FIXTURES / "tiny-qwen3.6"
+    run = cli("check", tiny / "drafter", "--target", tiny / "target", "--format", "json",
+              "--env", "VLLM_USE_V2_MODEL_RUNNER=0")
+    df125 = [f["message"] for f in run.json()["results"][0]["findings"] if f["rule"] == "DF125"]
+    assert df125 and "(the default)" not in df125[0] and "LCH103" in df125[0], df125
+
+
+def test_the_gate_names_the_server_it_starts_not_its_launcher():
+    """Issue 42 re-run: "starting python3 -m", "starting env -u". Mutation caught: the
+    exec'd line's first two words named instead of the server command."""
+    from drafter_lint.command import parse
+
+    assert parse(["env", "-u", "X", "vllm", "serve", "T"]).server == "vllm serve"
+    assert parse(["python3", "-u", "-m", "sglang.launch_server", "--model-path", "T"]
+                 ).server == "python3 -m sglang.launch_server"
