@@ -296,8 +296,8 @@ class _RateLimited(Exception):
 
     def __init__(self, status: int, tries: int, waited: float):
         what = "rate limited (HTTP 429)" if status == 429 else f"busy (HTTP {status})"
-        super().__init__(f"{what} {tries} times; gave up after waiting {waited:.0f} s "
-                         f"(the hub's Retry-After); try again later")
+        super().__init__(f"{what} {tries} times; gave up after waiting {waited:.0f} s in "
+                         f"all; try again later")
 
 
 def failure(exc: Exception) -> str:
