@@ -42,13 +42,16 @@ class Card:
     pin_op: dict[str, str] = field(default_factory=dict)   # "==", or ">=": the oldest allowed
     unread: str | None = None       # why the card's lines were not read (its size)
     bases: tuple[str, ...] = ()                           # its front matter's base_model
+    relation: str | None = None       # base_model_relation: "quantized", "finetune", ...
     base_at: int | None = None                            # the line of `base_model:`
 
 
 def read(text: str) -> Card:
     """The launches in the fenced blocks of `text`, the releases it pins and the
     `base_model` of its YAML front matter."""
-    card = Card(bases=_bases(text))
+    meta = front_matter(text)
+    relation = meta.get("base_model_relation")
+    card = Card(bases=_bases(meta), relation=relation if isinstance(relation, str) else None)
     found = re.search(r"^base_model\s*:", text, re.M) if card.bases else None
     card.base_at = text[:found.start()].count("\n") + 1 if found else None
     for match in PIN.finditer(text):      # `==X`, or `>=X`: the oldest it allows
@@ -66,14 +69,19 @@ def read(text: str) -> Card:
     return card
 
 
-def _bases(text: str) -> tuple[str, ...]:
-    """`base_model` (a name or a list) of the card's front matter; () when unreadable."""
+def front_matter(text: str) -> dict:
+    """The card's YAML front matter ({} when absent or unreadable)."""
     found = re.match(r"---\s*\n(.*?)\n---\s*(\n|$)", text, re.S)
     try:
         data = yaml.load(found.group(1), Loader=SAFE_LOADER) if found else None
     except (yaml.YAMLError, RecursionError):
-        return ()
-    value = data.get("base_model") if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _bases(data: dict) -> tuple[str, ...]:
+    """`base_model` (a name or a list) of the front matter `data`."""
+    value = data.get("base_model")
     values = value if isinstance(value, list) else [value]
     return tuple(v for v in values if isinstance(v, str))
 

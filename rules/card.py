@@ -23,13 +23,29 @@ QUANTIZED = re.compile(r"[-_.](nv)?(mx)?(fp4|fp8|int4|int8|awq|gptq|w4a16|w8a8|w
                        r"gguf|bnb|[48]bit|quark|quantized)\b", re.I)
 
 
+def _unquantized(name: str) -> str:
+    """A repo's last name part without the quantization marks a build adds after the
+    model's name (`Qwen3.5-27B-NVFP4` and `Qwen3.5-27B-FP8` are both `Qwen3.5-27B`)."""
+    last = name.rstrip("/").rsplit("/", 1)[-1]
+    found = QUANTIZED.search(last)
+    return last[:found.start()] if found else last
+
+
 def _same(named: str, wanted: str, copies: bool = False) -> bool:
     """A name is the wanted repo as written, or a local path to a copy of it (its last part
-    is the repo's name); with `copies`, also a quantized copy (`<name>-NVFP4`)."""
+    is the repo's name); with `copies`, also another build of the same model (quantized,
+    or its unquantized base: both named after it)."""
     named, mine = named.rstrip("/"), wanted.rsplit("/", 1)[-1]
     last = named.rsplit("/", 1)[-1]
     return named == wanted or last == mine or \
-        copies and last.startswith(mine) and bool(QUANTIZED.match(last[len(mine):]))
+        copies and _unquantized(last).lower() == _unquantized(mine).lower()
+
+
+def _serves_itself(facts: Facts) -> bool:
+    """An MTP line of a checkpoint that carries its own MTP layers: the served model is
+    the draft (the repo itself, under whatever local path it was downloaded to)."""
+    launch = facts.launch
+    return facts.family == "mtp" and bool(launch.draft) and launch.draft == launch.target
 
 
 def _placeholder(value: str) -> bool:
@@ -65,10 +81,12 @@ def launch_other_drafter(facts: Facts):
 
     Warns: `--speculative-draft-model-path z-lab/Qwen3-8B-DFlash` in the card of
     `z-lab/Qwen3-4B-DFlash` (checked on the hub; for a local folder, whose name may not be
-    the repo's, an info). Passes: the repo itself, `$DRAFT`, a local copy.
+    the repo's, an info). Passes: the repo itself, `$DRAFT`, a local copy, and an MTP line
+    whose draft is the served model itself (a checkpoint's own MTP layers).
     """
     line, draft = facts.options.card_line, facts.launch.draft
-    if line is None or not draft or _placeholder(draft) or draft in (".", "./"):
+    if line is None or not draft or _placeholder(draft) or draft in (".", "./") or \
+            _serves_itself(facts):
         return
     repo = facts.checkpoint.repo or facts.checkpoint.root.resolve().name
     if not _same(draft, repo):
@@ -90,14 +108,18 @@ def launch_target_not_base(facts: Facts):
     fine-tune) taps hidden states the drafter never saw: acceptance collapses silently.
 
     Warns: `vllm serve Qwen/Qwen3-8B` in a card whose base_model is Qwen/Qwen3-4B. Passes:
-    the base model, a local copy of it, a quantized copy named after it
+    the base model, a local copy of it, another build of it named after it
     (`ornith-ai/Ornith-1.5-35B-A3B-NVFP4` for `ornith-ai/Ornith-1.5-35B-A3B`, as
-    jzinno/Ornith-1.5-35B-A3B-DFlash2's card serves), `$MODEL`, a card with no base_model.
+    jzinno/Ornith-1.5-35B-A3B-DFlash2's card serves; an FP8 build where base_model names
+    the NVFP4 one), the MTP line of a `base_model_relation: quantized` repo serving itself
+    (as `/model` or any path), `$MODEL`, a card with no base_model.
     """
     line, target = facts.options.card_line, facts.launch.target
     card = facts.checkpoint.card
     if line is None or card is None or not card.bases or not target or _placeholder(target):
         return
+    if card.relation == "quantized" and _serves_itself(facts):
+        return          # a quantized build serving its own MTP layers: it is the target
     if not any(_same(target, base, copies=True) for base in card.bases):
         yield Finding("", f"the card's launch line serves {target} as the target, but its "
                       f"base_model is {', '.join(card.bases)}", **_at(line))

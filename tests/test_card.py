@@ -376,3 +376,39 @@ def test_a_local_cards_base_model_is_the_target_when_the_hub_cache_holds_it(
         assert len(server.requests) == asked           # the local check asked nothing
     assert "Qwen/Qwen3.6-27B" in after.json()["results"][0]["target"]
     assert "from the hub cache" in after.err
+
+
+def test_a_build_of_the_base_model_is_its_target(cli, tmp_path, carded, tiny):
+    """Issue 39 item 4: an FP8 line in a card whose base_model names the NVFP4 build of
+    the same model drew a false CRD103. Mutation caught: only `<base>-<quant>` names
+    taken as the base's builds, not two builds of one model."""
+    (carded / "README.md").write_text(
+        "---\nbase_model: Qwen/Qwen3.6-27B-NVFP4\n---\n```sh\nvllm serve Qwen/Qwen3.6-27B-FP8 "
+        f"--speculative-config '{SPEC % 15}'\n```\n")
+    run = cli("check", carded, "--target", tiny / "target", "--format", "json")
+    assert not [f for f in run.json()["results"][0]["findings"] if f["rule"] == "CRD103"]
+
+
+def test_a_quantized_repos_mtp_line_serving_itself_is_neither_other_drafter_nor_target(
+        cli, tmp_path):
+    """Issue 39 item 4: a `base_model_relation: quantized` repo whose MTP line serves the
+    repo itself as `/model` drew CRD103, and CRD102 called its own MTP head "another
+    drafter". Mutations caught: the MTP draft (the served model) compared with the repo's
+    name; the quantized copy's own line held to base_model's name."""
+    import shutil
+
+    repo = tmp_path / "GLM-5-FP8-MTP-quantized"
+    shutil.copytree(FIXTURES / "published" / "glm-5-fp8-mtp", repo)
+    (repo / "README.md").write_text(
+        "---\nbase_model: zai-org/GLM-5\nbase_model_relation: quantized\n---\n```sh\n"
+        "vllm serve /model --speculative-config '{\"method\": \"mtp\", "
+        "\"num_speculative_tokens\": 1}'\n```\n")
+    run = cli("check", repo, "--format", "json")
+    found = [f["rule"] for f in run.json()["results"][0]["findings"]
+             if f["rule"] in ("CRD102", "CRD103")]
+    assert found == [], found
+    (repo / "README.md").write_text((repo / "README.md").read_text().replace(
+        "base_model_relation: quantized\n", ""))           # a finetune serving itself
+    run = cli("check", repo, "--format", "json")
+    assert [f["rule"] for f in run.json()["results"][0]["findings"]
+            if f["rule"] in ("CRD102", "CRD103")] == ["CRD103"]
