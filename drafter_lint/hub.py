@@ -21,6 +21,7 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from drafter_lint.bounded import read_text
+from drafter_lint.card import front_matter
 from drafter_lint.errors import FileTooBig, HubError, HubUnreachable, UsageError
 from drafter_lint.progress import waiting
 
@@ -567,13 +568,11 @@ def fetch(arg: str, offline: bool = False, tokenizer: bool = False,
 
 
 def read_card(path: Path) -> dict:
-    """The model card's YAML front matter as a dict ({} when absent or unreadable)."""
-    check_environment()
-    from huggingface_hub import ModelCard
-
+    """The model card's YAML front matter as a dict ({} when absent or unreadable), read
+    by the one front-matter parser the card's launch lines are read with."""
     try:
-        return ModelCard.load(path, ignore_metadata_errors=True).data.to_dict()
-    except Exception:  # noqa: BLE001 -- a broken card only loses its metadata
+        return front_matter(read_text(path, MAX_SMALL_FILE))
+    except (OSError, UnicodeDecodeError):   # a broken card only loses its metadata
         return {}
 
 

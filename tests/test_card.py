@@ -412,3 +412,20 @@ def test_a_quantized_repos_mtp_line_serving_itself_is_neither_other_drafter_nor_
     run = cli("check", repo, "--format", "json")
     assert [f["rule"] for f in run.json()["results"][0]["findings"]
             if f["rule"] in ("CRD102", "CRD103")] == ["CRD103"]
+
+
+@pytest.mark.parametrize("front", [
+    "---\nbase_model: Qwen/Qwen3-8B\n---\n",
+    "---\r\nbase_model:\r\n- Qwen/Qwen3-8B\r\n- Qwen/Qwen3-8B-FP8\r\n---\r\n",
+    "---\nbase_model: 'Qwen/Qwen3-8B'\nlicense: apache-2.0\n---\n",
+    "---\nbase_model: [unclosed\n---\n",
+])
+def test_the_target_and_the_card_rules_read_one_front_matter(tmp_path, front):
+    """Issue 40 item 3: the target came from huggingface_hub's ModelCard parser and the
+    card rules from drafter_lint.card's, which can disagree (CRLF, a broken header).
+    Mutation caught: a second parser back in hub.read_card."""
+    from drafter_lint import card, hub
+
+    (tmp_path / "README.md").write_bytes((front + "# card\n").encode())
+    assert tuple(hub.base_models(hub.read_card(tmp_path / "README.md"))) == \
+        card.read(front + "# card\n").bases
