@@ -32,6 +32,7 @@ class CardLine:
     text: str                               # its first line as written
     argv: tuple[str, ...] = ()              # as the server's parser reads it
     problem: str | None = None              # why it cannot be read (then no argv)
+    placeholders: tuple[str, ...] = ()      # template words (`<TP_SIZE>`, `......`, `$MODEL`)
 
 
 @dataclass
@@ -140,8 +141,17 @@ def _shell(start: int, body: list[str]) -> list[CardLine]:
         for command in _commands(words):
             command = _server_command(command)
             if _is_launch(command):
-                out.append(CardLine(at, column, first.strip(), tuple(command)))
+                marks = tuple(dict.fromkeys(w for w in command if TEMPLATE.fullmatch(w)))
+                # an ellipsis stands for arguments the card leaves out: not a word to read
+                command = [w for w in command if not ELLIPSIS.fullmatch(w)]
+                out.append(CardLine(at, column, first.strip(), tuple(command),
+                                    placeholders=marks))
     return out
+
+
+ELLIPSIS = re.compile(r"\.{3,}|…")
+# words a card's template leaves for the reader to fill in
+TEMPLATE = re.compile(r"<[A-Za-z_][\w.-]*>|\$\{?[A-Za-z_]\w*\}?|\.{3,}|…")
 
 
 def _mentions_server(text: str) -> bool:

@@ -61,14 +61,21 @@ def launch_unreadable(facts: Facts):
     literals, then with the gate's parser. A line that does not parse is said once, here,
     and not linted: a guess at what it meant would be a finding about another line.
 
+    A template's placeholders (`<TP_SIZE>`, `$MODEL`, a `......` standing for the
+    arguments left out) are named once, and the line is read with them as written.
+
     Informs: an unclosed quote in `--speculative-config`; `speculative_config=spec` (a
-    variable). Passes: every line readable, or no card.
+    variable); `--tensor-parallel-size <TP_SIZE>`. Passes: every line readable, or no card.
     """
     card, asked = facts.checkpoint.card, facts.options.card_line
     for line in [asked] if asked else card.lines if card else ():
         if line.problem:
             yield Finding("", f"card line `{_short(line.text)}` is not read: {line.problem}",
                           **_at(line))
+        elif line.placeholders:
+            yield Finding("", f"card line `{_short(line.text)}` is a template "
+                          f"({', '.join(line.placeholders)}): the rest of it is read, and "
+                          f"the checks that need those values are skipped", **_at(line))
 
 
 @rule("CRD102", "card-launch-other-drafter", "warning", "any", needs=("card", "launch"))

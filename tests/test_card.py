@@ -82,14 +82,15 @@ def carded(tiny):
 def test_check_lints_each_card_line_at_its_place(cli, carded, tiny):
     """A token count above the trained block (LCH102), a method the family does not serve
     (LCH101), another repo's drafter (CRD102), a target other than base_model (CRD103),
-    and the lines that cannot be read (CRD101), each at README.md:line:col; the pinned
+    the lines that cannot be read and the template with `$MODEL` (CRD101), each at
+    README.md:line:col; the pinned
     release is the one spoken for. Mutations caught: card findings left at config.json,
     the card's pin ignored, a good line flagged, card lines not linted at all."""
     run = cli("check", carded, "--target", tiny / "target", "--format", "json")
     result = run.json()["results"][0]
     at = sorted((f["rule"], f["line"], f["column"]) for f in result["findings"]
                 if f["file"] == "README.md")
-    assert at == [("CRD101", 16, 1), ("CRD101", 22, 9), ("CRD102", 14, 1),
+    assert at == [("CRD101", 15, 1), ("CRD101", 16, 1), ("CRD101", 22, 9), ("CRD102", 14, 1),
                   ("CRD103", 14, 1), ("DF125", 7, 13), ("LCH101", 14, 1),
                   ("LCH102", 13, 3)], at
     tokens = next(f for f in result["findings"] if f["rule"] == "LCH102")
@@ -429,3 +430,19 @@ def test_the_target_and_the_card_rules_read_one_front_matter(tmp_path, front):
     (tmp_path / "README.md").write_bytes((front + "# card\n").encode())
     assert tuple(hub.base_models(hub.read_card(tmp_path / "README.md"))) == \
         card.read(front + "# card\n").bases
+
+
+def test_a_template_placeholder_is_named_once_and_the_line_read(cli, carded, tiny):
+    """Issue 39 item 3: `<TP_SIZE>` and `......` in a card's line were not named, and an
+    ellipsis standing for the arguments left out was read as a second model. Mutations
+    caught: a placeholder line without its CRD101 note; the ellipsis read as an argument
+    (the line then refused, its 16-token count never checked)."""
+    bad = SPEC % 16
+    (carded / "README.md").write_text(
+        "```sh\nvllm serve Qwen/Qwen3.6-27B --tensor-parallel-size <TP_SIZE> "
+        f"--speculative-config '{bad}'\nvllm serve --model Qwen/Qwen3.6-27B "
+        f"--speculative-config '{bad}' ......\n```\n")
+    run = cli("check", carded, "--target", tiny / "target", "--format", "json")
+    found = sorted((f["rule"], f["line"]) for f in run.json()["results"][0]["findings"]
+                   if f["file"] == "README.md")
+    assert found == [("CRD101", 2), ("CRD101", 3), ("LCH102", 2), ("LCH102", 3)], found
