@@ -446,7 +446,8 @@ def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
         if result.findings or output_file:
             result.skipped = []
             _gate_report(result, fmt, colour, output_file)
-        shown = (f"{len(result.findings)} finding(s) below {decision.fail_on}, shown above"
+        where = f"in {output_file}" if output_file else "shown above"
+        shown = (f"{len(result.findings)} finding(s) below {decision.fail_on}, {where}"
                  if result.findings else "no findings")
         _note(f"gate passed ({shown}); starting {decision.launch.server}")
     _exec(decision.launch)

@@ -366,6 +366,13 @@ def test_gate_json_goes_whole_to_its_output_file(tmp_path):
     assert run.returncode == 1 and "nothing started" in run.stderr, run.stderr
     report = json.loads((tmp_path / "r.json").read_text())
     assert {f["rule"] for f in report["results"][0]["findings"]} >= {"DF104"}
+    good = spec.replace("drafter-guessed", "drafter")          # o09d: passes, says where
+    run = subprocess.run([exe, "gate", "--format", "json", "-o", str(tmp_path / "r.json"), "--",
+                          "vllm", "serve", str(tiny / "target"), "--speculative-config", good],
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert run.returncode == 0 and f"in {tmp_path / 'r.json'}" in run.stderr, run.stderr
+    assert "shown above" not in run.stderr
 
 
 @pytest.mark.parametrize("architecture,refused", [
