@@ -59,7 +59,7 @@ if mode == "autoconfig":
     AutoConfig.from_pretrained(sys.argv[1])
 else:
     sys.argv[0] = "drafter-lint"
-    from drafter_lint.cli import main
+    from drafter_lint.entry import main     # what the console script runs
     sys.exit(main())
 """
 

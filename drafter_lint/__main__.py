@@ -1,5 +1,5 @@
 import sys
 
-from drafter_lint.cli import main
+from drafter_lint.entry import main
 
 sys.exit(main())

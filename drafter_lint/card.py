@@ -13,13 +13,10 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-import yaml
-
 MAX_CARD_BYTES = 1 << 20       # cards are a few KB; a larger README is not read for lines
 FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)")
 PYTHON = {"python", "py", "python3", "ipython", "pycon"}
 OPERATORS = {"&&", "||", ";", "|", "&"}
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)    # libyaml's, when built
 PIN = re.compile(r"\b(vllm|sglang)(?:\[[\w,-]+\])?(==|>=)([0-9][\w.+-]*)")
 
 
@@ -73,8 +70,13 @@ def read(text: str) -> Card:
 def front_matter(text: str) -> dict:
     """The card's YAML front matter ({} when absent or unreadable)."""
     found = re.match(r"---\s*\n(.*?)\n---\s*(\n|$)", text, re.S)
+    if not found:
+        return {}
+    import yaml     # only a card with front matter pays for it (a re-check is 0.13 s)
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)     # libyaml's, when built
     try:
-        data = yaml.load(found.group(1), Loader=SAFE_LOADER) if found else None
+        data = yaml.load(found.group(1), Loader=loader)
     except (yaml.YAMLError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}

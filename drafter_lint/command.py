@@ -13,7 +13,6 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 
 from drafter_lint.bounded import read_regular, read_text
 from drafter_lint.errors import GateError
@@ -496,6 +495,8 @@ def _config_files(args: list[str], booleans: frozenset,
             out.append(args[i])
             i += 1
     expanded: list[str] = []
+    if files:
+        import yaml     # only a line with --config pays for it
     for name in files:
 
         try:

@@ -41,8 +41,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("report", ("drafter_lint.report.", "drafter_lint.picture")),
     ("fix", ("drafter_lint.restyle", "drafter_lint.fix", "drafter_lint.repair")),
     ("app", ("drafter_lint.pipeline", "drafter_lint.collection", "drafter_lint.precommit",
-             "drafter_lint.gate", "drafter_lint.serving",
-             "drafter_lint.cli", "drafter_lint.__main__", "drafter_lint.api")),
+             "drafter_lint.gate", "drafter_lint.serving", "drafter_lint.cli",
+             "drafter_lint.entry", "drafter_lint.__main__", "drafter_lint.api")),
 )
 SCRIPTS = "drafter_lint.dryrun"
 

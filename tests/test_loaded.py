@@ -141,3 +141,27 @@ def test_the_fast_version_lookup_agrees_with_importlib_metadata(name):
     from drafter_lint.transformers_child import installed_version
 
     assert installed_version(name) == metadata.version(name)
+
+
+@pytest.mark.parametrize("argv,path", [
+    (["check", "D"], "D"),
+    (["check", "--target", "T", "D"], "D"),              # the target is an option's value
+    (["fix", "D", "--reference", "R", "--format", "json"], "D"),
+    (["check", "D", "--ignore", "TF"], None),             # may leave no load to make
+    (["check", "--select=DF", "D"], None),
+    (["check", "D", "E"], None),                          # several: the CLI's own start
+    (["gate", "--", "vllm", "serve", "D"], None),
+    (["check", "nosuch"], None),                          # not a local folder
+])
+def test_the_console_script_guesses_the_one_checkpoint_early(tmp_path, monkeypatch, argv,
+                                                             path):
+    """Issue 42 item 7: the entry point starts the transformers child before the CLI's
+    imports for `check PATH` / `fix PATH`. Mutations caught: an option's value taken for
+    the path (a child started for the target's config), a narrowing --select/--ignore
+    still prewarming, several paths treated as one."""
+    from drafter_lint.entry import early_path
+
+    for name in ("D", "E", "T", "R"):
+        (tmp_path / name).mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert early_path(argv) == path

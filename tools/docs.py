@@ -98,10 +98,12 @@ HOW = """## How it gets there
   a finding needs one.
 - The transformers load runs in one loader child per run (`python -I -m
   drafter_lint.transformers_child`, which imports only the standard library and
-  transformers). For one local checkpoint whose config has no cached load, `check` and
-  `fix` start it before anything else is imported, so transformers' import overlaps the
-  whole start-up; otherwise it starts as soon as the config is read. It is bounded by a
-  timeout, and stopped with the run when no load needed it.
+  transformers). For `check PATH` / `fix PATH` of one local checkpoint whose config has
+  no cached load, the console script (drafter_lint/entry.py) starts it before the CLI is
+  even imported, so transformers' import overlaps the whole start-up; otherwise it starts
+  as soon as the config is read. It is bounded by a timeout, and stopped with the run
+  when no load needed it. The bench runs the bare load, the cold check and the re-check
+  in turn, so that the machine's load falls on all three alike.
 - The loaded result and the schema validation are cached per config bytes, so a re-check
   starts neither transformers nor jsonschema.
 - Importing the CLI imports only click; `import drafter_lint` imports nothing more until
