@@ -524,15 +524,21 @@ def releases(paths, target_arg, offline, family, ignore, runtime, server_env, fm
     every one, the releases that draw no error are given as ranges, and the first error
     just outside each range is shown. Exit 0 when some release of each runtime asked for
     serves it, 1 when one serves none, 2 when a path or the target cannot be read."""
-    from drafter_lint import pipeline, serving
+    from drafter_lint import pipeline, runtimes, serving
+    from drafter_lint.progress import Progress
     options = pipeline.prepare(target_arg, None, None, offline, (), ignore, True, family,
                                note=_note, env=server_env)
     report, none = [], False
-    for root in pipeline.roots(paths, offline):
+    roots, names = pipeline.roots(paths, offline), runtime or ("vllm", "sglang")
+    # every recorded release of each runtime is a lint: a bar on a terminal, none piped
+    progress = Progress(len(roots) * sum(len(runtimes.PUBLISHED[r]) for r in names),
+                        "drafter-lint releases")
+    for root in roots:
         checkpoint, folder, _ = pipeline.prepare_folder(root, options)
-        found = [serving.serving(checkpoint, folder, r) for r in runtime or ("vllm", "sglang")]
+        found = [serving.serving(checkpoint, folder, r, progress.step) for r in names]
         none = none or any(not s.ranges for s in found)
         report.append((checkpoint.display, found))
+    progress.close()
     click.echo(serving.render(report, fmt), nl=False)
     sys.exit(1 if none else 0)
 

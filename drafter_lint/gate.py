@@ -27,6 +27,7 @@ from drafter_lint.command import locate, parse, read  # noqa: F401 - parse: test
 from drafter_lint.hub import HubError, fetch, offline_mode, parse_repo_arg, settings
 from drafter_lint.launch import Launch
 from drafter_lint.options import Options
+from drafter_lint.progress import waiting
 from drafter_lint.remote import materialize
 from drafter_lint.runtimes import LABEL, Release
 from drafter_lint.target import TargetError, overridden, resolve_target
@@ -267,8 +268,10 @@ def dry_run(python: str, launch: Launch, timeout: float) -> dict:
         out = Path(work) / "verdict.json"
         request = json.dumps({"argv": launch.server_args, "init": True, "out": str(out)})
         try:
-            done = _run_group([python, str(script), request], launch.environment, timeout,
-                              cwd=launch.cwd)
+            with waiting(f"{launch.runtime}'s own start-up (at most {timeout:g} s)",
+                         what="the dry run"):
+                done = _run_group([python, str(script), request], launch.environment,
+                                  timeout, cwd=launch.cwd)
         except OSError as exc:
             return {"verdict": "unavailable", "message": str(exc), "seconds": 0.0}
         if done is None:

@@ -36,9 +36,10 @@ SPINNER = "|/-\\"
 
 
 @contextlib.contextmanager
-def waiting(label: str, after: float = 1.0, stream=None):
+def waiting(label: str, after: float = 1.0, stream=None, what: str = "the hub"):
     """On a terminal, one spinner line while something slow runs for more than `after`
-    seconds (hub requests): `drafter-lint: waiting for the hub: org/name config.json |`."""
+    seconds (hub requests, the gate's dry run):
+    `drafter-lint: waiting for the hub: org/name config.json |`."""
     stream = stream or sys.stderr
     # a collection's hub workers wait in threads: the progress line speaks for them
     if not getattr(stream, "isatty", lambda: False)() or \
@@ -46,7 +47,7 @@ def waiting(label: str, after: float = 1.0, stream=None):
         yield
         return
     stop, shown = threading.Event(), []
-    text = f"drafter-lint: waiting for the hub: {one_line(label)}"[:110]
+    text = f"drafter-lint: waiting for {what}: {one_line(label)}"[:110]
 
     def spin():
         if stop.wait(after):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Callable
 
 from drafter_lint import __version__, pipeline, runtimes
 from drafter_lint.findings import Finding, Severity, one_line
@@ -40,14 +41,17 @@ def errors(checkpoint, options: Options, release) -> list[Finding]:
     return [f for f in result.findings if f.severity is Severity.ERROR]
 
 
-def serving(checkpoint, options: Options, runtime: str) -> Serving:
+def serving(checkpoint, options: Options, runtime: str,
+            step: Callable[[str], None] = lambda _: None) -> Serving:
     """Every recorded release of `runtime`, oldest first, grouped by whether it draws an
-    error; each range's neighbours give their first error."""
+    error; each range's neighbours give their first error. `step` is told each release
+    as it is linted (a progress bar)."""
     options = options.but(rules=release_dependent(options.rules), card=False)
     out = Serving(runtime)
     first: dict[str, Finding | None] = {}
     order = list(runtimes.PUBLISHED[runtime])
     for version in order:
+        step(f"{runtimes.LABEL[runtime]} {version}")
         found = errors(checkpoint, options, runtimes.parse(f"{runtime}=={version}"))
         first[version] = found[0] if found else None
     start = None

@@ -1161,3 +1161,26 @@ def test_max_model_len_is_read_as_vllms_human_readable_int(written, tokens):
             parse(line)
     else:
         assert parse(line).max_model_len == tokens
+
+
+def test_releases_and_the_dry_run_show_progress_on_a_terminal_only(cli, tiny, monkeypatch):
+    """Issue 41 item 4: `releases` lints every recorded release of each runtime (about
+    seventy lints) and the gate's dry run may take minutes, both without a sign of life.
+    Mutations caught: no bar for `releases` on a terminal; a bar or spinner written into
+    a pipe."""
+    import sys as system
+
+    from drafter_lint import progress, runtimes
+
+    terminal = FakeTerminal()
+    monkeypatch.setattr(system, "stderr", terminal)
+    run = cli("releases", tiny / "drafter", "--target", tiny / "target", "--runtime", "vllm")
+    total = len(runtimes.PUBLISHED["vllm"])
+    assert run.code == 0 and f"{total}/{total}" in terminal.text, terminal.text[-300:]
+    monkeypatch.undo()
+    run = cli("releases", tiny / "drafter", "--target", tiny / "target", "--runtime", "vllm")
+    assert "\r" not in run.err and "/" + str(total) not in run.err
+    spun = FakeTerminal()
+    with progress.waiting("vllm's own start-up", after=0.0, stream=spun, what="the dry run"):
+        time.sleep(0.3)
+    assert "waiting for the dry run: vllm's own start-up" in spun.text
