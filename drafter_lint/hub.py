@@ -308,13 +308,18 @@ def failure(exc: Exception) -> str:
 
 
 def _status(exc: BaseException) -> tuple[int | None, str | None]:
-    """(HTTP status, Retry-After) of a huggingface_hub HTTP error, else (None, None)."""
-    reply = getattr(exc, "response", None)
-    status = getattr(reply, "status_code", None)
-    if not isinstance(status, int):
-        return None, None
-    headers = getattr(reply, "headers", None) or {}
-    return status, headers.get("Retry-After")
+    """(HTTP status, Retry-After) of a huggingface_hub HTTP error, else (None, None).
+    huggingface_hub 0.x's hf_hub_download raises LocalEntryNotFoundError from the HTTP
+    error of its metadata request: the reply is then on the cause."""
+    seen = 0
+    while exc is not None and seen < 4:
+        reply = getattr(exc, "response", None)
+        status = getattr(reply, "status_code", None)
+        if isinstance(status, int):
+            headers = getattr(reply, "headers", None) or {}
+            return status, headers.get("Retry-After")
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None, None
 
 
 def retrying(call: Callable[[], T]) -> T:
