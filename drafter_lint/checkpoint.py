@@ -233,8 +233,9 @@ def _read_card(ckpt: Checkpoint) -> None:
         if len(raw) <= cards.MAX_CARD_BYTES:
             ckpt.card = cards.read(raw.decode("utf-8", errors="replace"))
         else:
-            ckpt.card = cards.Card(unread=f"README.md is over the "
-                                          f"{cards.MAX_CARD_BYTES >> 20} MiB read for launch lines")
+            limit = cards.MAX_CARD_BYTES >> 20
+            ckpt.card = cards.Card(unread=f"README.md is over the {limit} MiB read for "
+                                          f"launch lines")
     except OSError:
         return
 
