@@ -160,10 +160,10 @@ def check(path: str | os.PathLike, *, target: str | os.PathLike | None = None,
     notes: list[str] = []
     with _RUN:
         options = pipeline.prepare(
-            str(target) if target is not None else None,
-            str(reference) if reference is not None else None, None, offline,
-            tuple(select), tuple(ignore), runtime=(runtime,) if runtime else (),
-            note=notes.append)
+            target_arg=str(target) if target is not None else None,
+            reference_arg=str(reference) if reference is not None else None,
+            offline=offline, select=tuple(select), ignore=tuple(ignore),
+            runtime=(runtime,) if runtime else (), note=notes.append)
         results = []
         for root in pipeline.roots([os.fspath(path)], offline):
             result, _ = pipeline.lint_folder(root, options, note=notes.append)

@@ -182,9 +182,10 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     if baseline_arg and write_baseline_arg:
         raise Abort("give --baseline or --write-baseline, not both")
 
-    options = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
-                                 no_cache, family, runtime, speculative_tokens, note=_note,
-                                 env=server_env)
+    options = pipeline.prepare(
+        target_arg=target_arg, reference_arg=reference_arg, from_hub=from_hub,
+        offline=offline, select=select, ignore=ignore, no_cache=no_cache, family=family,
+        runtime=runtime, speculative_tokens=speculative_tokens, note=_note, env=server_env)
     results, failed, for_baseline = [], False, []
     seen = precommit.already_linted()
     problems: list[str] = []          # paths that cannot be used; the others go on
@@ -285,9 +286,10 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
     _prewarm(paths, select or ignore, no_cache)
     from drafter_lint import pipeline
 
-    options = pipeline.prepare(target_arg, reference_arg, from_hub, offline, select, ignore,
-                                 no_cache, family, runtime, speculative_tokens, note=_note,
-                                 env=server_env)
+    options = pipeline.prepare(
+        target_arg=target_arg, reference_arg=reference_arg, from_hub=from_hub,
+        offline=offline, select=select, ignore=ignore, no_cache=no_cache, family=family,
+        runtime=runtime, speculative_tokens=speculative_tokens, note=_note, env=server_env)
     writes = not (show_diff or dry_run)
     roots = pipeline.roots(_fix_paths(paths, output if writes else None, writes, offline),
                            offline)
@@ -492,7 +494,8 @@ def inspect(path, target_arg, offline, family):
     from drafter_lint import picture, pipeline
     from drafter_lint.facts import Facts
     from drafter_lint.findings import escape_lines
-    options = pipeline.prepare(target_arg, None, None, offline, (), (), True, note=_note)
+    options = pipeline.prepare(target_arg=target_arg, offline=offline, no_cache=True,
+                               note=_note)
     found = pipeline.roots([path], offline)
     if len(found) > 1:
         raise Abort(f"{path} holds {len(found)} checkpoints and inspect draws one: name one "
@@ -526,8 +529,8 @@ def releases(paths, target_arg, offline, family, ignore, runtime, server_env, fm
     serves it, 1 when one serves none, 2 when a path or the target cannot be read."""
     from drafter_lint import pipeline, runtimes, serving
     from drafter_lint.progress import Progress
-    options = pipeline.prepare(target_arg, None, None, offline, (), ignore, True, family,
-                               note=_note, env=server_env)
+    options = pipeline.prepare(target_arg=target_arg, offline=offline, ignore=ignore,
+                               no_cache=True, family=family, note=_note, env=server_env)
     report, none = [], False
     roots, names = pipeline.roots(paths, offline), runtime or ("vllm", "sglang")
     # every recorded release of each runtime is a lint: a bar on a terminal, none piped

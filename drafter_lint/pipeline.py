@@ -65,7 +65,7 @@ def requested_release(values, note: Callable[[str], None] = lambda _: None):
     return release
 
 
-def prepare(target_arg=None, reference_arg=None, from_hub=None, offline=False, select=(),
+def prepare(*, target_arg=None, reference_arg=None, from_hub=None, offline=False, select=(),
             ignore=(), no_cache=False, family=None, runtime=(), speculative_tokens=None,
             note: Callable[[str], None] = lambda _: None, resolve: bool = True,
             env=()) -> Options:

@@ -114,6 +114,17 @@ def test_no_path_manipulation_maps_the_rules():
     assert '"drafter_lint.rules" = "rules"' in (ROOT / "pyproject.toml").read_text()
 
 
+def test_prepare_takes_keywords_only():
+    """Issue 40 item 2: `prepare(target_arg, None, None, offline, (), (), True, ...)` read
+    as twelve positional slots. Mutation caught: a positional parameter back in it."""
+    import inspect
+
+    from drafter_lint.pipeline import prepare
+
+    kinds = {p.kind for p in inspect.signature(prepare).parameters.values()}
+    assert kinds == {inspect.Parameter.KEYWORD_ONLY}
+
+
 def test_the_package_cites_only_what_ships():
     """Issue 40 item 5: rule docs cited research/*.md, which is not in the repository,
     and `drafter-lint explain` printed it. Mutation caught: a docstring or comment of the

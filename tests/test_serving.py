@@ -22,7 +22,7 @@ def releases(*args, cwd=None):
 def ranges(path, target=None):
     from drafter_lint import pipeline, serving
 
-    options = pipeline.prepare(str(target) if target else None)
+    options = pipeline.prepare(target_arg=str(target) if target else None)
     checkpoint, folder, _ = pipeline.prepare_folder(path, options)
     return {r: serving.serving(checkpoint, folder, r) for r in ("vllm", "sglang")}
 
@@ -81,7 +81,7 @@ def test_ranges_agree_with_the_documented_failures(tmp_path, case, failure):
     drafter, target = materialize(case, tmp_path)
     found = ranges(drafter, target)[failure["runtime"]]
     assert not inside(found, failure["failed_on"]), (failure, found.ranges)
-    options = pipeline.prepare(str(target) if target else None)
+    options = pipeline.prepare(target_arg=str(target) if target else None)
     checkpoint, folder, _ = pipeline.prepare_folder(drafter, options)
     fixed = runtimes.parse(f"{failure['runtime']}=={failure['fixed_in']}")
     if not errors(checkpoint, folder.but(rules=release_dependent(folder.rules)), fixed):
