@@ -27,15 +27,17 @@ def _executed(runtime: str) -> list[str]:
 
 @pytest.mark.parametrize("runtime", ["vllm", "sglang"])
 def test_every_release_has_a_grammar_with_evidence(runtime):
-    """Every recorded release is in the data, executed or said not read (then the gate's
-    own lists read its lines); the newest is executed. Mutation caught: a release missing
-    from the data, a grammar served for a release none was read for, or a run of an option
-    without the file:line that defines it at its first and last release."""
+    """Every recorded release is in the data with its parser executed and a grammar served
+    for it. Mutation caught: a release missing from the data or recorded as not read (its
+    lines then fall back to the gate's own lists), a release's grammar not served, or a
+    run of an option without the file:line that defines it at its first and last
+    release."""
     data = grammar._data(runtime)
     assert list(data["releases"]) == list(runtimes.PUBLISHED[runtime])
-    assert runtimes.PUBLISHED[runtime][-1] in _executed(runtime)
-    for version in set(runtimes.PUBLISHED[runtime]) - set(_executed(runtime)):
-        assert grammar.for_release(_release(f"{runtime}=={version}")) is None
+    assert _executed(runtime) == list(runtimes.PUBLISHED[runtime])
+    for version in runtimes.PUBLISHED[runtime]:
+        found = grammar.for_release(_release(f"{runtime}=={version}"))
+        assert found is not None and found.spellings, version
     for entry in data["options"]:
         for run in entry["runs"]:
             for end in ("at", "last"):

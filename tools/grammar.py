@@ -1,6 +1,7 @@
 """Each recorded release's server command line, as its own parser builds it.
 
     python tools/grammar.py --python VENV/bin/python [--tf5 DIR] [--cache DIR]
+    python tools/grammar.py --check-static [--cache DIR]     # maintenance, after a build
 
 For every release of `runtimes.PUBLISHED` (vLLM's `vllm serve` parser: the OpenAI
 server's `make_arg_parser`, which adds the frontend options and `EngineArgs.add_cli_args`;
@@ -12,7 +13,13 @@ drafter_lint/runtimes/grammar-<runtime>.json: each option's spellings, whether i
 value, its static choices, as runs of releases with the same definition, with the file:line
 that added it at both ends of each run. A release whose parser cannot be executed is
 recorded as not read (the gate keeps its own lists for it). Keep the cache and the venv
-outside the repository.
+outside the repository. The venv needs dill (SGLang's configs serialize a logit processor
+with it at import).
+
+--check-static reads each SGLang release's options from its source with `ast` (literal
+`add_argument` calls in server_args.py and arg_groups/, and the `A[T, Arg(...)]` fields
+arg_groups/arg_utils.py turns into options) and compares them with the executed ones: a
+stub that made the parser skip an option shows there. All 26 releases: the same sets.
 """
 
 from __future__ import annotations
@@ -50,7 +57,8 @@ def probe(runtime: str, version: str, folder: Path, python: str, tf5: str | None
     for path in paths:
         if path is None and tf5 is None and errors:
             continue
-        env = {**os.environ, "PYTHONPATH": path or ""}
+        # a fixed hash seed: choices a release builds from a set keep one order
+        env = {**os.environ, "PYTHONPATH": path or "", "PYTHONHASHSEED": "0"}
         done = subprocess.run([python, str(PROBE), runtime, str(folder)], env=env,
                               capture_output=True, text=True, timeout=600)
         if done.returncode == 0:
@@ -148,9 +156,128 @@ def compact(data: dict) -> dict:
     return data
 
 
+# ---------------------------------------------------------------------------------------
+# Maintenance: the SGLang option set read statically from the release's source, compared
+# with the executed one (python tools/grammar.py --check-static). Not in the quick lane.
+
+def _literal_names(call) -> list[str] | None:
+    """The option strings of `parser.add_argument("--a", "-b", ...)`, None when one of them
+    is not a literal (a name built at run time)."""
+    import ast
+    names = []
+    for arg in call.args:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            names.append(arg.value)
+        else:
+            return None
+    return names
+
+
+def _no_value(call) -> bool:
+    import ast
+    for kw in call.keywords:
+        if kw.arg == "action":
+            value = kw.value
+            name = value.attr if isinstance(value, ast.Attribute) else \
+                value.value if isinstance(value, ast.Constant) else \
+                value.id if isinstance(value, ast.Name) else None
+            return name in ("BooleanOptionalAction",)
+    return False
+
+
+def static_options(folder: Path) -> tuple[dict[str, str], list[str]]:
+    """{option string: "path:line"} of the SGLang release in `folder`, read from the AST:
+    each literal `add_argument` call under sglang/srt/server_args.py and arg_groups/, and
+    each `A[T, Arg(...)]` / `A[T, "help"]` field of the dataclasses arg_groups/arg_utils.py
+    turns into options (`--field-name` or Arg's cli_name, its aliases; no_cli skipped).
+    Also what could not be read: calls whose option strings are not literals."""
+    import ast
+    srt = folder / "sglang" / "srt"
+    paths = [srt / "server_args.py"] + sorted((srt / "arg_groups").rglob("*.py"))
+    found: dict[str, str] = {}
+    unread: list[str] = []
+    for path in paths:
+        if not path.is_file():
+            continue
+        rel = path.relative_to(folder).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        generic = path.name == "arg_utils.py"
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "add_argument" and not generic:
+                names = _literal_names(node)
+                if names is None:
+                    unread.append(f"{rel}:{node.lineno}")
+                    continue
+                for name in names:
+                    found.setdefault(name, f"{rel}:{node.lineno}")
+                if _no_value(node):
+                    for name in names:
+                        if name.startswith("--"):
+                            found.setdefault("--no-" + name[2:], f"{rel}:{node.lineno}")
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                    and isinstance(node.annotation, ast.Subscript) \
+                    and isinstance(node.annotation.value, ast.Name) \
+                    and node.annotation.value.id == "A" \
+                    and isinstance(node.annotation.slice, ast.Tuple) \
+                    and len(node.annotation.slice.elts) >= 2:
+                meta = node.annotation.slice.elts[1]
+                cli, aliases = "--" + node.target.id.replace("_", "-"), []
+                if isinstance(meta, ast.Call) and getattr(meta.func, "id", "") == "Arg":
+                    kws = {kw.arg: kw.value for kw in meta.keywords}
+                    if "no_cli" in kws and isinstance(kws["no_cli"], ast.Constant) \
+                            and kws["no_cli"].value:
+                        continue
+                    if "cli_name" in kws:
+                        cli = ast.literal_eval(kws["cli_name"])
+                    if "aliases" in kws:
+                        aliases = list(ast.literal_eval(kws["aliases"]))
+                    if _no_value(meta):
+                        aliases.append("--no-" + cli[2:])
+                elif not (isinstance(meta, ast.Constant) and isinstance(meta.value, str)):
+                    continue
+                for name in [cli] + aliases:
+                    found.setdefault(name, f"{rel}:{node.lineno}")
+    return found, unread
+
+
+def check_static(files: Path, raw: Path) -> int:
+    """For each SGLang release executed (its probe output cached in `raw`), the statically
+    read option set against the executed one; prints the differences."""
+    bad = 0
+    for version in runtimes.PUBLISHED["sglang"]:
+        cached = raw / f"sglang-{version}.json"
+        if not cached.is_file():
+            print(f"sglang=={version}: not executed, nothing to compare")
+            continue
+        out = json.loads(cached.read_text())
+        executed = set()
+        for action in out["actions"]:
+            executed.update(action["options"])
+            if action["action"] == "BooleanOptionalAction":
+                executed.update("--no-" + s[2:] for s in action["options"]
+                                if s.startswith("--") and not s.startswith("--no-"))
+        executed -= {"-h", "--help"}
+        read, unread = static_options(fetch("sglang", version, files, {"sglang/**/*.py"}))
+        only_static = sorted(set(read) - executed)
+        only_executed = sorted(executed - set(read))
+        same = not only_static and not only_executed
+        bad += not same
+        print(f"sglang=={version}: {len(executed)} executed, {len(read)} read statically: "
+              f"{'same' if same else 'differ'}"
+              + (f"; only read: {only_static} ({[read[s] for s in only_static]})"
+                 if only_static else "")
+              + (f"; only executed: {only_executed}" if only_executed else "")
+              + (f"; calls not literal: {unread}" if unread and not same else ""))
+    return 1 if bad else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--python", required=True,
+    parser.add_argument("--check-static", action="store_true",
+                        help="maintenance: compare each executed SGLang release's options "
+                             "with those read statically from its source, and stop")
+    parser.add_argument("--python",
                         help="a Python with torch, pydantic and transformers 4")
     parser.add_argument("--tf5", help="a folder with transformers 5 (pip install --target)")
     parser.add_argument("--cache", type=Path,
@@ -158,6 +285,10 @@ def main() -> int:
     parser.add_argument("--runtime", action="append", choices=("vllm", "sglang"))
     args = parser.parse_args()
     files, raw = args.cache / "files", args.cache / "raw"
+    if args.check_static:
+        return check_static(files, raw)
+    if not args.python:
+        parser.error("--python is required")
     raw.mkdir(parents=True, exist_ok=True)
     for runtime in args.runtime or ("vllm", "sglang"):
         found = {}

@@ -106,6 +106,27 @@ HARDWARE = tuple({"libtpu", "habana_frameworks", "transformers_neuronx", "torch_
                    "neuronx", "nki", "torch_neuron", "habana", "ipex", "xpu", "mindie", "npu"})
 
 
+class _NoDriver(_StubModule):
+    """triton's `runtime.driver` where no GPU driver is loaded: `active` raises as real
+    triton does on such a machine, so a release's device probe (SGLang 0.5.7+
+    layers/attention/fla/utils.py `get_available_device`) takes its own CPU fallback
+    instead of reading a stub as a device name."""
+
+    def __getattr__(self, name):
+        if name == "active":
+            raise RuntimeError("0 active drivers ([]). There should only be one.")
+        return super().__getattr__(name)
+
+
+def _driverless(module: types.ModuleType) -> None:
+    if module.__name__ == "triton":
+        module.runtime = _StubModule("triton.runtime")
+        module.runtime.__path__ = []
+    runtime = getattr(module, "runtime", None) if module.__name__ == "triton" else module
+    if module.__name__ in ("triton", "triton.runtime"):
+        runtime.driver = _NoDriver("triton.runtime.driver")
+
+
 class _Stubs(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Last on sys.meta_path: any module no other finder has is a stub."""
     made: list = []
@@ -125,9 +146,11 @@ class _Stubs(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec):
-        module = _StubModule(spec.name)
+        kind = _NoDriver if spec.name == "triton.runtime.driver" else _StubModule
+        module = kind(spec.name)
         module.__path__ = []
         module.__all__ = []
+        _driverless(module)
         self.made.append(spec.name)
         return module
 
