@@ -145,9 +145,20 @@ def rule(code: str, name: str, severity: str, family: str,
                              Applicability.of(applies) if applies is not None else None,
                              doc.splitlines()[0], doc, function, phase, status, replaced_by,
                              why)
+        BY_MODULE.setdefault(function.__module__, []).append(function)
         return function
 
     return wrap
+
+
+# rule functions by the module that declares them, as `@rule` registers them on import:
+# a rule module lists nothing; rules/__init__.py names the modules
+BY_MODULE: dict[str, list] = {}
+
+
+def rules_of(module) -> dict[str, Rule]:
+    """Code -> Rule of every `@rule` function of `module`, in source order."""
+    return collect(*BY_MODULE.get(module.__name__, ()))
 
 
 def undeclared_fix(rule: Rule, finding: Finding) -> str | None:

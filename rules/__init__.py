@@ -1,5 +1,7 @@
-"""The rule registry: every rule module, listed explicitly. Code -> Rule."""
+"""The rule registry: every rule module, listed explicitly; each module's `@rule`
+functions register themselves (registry.BY_MODULE). Code -> Rule."""
 
+from drafter_lint.registry import BY_MODULE, collect
 from drafter_lint.rules import (card, dflash_block, dflash_mask, dflash_taps,
                                 dflash_weights, dflash_window, dspark, eagle, eagle3_layers,
                                 eagle3_serving, eagle3_taps, eagle3_vocab, files, launch,
@@ -11,7 +13,7 @@ MODULES = (files, startup, dflash_mask, dflash_taps, dflash_window, dflash_block
            eagle, mtp, mtp_quantization, medusa, speculators, rope, reference, loaded, launch,
            reads, card)
 
-RULES = {code: r for module in MODULES for code, r in module.RULES.items()}
+RULES = collect(*(f for module in MODULES for f in BY_MODULE.get(module.__name__, ())))
 
 # Codes that once named a rule now split, merged or renamed: old code -> the code that
 # says it now. Selecting, ignoring, configuring or baselining the old code acts on the

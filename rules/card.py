@@ -10,7 +10,7 @@ from drafter_lint import runtimes
 from drafter_lint.checkpoint import CARD
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 
 
@@ -180,7 +180,3 @@ def pin_not_a_release(facts: Facts):
 
 def _short(text: str, n: int = 60) -> str:
     return text if len(text) <= n else text[:n - 3] + "..."
-
-
-RULES = collect(launch_unreadable, launch_other_drafter, launch_target_not_base,
-                base_model_missing, pin_not_a_release)

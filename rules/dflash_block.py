@@ -14,7 +14,7 @@ from drafter_lint.findings import (
     Severity,
 )
 from drafter_lint.jsondoc import dotted
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 
 @rule("DF127", "block-size-invalid", "error", "dflash")
@@ -167,6 +167,3 @@ def sample_from_anchor_refused(facts: Facts):
                       f"{runtimes.agree(refusing, 'serves')} DFlash only with the anchor as "
                       f"the bonus token and refuses to start on its V2 model runner; write "
                       f"false, the layout DFlash drafters are trained in")
-
-
-RULES = collect(block_size_invalid, hidden_size_vs_target, vocab_size_vs_target, architecture_unexpected, sample_from_anchor_refused)

@@ -18,7 +18,7 @@ from drafter_lint.findings import (
     replace,
 )
 from drafter_lint.jsondoc import dotted
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 from drafter_lint.target import special_ids
 
 
@@ -274,6 +274,3 @@ def shadowed_dflash_field(facts: Facts):
 
 
 # --- target layer taps --------------------------------------------------------------------
-
-
-RULES = collect(dflash_config_missing, mask_token_id_missing, mask_token_id_out_of_vocab, mask_token_id_is_text, mask_token_id_unexpected, mask_token_id_is_special, shadowed_dflash_field)

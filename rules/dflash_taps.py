@@ -25,7 +25,7 @@ from drafter_lint.findings import (
     replace,
 )
 from drafter_lint.jsondoc import dotted
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 
 @rule("DF110", "target-layer-ids-invalid", "error", "dflash")
@@ -374,6 +374,3 @@ def taps_shifted_by_runtime(facts: Facts):
                       f"{'without' if offset < 0 else 'with an extra'} the +1 of training "
                       f"and feeds fc the outputs of layers {fed}, not {ids}; acceptance "
                       f"drops (vLLM PR #40727), later releases read it as trained")
-
-
-RULES = collect(target_layer_ids_invalid, target_layer_id_beyond_num_target_layers, target_layer_id_beyond_target, target_layer_count_vs_fc, target_layer_ids_not_default, num_target_layers_mismatch, num_target_layers_missing, eagle_aux_ids_stale, taps_shifted_by_runtime)

@@ -13,7 +13,7 @@ from drafter_lint.rules.dflash import taps_of
 from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 DFLASH2_MARKERS = ("candidate_selector.", ".attention_conv.", ".mlp_conv.")
 OPTIONAL_TENSORS = ("embed_tokens.weight", "lm_head.weight", "d2t", "t2d")
@@ -248,9 +248,3 @@ def dflash2_checkpoint(facts: Facts):
     if serving:
         yield Finding(ptr, f"this is a DFlash2 checkpoint ({'; '.join(signs)}); "
                       f"{', '.join(serving)}; the z-lab reference does not")
-
-
-RULES = collect(
-    weights_layer_count, weights_missing_tensor, weights_unexpected_tensor, weights_shape_mismatch,
-    mask_hidden_tensor, own_embeddings_present, dflash2_checkpoint,
-)

@@ -15,7 +15,7 @@ from drafter_lint.findings import (
     replace,
 )
 from drafter_lint.jsondoc import dotted
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 
 @rule("DF120", "layer-types-invalid", "error", "dflash")
@@ -274,6 +274,3 @@ def causality_differs(facts: Facts):
     ptr = "/dflash_config/causal" if facts.has("/dflash_config/causal") else "/is_causal"
     yield Finding(ptr, f"the runtimes disagree on causality ({parts}); set is_causal to "
                   f"what the drafter was trained with")
-
-
-RULES = collect(layer_types_invalid, layer_types_missing, sliding_window_missing, sliding_window_below_block, sliding_window_disabled, mixed_attention_runtime, causality_differs)

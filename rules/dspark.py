@@ -7,7 +7,7 @@ from drafter_lint.rules.common import architecture_names
 from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 
 @rule("DF143", "dspark-markov-rank-missing", "error", "dspark")
@@ -77,6 +77,3 @@ def draft_taken_for_deepseek_v4(facts: Facts):
                       f"DSpark, which needs the DeepSeek-V4 config (hc_mult), and refuses to "
                       f"start (name the class Qwen3DSparkModel; later releases rename a qwen3 one "
                       f"themselves)")
-
-
-RULES = collect(markov_rank_missing, draft_taken_for_deepseek_v4)

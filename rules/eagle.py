@@ -10,7 +10,7 @@ from __future__ import annotations
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, add
 from drafter_lint.jsondoc import pointer
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 
 def _hidden(facts: Facts) -> int | None:
@@ -72,6 +72,3 @@ def layer0_input_layernorm(facts: Facts):
         yield Finding(pointer(name), f"{name} ships, but the EAGLE reference has no input "
                       f"norm on layer 0; runtimes ignore it (vLLM #9565)",
                       file=facts.tensor_file(name))
-
-
-RULES = collect(fc_shape_and_bias, layer0_input_layernorm)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, add
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 from drafter_lint.rules.common import architecture_names, target_hidden_size_differs
 from drafter_lint.rules.eagle3_taps import aux_list, head_width, layer0
 
@@ -149,7 +149,3 @@ def multi_layer_refused(facts: Facts):
         yield Finding("/num_hidden_layers", f"num_hidden_layers is {n}: "
                       f"{runtimes.agree(refusing, 'builds')} {sorted(names)[0]} with exactly "
                       f"one draft layer and refuses to start")
-
-
-RULES = collect(hidden_vs_target, qkv_input_width, norm_flags_vs_tensors,
-                norm_tensors_without_flag, multi_layer_refused)

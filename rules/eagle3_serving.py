@@ -9,7 +9,7 @@ import json
 from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 from drafter_lint.rules.rope import capping_releases, releases_that, rope_types
 
 
@@ -151,7 +151,3 @@ def architecture_unknown(facts: Facts):
         else "the runtimes choose"
     yield Finding("/architectures", f"architectures is {json.dumps(value)}: no class name; "
                   f"{choosers} the EAGLE-3 model class by it")
-
-
-RULES = collect(max_position_below_target, rope_differs_from_target, path_without_method,
-                architecture_unknown)

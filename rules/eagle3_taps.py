@@ -13,7 +13,7 @@ from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, Severity, add
 from drafter_lint.jsondoc import dotted
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 
 AUX_TOP = "/eagle_aux_hidden_state_layer_ids"
@@ -333,8 +333,3 @@ def aux_ids_in_deepstack_layers(facts: Facts):
                           f"get Qwen3-VL's deepstack vision features (layers 0-{inject - 1}) "
                           f"at another point in serving than in training (SpecForge PR "
                           f"#431): tap from layer {inject} on")
-
-
-RULES = collect(fc_width, aux_ids_missing, aux_ids_invalid, aux_ids_convention,
-                aux_ids_for_other_target, aux_count_not_three, depth_of_target,
-                aux_ids_in_deepstack_layers)

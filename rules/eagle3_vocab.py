@@ -7,7 +7,7 @@ from __future__ import annotations
 from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity, remove, replace
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 from drafter_lint.rules.common import architecture_names
 
 
@@ -232,8 +232,3 @@ def draft_vocab_size_missing(facts: Facts):
                       f"{runtimes.agree(refusing, 'reads it')} with no default and refuses "
                       f"to start (write the head's output size, or null for the full "
                       f"vocabulary)")
-
-
-RULES = collect(lm_head_vs_draft_vocab, vocab_maps, vocab_vs_target, embed_tokens,
-                lm_head_missing, declared_head_unloaded, tied_reduced_vocab,
-                draft_vocab_size_missing)

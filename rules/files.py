@@ -12,7 +12,7 @@ import os
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import dotted, pointer
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 from drafter_lint.structure import validate
 
 
@@ -245,8 +245,3 @@ def stale_baseline_entry(facts: Facts):
                       f"{entry['pointer'] or '/'} matches no finding any more; rewrite the "
                       f"baseline with --write-baseline",
                       file=os.path.relpath(path, facts.checkpoint.root))
-
-
-RULES = collect(non_finite_number, config_unreadable, config_not_object, duplicate_key,
-                weights_unreadable, weights_index_mismatch, tokenizer_unreadable,
-                family_unknown, config_schema, unused_ignore, stale_baseline_entry)

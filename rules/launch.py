@@ -10,7 +10,7 @@ from drafter_lint.facts import Facts
 from drafter_lint.family import detect, mtp_count
 from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import dotted
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 
 def _block(facts: Facts) -> int | None:
@@ -307,7 +307,3 @@ def swa_runtime(facts: Facts):
             continue
         yield Finding(where, f"the drafter {what}: {release.label} ({release.why}) refuses it "
                       f"at start-up; drop VLLM_USE_V2_MODEL_RUNNER=0")
-
-
-RULES = collect(refused_by_runtime, omni_dspark_tokens, method_vs_family, tokens_vs_block, swa_runtime, mtp_without_layers,
-                flag_removed, flag_refused)

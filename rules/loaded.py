@@ -16,7 +16,7 @@ from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import pointer
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 from drafter_lint.structure import field_classes
 
 # Keys transformers rewrites or drops by design, with no effect on what runs.
@@ -328,8 +328,3 @@ def _transformers_4_only(pin: str) -> bool:
     """Whether the pin admits no transformers 5 (`==4.57.1`; `>=4.56.0,<5` of vLLM
     0.11.1-0.19.0)."""
     return pin.startswith("==4") or bool(re.search(r"(^|,)<5(\.0)*(,|$)", pin))
-
-
-RULES = collect(transformers_refuses, normalized_by_transformers, unwritten_field,
-                flat_fields_of_composite_config, transformers_warning,
-                meaning_differs_across_transformers)

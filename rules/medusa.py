@@ -8,7 +8,7 @@ from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import pointer
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 BLOCK = re.compile(r"^(?:medusa_heads\.)?blocks\.(\d+)\.layers\.(\d+)\.weight$")
 HEAD = re.compile(r"^(?:medusa_heads\.)?lm_heads\.(\d+)\.weight$")
@@ -107,6 +107,3 @@ def unserved(facts: Facts):
         yield Finding("", f"{runtimes.agree(refusing, 'does')} not serve Medusa heads and "
                       f"refuses to start{served}; serve them with a release that does, or "
                       f"move to an EAGLE-3 head")
-
-
-RULES = collect(heads_vs_weights, vocab, unserved)

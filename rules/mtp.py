@@ -13,7 +13,7 @@ from drafter_lint.facts import Facts
 from drafter_lint.family import mtp_count
 from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import dotted, pointer
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 
 def text_config(facts: Facts) -> tuple[str, dict]:
@@ -171,7 +171,3 @@ def tensor_shapes(facts: Facts):
 def vllm_releases(facts: Facts) -> list:
     """The vLLM releases checked for (these rules state vLLM's loader behaviour)."""
     return [r for r in facts.releases if r.runtime == "vllm"]
-
-
-RULES = collect(count_vs_weights, weights_missing, speculative_tokens_indivisible,
-                speculative_tokens_reuse, tensor_shapes)

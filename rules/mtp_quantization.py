@@ -9,7 +9,7 @@ from drafter_lint import quantization, runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.family import mtp_count
 from drafter_lint.findings import Finding
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 from drafter_lint.rules.mtp import mtp_layers, text_config, vllm_releases
 from drafter_lint.target import layer_count
 
@@ -389,7 +389,3 @@ def _located(scheme: quantization.Scheme) -> dict:
 
 def _some(items: list[str], n: int = 3) -> str:
     return ", ".join(items[:n]) + (f", ... {len(items) - n} more" if len(items) > n else "")
-
-
-RULES = collect(quantization_mismatch, head_unquantized, fc_quantized_by_release,
-                moe_exclusion_unread, quark_sglang_mismatch, fused_exclusion_unmatched)

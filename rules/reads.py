@@ -11,7 +11,7 @@ from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import dotted
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 from drafter_lint.runtimes.trained import TRAINED, WHEN, Trained
 
 
@@ -96,6 +96,3 @@ def trained_field_not_read(facts: Facts):
             yield Finding(ptr, f"{what} but {how}: {field.instead}",
                           severity=Severity.ERROR if field.severity == "error"
                           else Severity.WARNING)
-
-
-RULES = collect(trained_field_not_read)

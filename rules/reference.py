@@ -14,7 +14,7 @@ import json
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, add, remove, replace
 from drafter_lint.jsondoc import dotted, pointer, resolve
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 from drafter_lint.structure import field_classes
 
 DTYPE_SPELLINGS = ("torch_dtype", "dtype")
@@ -150,6 +150,3 @@ def cosmetic_field_differs(facts: Facts):
     Fix (safe): the reference value. Fix (unsafe): removing a key only the local file has.
     """
     yield from _findings(facts, "cosmetic")
-
-
-RULES = collect(runtime_field_differs, field_differs, cosmetic_field_differs)

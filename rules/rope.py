@@ -7,7 +7,7 @@ from drafter_lint.facts import Facts
 from drafter_lint.family import method as family_method
 from drafter_lint.family import own_model
 from drafter_lint.findings import Finding, Severity
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 FACTOR = ("/partial_rotary_factor", "/rope_parameters/partial_rotary_factor")
 
@@ -145,6 +145,3 @@ def draft_rope_cache_below_served_context(facts: Facts):
                       f"the {served} tokens served ({source}), with RoPE {sorted(types)}: "
                       f"{runtimes.agree(by['caps'], 'caps')} the server's max_model_len to "
                       f"{mine}", severity=Severity.WARNING)
-
-
-RULES = collect(partial_rotary_in_draft, draft_rope_cache_below_served_context)

@@ -12,7 +12,7 @@ from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, Severity, replace
 from drafter_lint.jsondoc import dotted
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 KNOWN = ("eagle3", "peagle", "dflash", "dflash2", "dspark", "mtp", "eagle", "xpress")
 METHODS = "/speculators_config/proposal_methods"
@@ -459,10 +459,3 @@ def dflash_causality_default(facts: Facts):
                       "written: speculators trains sliding layers causal by default, but "
                       f"{label} reads the missing key as true and serves them "
                       "non-causal; write the value training used")
-
-
-RULES = collect(tokens_vs_block, dflash_causality_default, model_type, structure,
-                default_proposal_method, algorithm_mismatch,
-                norm_before_residual_missing, draft_vocab_missing, verifier_local_path,
-                verifier_architecture, layer_model_type, layer_vs_target, norm_output,
-                mtp_layers, dspark_anchor_default, full_layers_served_causal)

@@ -10,7 +10,7 @@ from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.family import method, mtp_count
 from drafter_lint.findings import Finding, Severity
-from drafter_lint.registry import collect, rule
+from drafter_lint.registry import rule
 
 
 def _vllm_name(arch: str, method: str | None, rewrite: dict) -> str:
@@ -324,8 +324,3 @@ def mtp_target_unmapped(facts: Facts):
         yield Finding("/model_type", f"model_type is {model_type!r}: "
                       f"{runtimes.agree([release], 'maps no MTP draft model to it')} and "
                       f"refuses method mtp at start-up (Unsupported speculative method)")
-
-
-RULES = collect(architecture_not_registered, family_unserved, draft_context_below_target,
-                model_type_unknown, target_model_type_refused, target_lacks_eagle3_interface,
-                mtp_target_unmapped)
