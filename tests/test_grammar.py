@@ -187,3 +187,44 @@ def test_a_published_line_the_server_accepts_draws_no_flag_problem(entry):
             flag = problem.split(": ", 1)[1].split(" ")[0]
             assert problem.startswith("unrecognized") and \
                 not grammar.releases_with(entry["runtime"], flag), (entry["line"], problem)
+
+
+def _constructed():
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent / "oracle"))
+    import grammar_lines
+    return grammar_lines
+
+
+REFUSED_KINDS = {"unknown", "removed", "ambiguous", "choice"}
+
+
+def test_constructed_lines_cover_each_refusal_for_both_runtimes():
+    """tests/data/grammar_lines.json holds, for each runtime, lines of every kind (unknown,
+    removed and the same flag the release before, ambiguous, a bad choice, a unique prefix,
+    published), and the real parser's recorded verdict on each is the one its kind means.
+    Mutation caught: a constructed line edited (or a grammar re-recorded) so that it no
+    longer exercises the refusal it is named for, or a line left without a verdict."""
+    lines = _constructed()
+    verdicts = lines.verdicts()
+    assert [e["id"] for e in lines.LINES] == list(verdicts)
+    kinds = REFUSED_KINDS | {"before-removal", "prefix", "published"}
+    for runtime in ("vllm", "sglang"):
+        assert kinds <= {e["kind"] for e in lines.LINES if e["release"].startswith(runtime)}
+    for entry in lines.LINES:
+        verdict = verdicts[entry["id"]]
+        assert verdict["release"] == entry["release"]
+        want = "refused" if entry["kind"] in REFUSED_KINDS else "accepted"
+        assert verdict["verdict"] == want, (entry["id"], verdict)
+
+
+@pytest.mark.parametrize("entry", _constructed().LINES, ids=lambda e: e["id"])
+def test_the_grammar_reads_each_constructed_line_as_the_real_parser_did(entry):
+    """The recorded verdict of the release's own parser (tests/data/oracle/
+    grammar_verdicts.json, tools/grammar_oracle.py) against LCH108's reading of the line
+    at that release, with no venv. Mutations caught: a change in the grammar reading
+    (runtimes/grammar.py prefix matching, vLLM's `--a_b` spelling, choices, a run's
+    since/until) or in command.py's flag reading that makes LCH108 refuse a line the
+    parser accepts, accept one it refuses, or name another option or candidate set."""
+    lines = _constructed()
+    assert lines.disagreement(entry, lines.verdicts()[entry["id"]]) is None

@@ -314,3 +314,38 @@ def test_the_linter_reads_what_each_runner_reads(pairs, version, record, runner,
     found = next(([v + shift for v in facts.get(p)] for p, shift in sources
                   if isinstance(facts.get(p, None), list) and facts.get(p)), None)
     assert found == got, (sources, got)
+
+
+GRAMMAR_CACHE = Path(os.environ.get("DRAFTER_LINT_GRAMMAR",
+                                    os.path.expanduser("~/.cache/drafter-lint/grammar")))
+
+
+@ORACLE_LANE
+def test_constructed_lines_against_each_releases_real_parser(tmp_path):
+    """Each constructed line of tests/data/grammar_lines.json (an unknown flag, a flag
+    removed at release X and the same at the release before, an ambiguous prefix, a value
+    outside static choices, a unique prefix, the published z-lab lines; both runtimes)
+    parsed again by the real parser of the release it names (tools/grammar_oracle.py in
+    the grammar venv, DRAFTER_LINT_GRAMMAR=DIR holding venv/, tf5/, oracle-extras/ and the
+    wheel cache of tools/grammar.py), then held against LCH108's reading. Mutations
+    caught: a recorded verdict that the release's parser no longer gives (the grammar
+    data or the oracle script drifted), and any line where the tool's reading and the
+    parser disagree (a false LCH108 on an accepted line, none on a refused one, another
+    option named)."""
+    from grammar_lines import LINES, disagreement, verdicts
+
+    python = GRAMMAR_CACHE / "venv" / "bin" / "python"
+    if not python.is_file():
+        pytest.skip(f"no grammar venv at {python} (DRAFTER_LINT_GRAMMAR)")
+    out = tmp_path / "verdicts.json"
+    command = [sys.executable, str(HERE.parent / "tools" / "grammar_oracle.py"),
+               "--python", str(python), "--cache", str(GRAMMAR_CACHE), "--out", str(out)]
+    for flag, folder in (("--tf5", "tf5"), ("--extras", "oracle-extras")):
+        if (GRAMMAR_CACHE / folder).is_dir():
+            command += [flag, str(GRAMMAR_CACHE / folder)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr[-2000:]
+    fresh = verdicts(out)
+    assert fresh == verdicts(), "re-record: tools/grammar_oracle.py (docs/internals/oracle.md)"
+    wrong = {e["id"]: d for e in LINES if (d := disagreement(e, fresh[e["id"]]))}
+    assert wrong == {}
