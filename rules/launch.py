@@ -237,11 +237,13 @@ def flag_refused(facts: Facts):
     that removed the flag or first has it where the grammars show it. vLLM's old
     `--speculative-model` is LCH107's.
 
-    Fails: `--speculative-algo EAGLE3` on SGLang 0.5.23 (it could match
-    --speculative-algorithm and --speculative-attention-mode... when ambiguous); `--dtype
-    fp9` on vLLM 0.33.0; a flag vLLM 0.33.0 no longer has.
-    Passes: `--speculative-conf '{...}'` (a unique prefix of --speculative-config);
-    `--enforce-eager MODEL` (a flag: the model stays positional).
+    Fails: `--speculative-draft PATH` on SGLang 0.5.23 (ambiguous: it could match
+    --speculative-draft-model-path, --speculative-draft-model-revision, ...); `--dtype
+    fp9` on vLLM 0.33.0; `--max-num-partial-prefills` on vLLM 0.27.0, which removed it.
+    Passes: `--speculative-conf '{...}'` (a unique prefix of --speculative-config),
+    `--speculative-algo DFLASH` on SGLang 0.5.23 (a unique prefix of
+    --speculative-algorithm); `--enforce-eager MODEL` (a flag: the model stays positional).
+    Each verdict is the real parser's: tests/data/oracle/grammar_verdicts.json.
     """
     release = facts.launch.flags_for
     for problem in facts.launch.flag_problems:
