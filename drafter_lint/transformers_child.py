@@ -148,8 +148,11 @@ def prewarm(folder, version: str | None, cache: Path | None) -> bool:
     model_type transformers reads, and no cached result in `cache` (None: --no-cache).
     Reads the config once (a special or oversized file: nothing is started); True when
     started."""
+    config = Path(folder) / "config.json"
+    if config.is_symlink():       # its target is the reader's to judge (outside the folder?)
+        return False
     try:
-        text = read_text(Path(folder) / "config.json", MAX_CONFIG)
+        text = read_text(config, MAX_CONFIG)
         model_type = json.loads(text).get("model_type")
     except (OSError, ValueError, AttributeError, RecursionError):
         return False
