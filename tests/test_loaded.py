@@ -169,13 +169,12 @@ def test_the_console_script_guesses_the_one_checkpoint_early(tmp_path, monkeypat
 
 def test_prewarm_opens_no_linked_config(tmp_path):
     """"Nothing outside the checkpoint folder is opened": the early start reads config.json
-    before the checkpoint reader judges it. Mutation caught: a config.json link (here to a
-    FIFO, which would also block) followed by the prewarm."""
-    import os
-
+    before the checkpoint reader judges it. Mutation caught: a config.json link to a file
+    outside followed by the prewarm (it would read it and start the child)."""
     from drafter_lint import transformers_child
 
-    os.mkfifo(tmp_path / "outside")
+    (tmp_path / "outside.json").write_text('{"model_type": "qwen3"}')
     (tmp_path / "ckpt").mkdir()
-    (tmp_path / "ckpt" / "config.json").symlink_to(tmp_path / "outside")
+    (tmp_path / "ckpt" / "config.json").symlink_to(tmp_path / "outside.json")
     assert transformers_child.prewarm(tmp_path / "ckpt", "5.0.0", None) is False
+    assert not transformers_child._WORKER
