@@ -177,4 +177,3 @@ def test_prewarm_opens_no_linked_config(tmp_path):
     (tmp_path / "ckpt").mkdir()
     (tmp_path / "ckpt" / "config.json").symlink_to(tmp_path / "outside.json")
     assert transformers_child.prewarm(tmp_path / "ckpt", "5.0.0", None) is False
-    assert not transformers_child._WORKER
