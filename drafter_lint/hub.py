@@ -222,12 +222,6 @@ def _head(url: str, timeout: float) -> dict:
     return retrying(once)
 
 
-def _session_kwargs(session) -> dict:
-    """Follow redirects (the hub sends large files to a CDN) in requests and httpx alike."""
-    return ({"follow_redirects": True} if "httpx" in type(session).__module__
-            else {"allow_redirects": True})
-
-
 def resolve_commit(repo_id: str, revision: str) -> str:
     """The commit `revision` names, from one HEAD of config.json (429/503 waited out).
     HubUnreachable when the hub could not be asked (a cached copy may stand in)."""

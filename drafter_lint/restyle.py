@@ -14,8 +14,6 @@ import json
 
 from drafter_lint import jsondoc
 
-_MISSING = object()
-
 
 class _Fallback(Exception):
     """This change cannot be placed without guessing the style."""

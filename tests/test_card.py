@@ -446,3 +446,25 @@ def test_a_template_placeholder_is_named_once_and_the_line_read(cli, carded, tin
     found = sorted((f["rule"], f["line"]) for f in run.json()["results"][0]["findings"]
                    if f["file"] == "README.md")
     assert found == [("CRD101", 2), ("CRD101", 3), ("LCH102", 2), ("LCH102", 3)], found
+
+
+def test_another_drafter_is_a_warning_on_the_hub_and_an_info_locally(cli, carded, tiny,
+                                                                      tmp_path, monkeypatch):
+    """CRD102's severity follows what the name can prove (review 2026-12-04 M05 survived):
+    a hub repo's card naming another repo's drafter is a warning; a local folder, whose name
+    may not be its repo's, an info. Mutation caught: the two severities swapped."""
+    from fakehub import FakeHub
+
+    (carded / "README.md").write_text(_line(OTHER))
+    run = cli("check", carded, "--target", tiny / "target", "--format", "json")
+    local = [f["severity"] for f in run.json()["results"][0]["findings"]
+             if f["rule"] == "CRD102"]
+    root = tmp_path / "hub"
+    shutil.copytree(FIXTURES / "hub", root)
+    (root / "z-lab" / "Qwen3.6-27B-DFlash" / "main" / "README.md").write_text(_line(OTHER))
+    with FakeHub(root) as server:
+        monkeypatch.setenv("HF_ENDPOINT", server.url)
+        run = cli("check", "z-lab/Qwen3.6-27B-DFlash", "--format", "json")
+    on_hub = [f["severity"] for f in run.json()["results"][0]["findings"]
+              if f["rule"] == "CRD102"]
+    assert (local, on_hub) == (["info"], ["warning"])

@@ -524,3 +524,15 @@ def test_fix_json_reports_what_is_left(cli, tiny):
 def test_family_dspark_is_accepted(cli, tiny):
     run = cli("check", tiny / "drafter", "--family", "dspark", "--format", "json")
     assert run.code in (0, 1) and json.loads(run.out)["results"][0]["family"] == "dspark"
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640])
+def test_fix_keeps_the_configs_mode(cli, tiny, mode):
+    """A fixed config.json keeps its permission bits (review 2026-12-04 M10 survived: with
+    atomic_write's chmod dropped, a 0644 config came back 0600, unreadable to the server's
+    other user). Mutation caught: the temporary file's 0600 kept by the rename."""
+    guessed = tiny / "drafter-guessed"
+    os.chmod(guessed / "config.json", mode)
+    run = cli("fix", guessed, "--reference", tiny / "drafter", "--target", tiny / "target")
+    assert run.code == 0, run.out
+    assert (guessed / "config.json").stat().st_mode & 0o777 == mode
