@@ -28,18 +28,6 @@ from drafter_lint.report import REPORTERS
 SEVERITIES = ("error", "warning", "info")
 
 
-def _prewarm(paths, narrowed, no_cache: bool) -> None:
-    """Start transformers' import in its child process now, for one local checkpoint
-    whose config is not loaded yet, so that it overlaps the start-up (not with
-    --select/--ignore, which may leave no rule needing it)."""
-    if len(paths) != 1 or narrowed or not os.path.isdir(paths[0]):
-        return
-    from drafter_lint import transformers_child
-    from drafter_lint.cache import cache_dir
-    transformers_child.prewarm(paths[0], transformers_child.installed_version(),
-                               None if no_cache else cache_dir() / "loaded")
-
-
 def _use_colour(choice: str, stream=None) -> bool:
     """--color always/never, else the ecosystem's conventions: NO_COLOR (any value) wins,
     then FORCE_COLOR (set and not "0"), then TERM=dumb, then whether the stream (stdout)
@@ -171,7 +159,6 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     to the commit it resolved, then a summary table. A repo that cannot be read is a
     one-line result and exit 2; the others are linted.
     """
-    _prewarm(paths, select or ignore, no_cache)      # before the heavy imports below
     from drafter_lint import collection, pipeline, precommit
     from drafter_lint import settings as config
     from drafter_lint.findings import Severity, one_line
@@ -283,7 +270,6 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
     with --diff or --dry-run, edits are pending), 2 when a write was refused or could not
     be verified (that file is then unchanged).
     """
-    _prewarm(paths, select or ignore, no_cache)
     from drafter_lint import pipeline
 
     options = pipeline.prepare(

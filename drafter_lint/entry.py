@@ -35,11 +35,10 @@ def early_path(argv: list[str]) -> str | None:
 def main() -> int:
     path = early_path(sys.argv[1:])
     if path is not None:
-        from drafter_lint import cache, transformers_child
+        from drafter_lint import transformers_child as child
 
-        use_cache = "--no-cache" not in sys.argv
-        transformers_child.prewarm(path, transformers_child.installed_version(),
-                                   cache.cache_dir() / "loaded" if use_cache else None)
+        child.prewarm(path, child.installed_version(),
+                      None if "--no-cache" in sys.argv else child.cache_folder())
     from drafter_lint.cli import main as run
 
     return run()

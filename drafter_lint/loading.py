@@ -21,12 +21,11 @@ from pathlib import Path
 
 from drafter_lint import transformers_child as child
 from drafter_lint.bounded import read_text
-from drafter_lint.cache import cache_dir
 from drafter_lint.family import loader_model_type, through_transformers
 from drafter_lint.transformers_child import NOT_TRANSFORMERS_MODEL_TYPES, Loaded
 from drafter_lint.write import atomic_write
 
-__all__ = ["Loaded", "Pending", "load", "loads_through_transformers", "prewarm", "start",
+__all__ = ["Loaded", "Pending", "load", "loads_through_transformers", "start",
            "transformers_version"]
 
 
@@ -50,15 +49,6 @@ def _model_type(text: str, family: str) -> str | None:
 
 
 TIMEOUT_S = 120
-
-
-def _cache() -> Path:
-    return cache_dir() / "loaded"
-
-
-def prewarm(folder, use_cache: bool = True) -> bool:
-    """Start the loader child before `folder` is read when its config will need a load."""
-    return child.prewarm(folder, transformers_version(), _cache() if use_cache else None)
 
 
 class Pending:
@@ -98,7 +88,7 @@ def start(text: str, family: str = "unknown", use_cache: bool = True) -> Loaded 
     if version is None:
         return None
     model_type = _model_type(text, family)
-    path = _cache() / f"{child.cache_key(text, version, model_type)}.json"
+    path = child.cache_folder() / f"{child.cache_key(text, version, model_type)}.json"
     if use_cache:
         if str(path) in _SEEN:
             return _SEEN[str(path)]

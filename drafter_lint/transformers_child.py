@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from drafter_lint.bounded import read_text
+from drafter_lint.cache import cache_dir
 
 CACHE_FORMAT = 1
 # model_types runtimes read with their own config classes, not transformers' (the
@@ -69,6 +70,11 @@ def installed_version(name: str = "transformers") -> str | None:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return None
+
+
+def cache_folder() -> Path:
+    """Where the loads' results are cached (loading.py writes them)."""
+    return cache_dir() / "loaded"
 
 
 def cache_key(text: str, version: str, model_type: str | None) -> str:

@@ -109,7 +109,7 @@ import os, sys, json
 from pathlib import Path
 from drafter_lint import loading, transformers_child as child
 cache = Path({str(tmp_path / 'cache')!r})
-started = loading.prewarm({str(tiny / 'drafter')!r})
+started = child.prewarm({str(tiny / 'drafter')!r}, child.installed_version(), child.cache_folder())
 pid = child._WORKER[0].process.pid if child._WORKER else None
 if sys.argv[1] == "load":
     loading.load(Path({str(tiny / 'drafter' / 'config.json')!r}).read_text(), "dflash")
