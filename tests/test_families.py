@@ -433,6 +433,10 @@ FAMILY_CASES = [
     Case("MTP106", "fail", "gptq-bf16-mtp-experts-vllm-48814", "qwen3.5-moe",
          generator={"quant_ignore": [], "quant_config": GPTQ},
          pointer="/quantization_config/dynamic"),
+    # GPTQ without modules_in_block_to_quantize: the release reads the stored dtypes, so
+    # packed MTP linears are built quantized (kills M06: the `BY_DTYPE` condition dropped)
+    Case("MTP106", "pass", "gptq-packed-mtp-decided-by-stored-dtype", "qwen3.5-moe",
+         generator={"quant_ignore": [], "quant_config": GPTQ, "mtp_packed": True}),
     Case("MTP106", "pass", "gptq-dynamic-excludes-mtp", "qwen3.5-moe",
          generator={"quant_ignore": [], "quant_config": {**GPTQ, "dynamic": {"-:.*mtp.*": {}}}}),
     Case("MTP106", "pass", "gptq-dynamic-mtp-key-vllm-0.27.0", "qwen3.5-moe",

@@ -536,3 +536,27 @@ def test_fix_keeps_the_configs_mode(cli, tiny, mode):
     run = cli("fix", guessed, "--reference", tiny / "drafter", "--target", tiny / "target")
     assert run.code == 0, run.out
     assert (guessed / "config.json").stat().st_mode & 0o777 == mode
+
+
+def test_a_parent_and_a_child_edit_are_not_applied_in_one_round(tiny, monkeypatch):
+    """An edit at /a and one at /a/b overlap: the first (by the planner's order) applies,
+    the second waits for the next round's re-lint. Mutation caught: M13 (`fix._overlaps`
+    comparing equal pointers only, so both apply in one round)."""
+    from drafter_lint import findings, fix, pipeline
+    from drafter_lint.checkpoint import read_checkpoint
+
+    parent = findings.Finding("/a", "add a", fix=findings.add("/a", {"b": 1}, findings.SAFE),
+                              rule="X001", severity=findings.Severity.ERROR)
+    child = findings.Finding("/a/b", "set a.b", fix=findings.replace("/a/b", 2, findings.SAFE),
+                             rule="X002", severity=findings.Severity.ERROR)
+    rounds = [[parent, child]]       # the first lint finds both; the re-lint finds nothing
+
+    def lint(checkpoint, options):
+        return findings.Result("tiny", "dflash", findings=rounds.pop(0) if rounds else [])
+
+    monkeypatch.setattr(fix, "lint_with_settings", lint)
+    checkpoint = read_checkpoint(tiny / "drafter")
+    plan, _ = fix._plan(checkpoint, pipeline.prepare(resolve=False), unsafe=False,
+                        trust_reference=True)
+    assert [f.rule for f, _, _ in plan.applied] == ["X001"]
+    assert plan.value["a"] == {"b": 1}

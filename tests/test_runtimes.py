@@ -451,6 +451,8 @@ MIXED = {"layer_types": ["sliding_attention", "full_attention"]}
     ("0.21.0", QWEN3, "eagle3", {}, {"VLLM_USE_V2_MODEL_RUNNER": "1"}, "v2"),
     ("0.22.0", QWEN3, "eagle3", {}, {}, "v2"),                 # listed, dense, unquantized
     ("0.22.0", QUANTIZED, "eagle3", {}, {}, "v1"),             # 0.22 lists only unquantized
+    # listed but MoE (kills M17: `listed_unless: is_moe` dropped, and it took V2)
+    ("0.22.0", {**QWEN3, "num_experts": 8}, "eagle3", {}, {}, "v1"),
     ("0.22.0", LLAMA, "eagle3", {}, {}, "v1"),                 # not listed until 0.23
     ("0.22.0", QWEN3, "dflash", {}, {}, "v1"),                 # V2 ran no DFlash yet
     ("0.23.0", LLAMA, "eagle3", {}, {}, "v2"),
