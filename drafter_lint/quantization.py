@@ -2,13 +2,14 @@
 `quantization_config`, else `hf_quant_config.json`), and for a module name whether that
 description builds it quantized, as vLLM decides it (vllm==0.33.0, cited per method).
 
-A method whose exclusion rules are not modelled answers None ("unknown"), so a rule stays
-quiet rather than guess. Module names are the checkpoint's (`mtp.layers.0.self_attn.q_proj`);
+A method whose exclusion rules are not modelled answers `UNKNOWN`, so a rule stays quiet
+rather than guess. Module names are the checkpoint's (`mtp.layers.0.self_attn.q_proj`);
 experts are asked as their MoE layer (`mtp.layers.0.mlp.experts`).
 """
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatch
@@ -18,12 +19,44 @@ from fnmatch import fnmatch
 QUANT_SIBLINGS = ("weight_packed", "weight_scale", "weight_scale_inv", "weight_scale_2",
                   "qweight", "scales", "qzeros")
 PLAIN_DTYPES = frozenset({"BF16", "F16", "F32", "F64"})
-NOT_TARGETED = "(no config_groups target)"
-NOT_LISTED = "(not in modules_in_block_to_quantize)"
-OUTSIDE_BLOCKS = "(outside block_name_to_quantize)"
-BY_DTYPE = "(as stored: the release reads the weights' dtypes)"
-MXFP4_LINEAR = "(mxfp4 quantizes only experts)"
 QUANT_FILE = "hf_quant_config.json"
+
+
+class Built(enum.Enum):
+    """How a release builds one module under a scheme."""
+
+    QUANTIZED = "quantized"
+    EXCLUDED = "excluded"        # an entry of the method's list keeps it unquantized
+    UNLISTED = "unlisted"        # no list names it, and it is still built unquantized
+    BY_DTYPE = "by-dtype"        # the release lists the modules whose stored weights are float
+    UNKNOWN = "unknown"          # the method's rules are not modelled
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How a module is built, and by what: the list's entry (EXCLUDED), or a reason in
+    parentheses (UNLISTED, BY_DTYPE)."""
+
+    built: Built
+    by: str = ""
+
+    @property
+    def unquantized(self) -> bool:
+        """Built unquantized, by an entry or a reason (not as stored, not unknown)."""
+        return self.built in (Built.EXCLUDED, Built.UNLISTED)
+
+
+def excluded(entry: str) -> Decision:
+    return Decision(Built.EXCLUDED, entry)
+
+
+QUANTIZED = Decision(Built.QUANTIZED)
+UNKNOWN = Decision(Built.UNKNOWN)
+BY_DTYPE = Decision(Built.BY_DTYPE, "(as stored: the release reads the weights' dtypes)")
+NOT_TARGETED = Decision(Built.UNLISTED, "(no config_groups target)")
+NOT_LISTED = Decision(Built.UNLISTED, "(not in modules_in_block_to_quantize)")
+OUTSIDE_BLOCKS = Decision(Built.UNLISTED, "(outside block_name_to_quantize)")
+MXFP4_LINEAR = Decision(Built.UNLISTED, "(mxfp4 quantizes only experts)")
 
 
 @dataclass(frozen=True)
@@ -61,12 +94,10 @@ class Scheme:
         key = next((k for k in keys if k in self.config), keys[0] if keys else "")
         return f"{self.pointer}/{key}" if key else self.pointer
 
-    def excluded_by(self, module: str, experts: bool = False) -> str | None:
-        """The entry that keeps `module` unquantized, "" when it is built quantized, a
-        parenthesised reason when nothing lists it but it is still unquantized (or decided
-        by the stored dtypes: BY_DTYPE), None when the method's rules are not known."""
+    def decide(self, module: str, experts: bool = False) -> Decision:
+        """How the release builds `module` (an MoE layer's experts with `experts`)."""
         handler = _HANDLERS.get(self.method)
-        return None if handler is None else handler(self.config, module, experts)
+        return UNKNOWN if handler is None else handler(self.config, module, experts)
 
 
 # the keys that list unquantized modules, per method (the first is where a fix adds one)
@@ -141,7 +172,7 @@ def experts_stored_quantized(layer: str, names, weights: dict) -> bool | None:
 
 # --- per method: vllm==0.33.0 model_executor/layers/quantization/ ---------------------------
 
-def _compressed_tensors(q: dict, module: str, experts: bool) -> str:
+def _compressed_tensors(q: dict, module: str, experts: bool) -> Decision:
     """`ignore`: exact name or `re:` regex matched from the start; a module no
     `config_groups` target names is not quantized (compressed_tensors/utils.py:53-130)."""
     probe = module + ".0.down_proj" if experts else module
@@ -149,34 +180,34 @@ def _compressed_tensors(q: dict, module: str, experts: bool) -> str:
         return NOT_TARGETED
     for entry in listed(q.get("ignore")):
         if entry.startswith("re:") and _regex_match(entry[3:], module) or entry == module:
-            return entry
-    return ""
+            return excluded(entry)
+    return QUANTIZED
 
 
-def _modelopt(q: dict, module: str, experts: bool) -> str | None:
+def _modelopt(q: dict, module: str, experts: bool) -> Decision:
     """`ignore` (flat, falling back to `exclude_modules`) or the nested file's
     `exclude_modules`: exact, substring or shell wildcard (modelopt.py:191-258, 359)."""
     if "ignore" not in q and "exclude_modules" not in q:
-        return None
+        return UNKNOWN
     for entry in listed(q.get("ignore", q.get("exclude_modules"))):
         if entry == module or entry in module or fnmatch(module, entry):
-            return entry
-    return ""
+            return excluded(entry)
+    return QUANTIZED
 
 
-def _quark(q: dict, module: str, experts: bool) -> str:
+def _quark(q: dict, module: str, experts: bool) -> Decision:
     """`exclude`: exact or `re:` regex from the start; an MoE layer is excluded by an entry
     for it or any child (quark/utils.py:31-66, quark.py:241-250; children from 0.26.0)."""
     for entry in listed(q.get("exclude")):
         if entry.startswith("re:"):
             if _regex_match(entry[3:], module):
-                return entry
+                return excluded(entry)
         elif entry == module or experts and entry.startswith(module + "."):
-            return entry
-    return ""
+            return excluded(entry)
+    return QUANTIZED
 
 
-def _gptq(q: dict, module: str, experts: bool) -> str:
+def _gptq(q: dict, module: str, experts: bool) -> Decision:
     """`dynamic` keys `-:regex` (from the start) keep a module unquantized; linears are
     then quantized when `modules_in_block_to_quantize` names a part of them, and without
     that list the release lists the modules whose stored weights are not float. MoE layers
@@ -184,49 +215,50 @@ def _gptq(q: dict, module: str, experts: bool) -> str:
     dynamic = q.get("dynamic") if isinstance(q.get("dynamic"), dict) else {}
     for key in dynamic:
         if isinstance(key, str) and key.startswith("-:") and _regex_match(key[2:], module):
-            return key
+            return excluded(key)
     if experts:
-        return ""
+        return QUANTIZED
     blocks = [e for e in _flat(q.get("modules_in_block_to_quantize")) if e]
     if not blocks:
         return BY_DTYPE
-    return "" if any(entry in module for entry in blocks) else NOT_LISTED
+    return QUANTIZED if any(entry in module for entry in blocks) else NOT_LISTED
 
 
-def _awq(q: dict, module: str, experts: bool) -> str:
+def _awq(q: dict, module: str, experts: bool) -> Decision:
     """`modules_to_not_convert`: substring; without it the release lists the modules stored
     in float, which never names an MoE layer (auto_awq.py:294-299, 337-342, 370-388)."""
     names = listed(q.get("modules_to_not_convert"))
     for entry in names:
         if entry in module:
-            return entry
-    return "" if names or experts else BY_DTYPE
+            return excluded(entry)
+    return QUANTIZED if names or experts else BY_DTYPE
 
 
-def _fp8(q: dict, module: str, experts: bool) -> str:
+def _fp8(q: dict, module: str, experts: bool) -> Decision:
     """`ignored_layers`, else `modules_to_not_convert`: exact name (fp8.py:162-197)."""
     names = listed(q.get("ignored_layers")) or listed(q.get("modules_to_not_convert"))
-    return next((e for e in names if e == module), "")
+    return next((excluded(e) for e in names if e == module), QUANTIZED)
 
 
-def _auto_round(q: dict, module: str, experts: bool) -> str:
+def _auto_round(q: dict, module: str, experts: bool) -> Decision:
     """`extra_config` bits >= 16 for the module (exact or `.`-suffix key), else outside
     every `block_name_to_quantize` prefix (inc/config_parser.py:82-215)."""
     extra = q.get("extra_config") if isinstance(q.get("extra_config"), dict) else {}
     for key, value in extra.items():
         if (key == module or module.endswith("." + key)) and isinstance(value, dict) \
                 and isinstance(value.get("bits"), int) and value["bits"] >= 16:
-            return key
+            return excluded(key)
     blocks = q.get("block_name_to_quantize", q.get("to_quant_block_names"))
     if isinstance(blocks, str):
         blocks = blocks.split(",")
     blocks = [b for b in _flat(blocks) if b]
-    return "" if not blocks or any(module.startswith(b) for b in blocks) else OUTSIDE_BLOCKS
+    return QUANTIZED if not blocks or any(module.startswith(b) for b in blocks) \
+        else OUTSIDE_BLOCKS
 
 
-def _mxfp4(q: dict, module: str, experts: bool) -> str:
+def _mxfp4(q: dict, module: str, experts: bool) -> Decision:
     """Experts always MXFP4, linears never; no list is read (mxfp4.py:67, 91-113)."""
-    return "" if experts else MXFP4_LINEAR
+    return QUANTIZED if experts else MXFP4_LINEAR
 
 
 _HANDLERS = {"compressed-tensors": _compressed_tensors, "modelopt": _modelopt,

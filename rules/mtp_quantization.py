@@ -9,9 +9,14 @@ from drafter_lint import quantization, runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.family import mtp_count
 from drafter_lint.findings import Finding
+from drafter_lint.quantization import Built, Decision
 from drafter_lint.registry import rule
 from drafter_lint.rules.mtp import mtp_layers, text_config, vllm_releases
 from drafter_lint.target import layer_count
+
+
+# the Qwen3.5 MTP decoder layers a `dynamic` key `-:...mtp...` keeps unquantized
+DYNAMIC_MTP = Decision(Built.UNLISTED, "(dynamic -:mtp)")
 
 
 def _scheme(facts: Facts) -> quantization.Scheme | None:
@@ -116,15 +121,15 @@ def quantization_mismatch(facts: Facts):
     for module, experts in modules:
         if module.endswith("mtp.fc") and scheme.name in forced:
             continue        # vLLM builds mtp.fc unquantized under this method, whatever it says
-        entry = "(dynamic -:mtp)" if layers_free and ".layers." in module \
-            else scheme.excluded_by(module, experts)
+        decision = DYNAMIC_MTP if layers_free and ".layers." in module \
+            else scheme.decide(module, experts)
         stored = _stored(facts, module, experts)
-        if entry is None or entry == quantization.BY_DTYPE or stored is None:
+        if decision.built in (Built.UNKNOWN, Built.BY_DTYPE) or stored is None:
             continue
-        if not stored and entry == "":
+        if not stored and decision.built is Built.QUANTIZED:
             plain_quantized.append(module + (".*" if experts else ""))
-        elif stored and entry:
-            packed_excluded.append((module, entry))
+        elif stored and decision.unquantized:
+            packed_excluded.append((module, decision.by))
     at = _located(scheme)
     if plain_quantized:
         yield Finding(scheme.exclusions, f"{len(plain_quantized)} MTP module(s) "
@@ -160,12 +165,12 @@ def head_unquantized(facts: Facts):
     if not modules and count[0].endswith("mtp_num_hidden_layers") and layer_count(count[1]):
         modules = [f"mtp.layers.{i}.self_attn.{p}" for i in range(count[1])
                    for p in ("q_proj", "k_proj", "v_proj", "o_proj")]
-    entries = [scheme.excluded_by(m) for m in modules]
-    if modules and all(e and not e.startswith("(") for e in entries):   # listed, not implied
+    decisions = [scheme.decide(m) for m in modules]
+    if modules and all(d.built is Built.EXCLUDED for d in decisions):   # listed, not implied
         vllm = vllm_releases(facts)
         loads = runtimes.agree(vllm, "loads this") if vllm else "vLLM loads this"
         yield Finding(scheme.exclusions, f"the MTP layers are excluded from "
-                      f"{scheme.method} ({_some(sorted(set(entries)))}) and run "
+                      f"{scheme.method} ({_some(sorted({d.by for d in decisions}))}) and run "
                       f"unquantized beside the quantized body: {loads}; some kernels do "
                       f"not (a BF16 MTP head beside a W4A16 body crashed SM70, "
                       f"fantasylord/Qwen36)", **_located(scheme))
@@ -207,7 +212,7 @@ def fc_quantized_by_release(facts: Facts):
                for kind, methods in fact.value.items() if model_type.startswith(kind)):
         return          # no release special-cases this layout: nothing known about it
     building = [r for r in vllm_releases(facts) if name not in _forced_unquantized(model_type, r)]
-    if building and scheme.excluded_by("mtp.fc") == "":
+    if building and scheme.decide("mtp.fc").built is Built.QUANTIZED:
         yield Finding(scheme.exclusions, f"the exclusions leave mtp.fc quantized: "
                       f"{runtimes.agree(building, 'builds')} it as {name}, and {name} exports "
                       f"of this model store mtp.fc in BF16 (vLLM PR #38832), so loading "
@@ -260,10 +265,10 @@ def moe_exclusion_unread(facts: Facts):
         return
     excluded = []
     for module in _config_experts(facts):
-        entry = scheme.excluded_by(module, experts=True)
+        decision = scheme.decide(module, experts=True)
         stored = quantization.experts_stored_quantized(module, facts.names, facts.weights)
-        if entry and not entry.startswith("(") and stored is not True:
-            excluded.append((module, entry))
+        if decision.built is Built.EXCLUDED and stored is not True:
+            excluded.append((module, decision.by))
     if excluded:
         yield Finding(scheme.exclusions, f"{excluded[0][1]!r} keeps the MTP experts "
                       f"({_some([m for m, _ in excluded])}) unquantized, but "
@@ -319,7 +324,7 @@ def quark_sglang_mismatch(facts: Facts):
         wrong = []
         for module, experts in modules:
             stored = _stored(facts, module, experts)
-            built = not whole and scheme.excluded_by(module, experts) == ""
+            built = not whole and scheme.decide(module, experts).built is Built.QUANTIZED
             if stored is not None and stored != built:
                 wrong.append(module + (".*" if experts else ""))
         if wrong:
@@ -372,7 +377,7 @@ def fused_exclusion_unmatched(facts: Facts):
             groups.setdefault(f"{parent}.{FUSED[leaf]}", set()).add(leaf)
     dropped = sorted(fused for fused, leaves in groups.items()
                      if leaves == {k for k, v in FUSED.items() if v == fused.rsplit(".", 1)[1]}
-                     and scheme.excluded_by(fused) == "")
+                     and scheme.decide(fused).built is Built.QUANTIZED)
     if dropped:
         yield Finding(scheme.exclusions, f"ignore lists the shards of {_some(dropped)} one "
                       f"by one but not the fused name: "
