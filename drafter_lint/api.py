@@ -3,9 +3,9 @@
 `check` goes through the CLI's own preparation (`pipeline.prepare`, `roots`, `lint_folder`),
 so settings files, baselines and rule selection apply as for `drafter-lint check`. It never
 prints (notes go to `Report.notes`) and makes no network request unless `offline=False`.
-Runs are serialized by one lock: the pipeline keeps per-run state in module globals (hub
-folders read before download, the card targets of a run), so two threads calling `check`
-get the results two processes would, one after the other.
+Each call is a run of its own (`pipeline.prepare` makes its `Run`: nothing is shared between
+calls), and calls are serialized by one lock: the process has one transformers loader
+child, which answers one caller at a time.
 """
 
 from __future__ import annotations
@@ -159,14 +159,14 @@ def check(path: str | os.PathLike, *, target: str | os.PathLike | None = None,
     Raises a `DrafterLintError` (its `exit_code` is the CLI's) where the CLI exits 2."""
     notes: list[str] = []
     with _RUN:
-        options = pipeline.prepare(
+        run = pipeline.prepare(
             target_arg=str(target) if target is not None else None,
             reference_arg=str(reference) if reference is not None else None,
             offline=offline, select=tuple(select), ignore=tuple(ignore),
             runtime=(runtime,) if runtime else (), note=notes.append)
         results = []
-        for root in pipeline.roots([os.fspath(path)], offline):
-            result, _ = pipeline.lint_folder(root, options, note=notes.append)
+        for root in pipeline.roots(run, [os.fspath(path)]):
+            result, _ = pipeline.lint_folder(run, root, note=notes.append)
             results.append(result)
     return Report(tuple(_result(r.to_json()) for r in results), summary(results),
                   notes=tuple(notes))

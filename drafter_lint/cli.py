@@ -169,7 +169,7 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     if baseline_arg and write_baseline_arg:
         raise Abort("give --baseline or --write-baseline, not both")
 
-    options = pipeline.prepare(
+    run = pipeline.prepare(
         target_arg=target_arg, reference_arg=reference_arg, from_hub=from_hub,
         offline=offline, select=select, ignore=ignore, no_cache=no_cache, family=family,
         runtime=runtime, speculative_tokens=speculative_tokens, note=_note, env=server_env)
@@ -178,7 +178,7 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     problems: list[str] = []          # paths that cannot be used; the others go on
     repos = [p for p in paths if not Path(p).exists() and parse_repo_arg(p)]
     if hub_author or hub_search:
-        listed = collection.list_repos(hub_author, hub_search, offline)
+        listed = collection.list_repos(run, hub_author, hub_search)
         if not listed:
             what = " and ".join(filter(None, [hub_author and f"author {hub_author}",
                                               hub_search and f"search {hub_search!r}"]))
@@ -189,7 +189,7 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     many = bool(hub_author or hub_search or len(repos) > 1)     # a collection
     if many:
         paths = tuple(p for p in paths if p not in repos)
-    found_roots = pipeline.roots(paths, offline, problems if len(paths) > 1 or many else None)
+    found_roots = pipeline.roots(run, paths, problems if len(paths) > 1 or many else None)
     roots = [r for r in found_roots if str(r.resolve()) not in seen]
     if len(roots) < len(found_roots):
         _note(f"{len(found_roots) - len(roots)} folder(s) already linted in this pre-commit "
@@ -203,7 +203,7 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
     for root in roots:
         progress.step(str(root))
         try:
-            result, found = pipeline.lint_folder(root, options, baseline_arg,
+            result, found = pipeline.lint_folder(run, root, baseline_arg,
                                                  bool(write_baseline_arg))
         except DrafterLintError as exc:
             if len(roots) == 1:
@@ -216,12 +216,12 @@ def check(paths, target_arg, reference_arg, from_hub, offline, no_cache, select,
             problems.append(f"{root}: internal error: {type(exc).__name__}: {exc}")
             continue
         results.append(result)
-        for_baseline.append((result, root, pipeline.remote_repo(root)))
+        for_baseline.append((result, root, run.repo_of(root)))
         level = Severity(fail_on or found.fail_on)
         failed = failed or any(f.severity.rank >= level.rank for f in result.findings)
     table = ""
     if many:
-        fetched = collection.lint_repos(repos, options, jobs, offline, progress,
+        fetched = collection.lint_repos(run, repos, jobs, progress,
                                         None if write_baseline_arg else baseline_arg,
                                         note=_note, ranges=ranges)
         level = Severity(fail_on or "error")
@@ -272,20 +272,21 @@ def fix(paths, target_arg, reference_arg, from_hub, offline, no_cache, select, i
     """
     from drafter_lint import pipeline
 
-    options = pipeline.prepare(
+    run = pipeline.prepare(
         target_arg=target_arg, reference_arg=reference_arg, from_hub=from_hub,
         offline=offline, select=select, ignore=ignore, no_cache=no_cache, family=family,
         runtime=runtime, speculative_tokens=speculative_tokens, note=_note, env=server_env)
     writes = not (show_diff or dry_run)
-    roots = pipeline.roots(_fix_paths(paths, output if writes else None, writes, offline),
-                           offline)
+    roots = pipeline.roots(run, _fix_paths(paths, output if writes else None, writes,
+                                           offline))
     if output and len(roots) > 1:
         raise Abort("--output takes one checkpoint")
     codes, left = [], []
     for root in roots:
-        folder_options, found = pipeline.with_settings(root, options)
-        code, result = _fix_one(root, folder_options, fail_on or found.fail_on, show_diff,
-                                dry_run, output, unsafe_fixes, no_backup, fmt, colour)
+        folder_options, found = pipeline.with_settings(root, run.options)
+        code, result = _fix_one(run, root, folder_options, fail_on or found.fail_on,
+                                show_diff, dry_run, output, unsafe_fixes, no_backup, fmt,
+                                colour)
         codes.append(code)
         if result is not None:
             left.append(result)
@@ -320,14 +321,14 @@ def _fix_paths(paths, output, writes: bool, offline: bool) -> list:
     return out
 
 
-def _fix_one(root, options, fail_on, show_diff, dry_run, output, unsafe_fixes,
+def _fix_one(run, root, options, fail_on, show_diff, dry_run, output, unsafe_fixes,
              no_backup, fmt="text", colour="auto"):
     """(exit code, the result of what is left at or above fail_on, or None). With --diff
     or --format json only the patch / the JSON report goes to stdout, the log to stderr."""
     from drafter_lint import pipeline, repair
     from drafter_lint.findings import Severity, one_line
     from drafter_lint.report import failing, locate, render
-    checkpoint = pipeline.read(root, options.family)
+    checkpoint = pipeline.read(run, root, options.family)
     outcome = repair.run(checkpoint, options, unsafe=unsafe_fixes,
                          write=not (show_diff or dry_run), output=output, backup=not no_backup)
     log_to_stderr = show_diff or fmt == "json"
@@ -414,11 +415,10 @@ def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
     argv = list(command)
     if argv and argv[0] == "--":
         argv = argv[1:]
-    options = pipeline.prepare(offline=offline, select=select, ignore=ignore,
-                               runtime=runtime, note=_note, resolve=False)
-    decision = gating.decide(argv, options, target_arg, offline, fail_on,
-                             require_speculative, None if no_dry_run else dry_run_timeout,
-                             note=_note)
+    run = pipeline.prepare(offline=offline, select=select, ignore=ignore,
+                           runtime=runtime, note=_note, resolve=False)
+    decision = gating.decide(argv, run, target_arg, fail_on, require_speculative,
+                             None if no_dry_run else dry_run_timeout, note=_note)
     if decision.refused:
         click.echo(f"drafter-lint gate: refused: {one_line(decision.refused)}; nothing "
                    f"started", err=True)
@@ -480,16 +480,17 @@ def inspect(path, target_arg, offline, family):
     from drafter_lint import picture, pipeline
     from drafter_lint.facts import Facts
     from drafter_lint.findings import escape_lines
-    options = pipeline.prepare(target_arg=target_arg, offline=offline, no_cache=True,
-                               note=_note)
-    found = pipeline.roots([path], offline)
+    run = pipeline.prepare(target_arg=target_arg, offline=offline, no_cache=True,
+                           note=_note)
+    found = pipeline.roots(run, [path])
     if len(found) > 1:
         raise Abort(f"{path} holds {len(found)} checkpoints and inspect draws one: name one "
                     f"of them (e.g. {found[0]})")
     root = found[0]
-    checkpoint = pipeline.read(root, family)
+    checkpoint = pipeline.read(run, root, family)
+    options = run.options
     if options.target is None:
-        options = options.but(target=pipeline.card_target(root, note=_note))
+        options = options.but(target=pipeline.card_target(run, root, note=_note))
     facts = Facts(checkpoint, options, checkpoint.family)
     click.echo(escape_lines(picture.render(facts)), nl=False)
 
@@ -515,15 +516,15 @@ def releases(paths, target_arg, offline, family, ignore, runtime, server_env, fm
     serves it, 1 when one serves none, 2 when a path or the target cannot be read."""
     from drafter_lint import pipeline, runtimes, serving
     from drafter_lint.progress import Progress
-    options = pipeline.prepare(target_arg=target_arg, offline=offline, ignore=ignore,
-                               no_cache=True, family=family, note=_note, env=server_env)
+    run = pipeline.prepare(target_arg=target_arg, offline=offline, ignore=ignore,
+                           no_cache=True, family=family, note=_note, env=server_env)
     report, none = [], False
-    roots, names = pipeline.roots(paths, offline), runtime or ("vllm", "sglang")
+    roots, names = pipeline.roots(run, paths), runtime or ("vllm", "sglang")
     # every recorded release of each runtime is a lint: a bar on a terminal, none piped
     progress = Progress(len(roots) * sum(len(runtimes.PUBLISHED[r]) for r in names),
                         "drafter-lint releases")
     for root in roots:
-        checkpoint, folder, _ = pipeline.prepare_folder(root, options)
+        checkpoint, folder, _ = pipeline.prepare_folder(run, root)
         found = [serving.serving(checkpoint, folder, r, progress.step) for r in names]
         none = none or any(not s.ranges for s in found)
         report.append((checkpoint.display, found))

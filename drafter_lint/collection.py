@@ -25,6 +25,7 @@ from drafter_lint.findings import Result, Severity, Skipped, one_line
 from drafter_lint.options import Options
 from drafter_lint.progress import Progress
 from drafter_lint.registry import NEEDS
+from drafter_lint.run import Run
 
 DEFAULT_JOBS = 8
 
@@ -38,15 +39,16 @@ class Fetched:
     notes: tuple[str, ...] = ()   # what reading its card's target said (printed in order)
 
 
-def list_repos(author: str | None, search: str | None, offline: bool = False) -> list[str]:
-    """The model repos of `author` matching `search`, as the hub lists them (every page).
-    Offline there is no listing to ask: a one-line error at once, never a retry."""
+def list_repos(run: Run, author: str | None, search: str | None) -> list[str]:
+    """The model repos of `author` matching `search`, as the hub lists them (every page),
+    their commits and file names kept in `run.listed`. Offline there is no listing to ask:
+    a one-line error at once, never a retry."""
     endpoint = hub.settings()["endpoint"]      # its variables checked before the import
     from huggingface_hub import HfApi
 
     what = " and ".join(filter(None, [author and f"author {author!r}",
                                       search and f"search {search!r}"]))
-    if hub.offline_mode(offline):
+    if hub.offline_mode(run.offline):
         raise HubError(f"cannot list the hub's models for {what}: offline mode is on "
                        f"(--offline or HF_HUB_OFFLINE); name the repos to lint instead")
     try:    # sha and file names come with the listing: no request per repo for them
@@ -56,7 +58,7 @@ def list_repos(author: str | None, search: str | None, offline: bool = False) ->
                                  f"{hub.failure(exc)}")) from None
     for repo, sha, files in found:
         if sha and files:
-            LISTED[repo] = (sha, files)
+            run.listed[repo] = (sha, files)
     return sorted(dict.fromkeys(repo for repo, _, _ in found))
 
 
@@ -88,21 +90,17 @@ def _listing(endpoint: str, author: str | None, search: str | None) -> list[tupl
     return [row for row in out if isinstance(row[0], str)]
 
 
-# repo -> (main's commit, file names) as the listing of this run returned them
-LISTED: dict[str, tuple[str, frozenset]] = {}
-# base_model -> what reading it as the target said (the reason, when it failed), this run
-_SAID: dict[str, str] = {}
 # the reason of the skipped target checks of a repo whose card's target was not read
 UNREAD = "target not read"
 
 
-def _fetch(repo: str, offline: bool) -> Fetched:
+def _fetch(run: Run, repo: str) -> Fetched:
     """The hub half of one repo, in a worker thread: its files and its card's target. Any
     failure is this repo's one-line result, never the run's end."""
     notes: list[str] = []
     try:
-        folder, display = remote.materialize(repo, offline, LISTED.get(repo))
-        pipeline.remember_remote(folder, display, offline)
+        folder, display = remote.materialize(repo, run.offline, run.listed.get(repo))
+        run.remember(folder, display)
         notes += [f"{why}; linted without it" for why in remote.skipped(folder)]
         card = folder / "README.md"
         bases = hub.base_models(hub.read_card(card)) if card.is_file() else []
@@ -110,9 +108,9 @@ def _fetch(repo: str, offline: bool) -> Fetched:
         def heard(message: str) -> None:     # said under the target's lock, by its reader
             notes.append(message)
             if bases:
-                _SAID.setdefault(bases[0], message)
+                run.said.setdefault(bases[0], message)
 
-        pipeline.card_target(folder, note=heard)     # read once per target, cached
+        pipeline.card_target(run, folder, note=heard)     # read once per target, cached
         return Fetched(repo, folder, display, notes=tuple(notes))
     except DrafterLintError as exc:
         return Fetched(repo, error=one_line(str(exc)))
@@ -120,7 +118,7 @@ def _fetch(repo: str, offline: bool) -> Fetched:
         return Fetched(repo, error=one_line(f"internal error: {type(exc).__name__}: {exc}"))
 
 
-def _fetched(repos: list[str], offline: bool, jobs: int):
+def _fetched(run: Run, repos: list[str], jobs: int):
     """Each repo's Fetched as it completes, `jobs` fetched at once by daemon threads: on
     Ctrl-C the queued repos are dropped, and the run exits without waiting for a fetch in
     flight (its half-built folder is never read: remote.py renames a folder into place
@@ -137,7 +135,7 @@ def _fetched(repos: list[str], offline: bool, jobs: int):
                 repo = todo.get_nowait()
             except queue.Empty:
                 return
-            done.put(_fetch(repo, offline))
+            done.put(_fetch(run, repo))
 
     for i in range(max(1, min(jobs, len(repos)))):
         threading.Thread(target=work, daemon=True, name=f"drafter-lint-hub-{i}").start()
@@ -172,35 +170,34 @@ def verdicts(result: Result, checkpoint, options: Options) -> dict[str, str]:
     return out
 
 
-def lint_repos(repos: Iterable[str], options: Options, jobs: int = DEFAULT_JOBS,
-               offline: bool = False, progress: Progress | None = None,
-               baseline_arg=None, note: Callable[[str], None] = lambda _: None,
+def lint_repos(run: Run, repos: Iterable[str], jobs: int = DEFAULT_JOBS,
+               progress: Progress | None = None, baseline_arg=None,
+               note: Callable[[str], None] = lambda _: None,
                ranges: bool = False) -> list[Result]:
     """One result per repo, in the order given: findings pinned to the resolved commit,
     or a one-line `error` for a repo that could not be read; with `ranges`, the releases
     of each runtime that serve it (drafter_lint/serving.py)."""
     repos = list(dict.fromkeys(repos))
     results: dict[str, Result] = {}
-    _SAID.clear()
-    for fetched in _fetched(repos, offline, jobs):
+    for fetched in _fetched(run, repos, jobs):
         for message in fetched.notes:
             note(message)
         if progress is not None:
             progress.step(fetched.repo)
-        results[fetched.repo] = _lint(fetched, options, baseline_arg, ranges)
+        results[fetched.repo] = _lint(run, fetched, baseline_arg, ranges)
     return [results[repo] for repo in repos]
 
 
-def _lint(fetched: Fetched, options: Options, baseline_arg, ranges: bool = False) -> Result:
+def _lint(run: Run, fetched: Fetched, baseline_arg, ranges: bool = False) -> Result:
     if fetched.error is not None:
         name = fetched.repo.split("@", 1)[0]
         return Result(path=name, family="unknown", error=fetched.error)
     try:
-        checkpoint, options, _ = pipeline.prepare_folder(fetched.folder, options, baseline_arg)
+        checkpoint, options, _ = pipeline.prepare_folder(run, fetched.folder, baseline_arg)
         result = pipeline.lint_prepared(checkpoint, options)
         result.commit = fetched.display.rsplit("@", 1)[1]
         result.verdicts = verdicts(result, checkpoint, options)
-        _mark_unread_target(result, checkpoint, options)
+        _mark_unread_target(run, result, checkpoint, options)
         if ranges:
             runs = [options.runtime] if options.runtime else runtimes.default_releases()
             result.ranges = {runtime: serving.serving(checkpoint, options, runtime).to_json()
@@ -213,14 +210,14 @@ def _lint(fetched: Fetched, options: Options, baseline_arg, ranges: bool = False
     return result
 
 
-def _mark_unread_target(result: Result, checkpoint, options: Options) -> None:
+def _mark_unread_target(run: Run, result: Result, checkpoint, options: Options) -> None:
     """A repo whose card names a target that could not be read (rate limited, an outage;
     not one the hub lacks, which is CRD104) is linted without it: its skipped target
     checks say why, and each verdict says it is not the whole check."""
     bases = checkpoint.card.bases if checkpoint.card else []
     if options.target is not None or not bases or options.card_base_missing:
         return
-    said, marker = _SAID.get(bases[0], ""), "cannot be read as the target ("
+    said, marker = run.said.get(bases[0], ""), "cannot be read as the target ("
     why = said.split(marker, 1)[1].rsplit("); target checks", 1)[0] if marker in said \
         else "see the note above"
     reason = f"{UNREAD}: the card's base_model {bases[0]} could not be read ({why})"

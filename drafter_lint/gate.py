@@ -29,6 +29,7 @@ from drafter_lint.launch import Launch
 from drafter_lint.options import Options
 from drafter_lint.progress import waiting
 from drafter_lint.remote import materialize
+from drafter_lint.run import Run
 from drafter_lint.runtimes import LABEL, Release
 from drafter_lint.target import TargetError, overridden, resolve_target
 
@@ -74,7 +75,7 @@ def server_hub(launch: Launch):
                 os.environ[name] = value
 
 
-def resolve_models(launch: Launch, target_arg, offline: bool):
+def resolve_models(run: Run, launch: Launch, target_arg):
     """(drafter checkpoint folder, Target) named by the launch line (or --target), failing
     closed: a line whose target or drafter cannot be resolved is refused, never linted
     with less."""
@@ -85,7 +86,7 @@ def resolve_models(launch: Launch, target_arg, offline: bool):
     if not launch.draft:
         raise GateError("the launch line names no draft model (vLLM: --speculative-config "
                         "model; SGLang: --speculative-draft-model-path)")
-    draft = resolve(launch.path(launch.draft), offline, "draft model", headers=True,
+    draft = resolve(run, launch.path(launch.draft), "draft model", headers=True,
                     revision=launch.draft_revision)
     if launch.speculators_direct and not target_arg:
         verifier = _verifier(draft)
@@ -95,8 +96,8 @@ def resolve_models(launch: Launch, target_arg, offline: bool):
         launch.target = verifier
     try:
         target = resolve_target(str(target_arg or resolve(
-            launch.path(launch.target), offline, "target model",
-            revision=launch.target_revision)), offline)
+            run, launch.path(launch.target), "target model",
+            revision=launch.target_revision)), run.offline)
     except TargetError as exc:
         raise GateError(str(exc)) from None
     if launch.hf_overrides:
@@ -117,7 +118,7 @@ def _verifier(folder: Path) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def speculation(launch: Launch, offline: bool) -> str:
+def speculation(run: Run, launch: Launch) -> str:
     """What a vLLM line without a speculative config serves: "speculators" when its model
     is a speculators checkpoint (vLLM then serves the verifier it names with it as the
     draft, vllm==0.33.0 transformers_utils/config.py:837-873), else "none"."""
@@ -126,7 +127,7 @@ def speculation(launch: Launch, offline: bool) -> str:
     why = f"cannot tell whether {launch.target} is a speculators checkpoint, which vLLM " \
           f"serves with its verifier"
     try:
-        folder = Path(resolve(launch.path(launch.target), offline, "model", headers=True,
+        folder = Path(resolve(run, launch.path(launch.target), "model", headers=True,
                               revision=launch.target_revision))
         if not (folder / "config.json").exists():
             return "none"            # a GGUF file, a folder without config.json
@@ -139,12 +140,13 @@ def speculation(launch: Launch, offline: bool) -> str:
         isinstance(config.get("speculators_config"), dict) else "none"
 
 
-def resolve(model: str, offline: bool, what: str, headers: bool = False,
+def resolve(run: Run, model: str, what: str, headers: bool = False,
             revision: str | None = None) -> Path:
     """A local folder for `model`: a path, or a hub id (at the `revision` the launch line
     names, else main) from the cache; else, from the hub, its config (a target) or its
     small files and weight headers (a drafter, `headers`: drafter_lint/remote.py), never
     its weights. A revision the hub does not have is refused."""
+    offline = run.offline
     path = Path(model).expanduser()
     if path.exists():
         return path
@@ -166,7 +168,7 @@ def resolve(model: str, offline: bool, what: str, headers: bool = False,
     try:
         if headers:
             folder, display = materialize(pinned, offline)
-            pipeline.remember_remote(folder, display, offline)   # findings name the repo
+            run.remember(folder, display)       # findings name the repo
             return folder
         # a target's tokenizer too: the mask-token check (DF104) reads it, as check's does
         return fetch(pinned, offline=offline, tokenizer=True).folder
@@ -310,14 +312,15 @@ class Decision:
     refused: str = ""                    # one line, when the line itself is refused
 
 
-def decide(argv: list[str], options: Options, target_arg: str | None, offline: bool,
-           fail_on: str | None, require_speculative: bool, timeout: float | None,
+def decide(argv: list[str], run: Run, target_arg: str | None, fail_on: str | None,
+           require_speculative: bool, timeout: float | None,
            note: Callable[[str], None]) -> Decision:
     """The gate's policy, in order. Read the line as the server does; a line that cannot
     be read, or names a model that cannot be resolved, is refused. Lint the drafter for the
     release installed behind the line (or --runtime's). Only if nothing blocks, ask that
     runtime's own start-up (the dry run, unless `timeout` is None). Block on either. The
     checkpoint is read once and each rule runs once."""
+    options = run.options
     try:
         launch = locate(argv)
         python = interpreter(launch)
@@ -327,16 +330,16 @@ def decide(argv: list[str], options: Options, target_arg: str | None, offline: b
     except GateError as exc:
         return Decision(refused=str(exc))
     with server_hub(launch):
-        return _decide(launch, options, target_arg, offline, fail_on, require_speculative,
-                       timeout, note, python, installed)
+        return _decide(run, launch, target_arg, fail_on, require_speculative, timeout, note,
+                       python, installed)
 
 
-def _decide(launch: Launch, options: Options, target_arg: str | None, offline: bool,
-            fail_on: str | None, require_speculative: bool, timeout: float | None,
-            note: Callable[[str], None], python: str | None,
-            installed: str | None) -> Decision:
+def _decide(run: Run, launch: Launch, target_arg: str | None, fail_on: str | None,
+            require_speculative: bool, timeout: float | None, note: Callable[[str], None],
+            python: str | None, installed: str | None) -> Decision:
+    options = run.options
     try:
-        served = speculation(launch, offline)
+        served = speculation(run, launch)
         if served == "speculators":
             launch.draft, launch.speculators_direct = launch.target, True
             note(f"{launch.target} is a speculators checkpoint: vLLM serves the verifier it "
@@ -359,12 +362,12 @@ def _decide(launch: Launch, options: Options, target_arg: str | None, offline: b
         if options.runtime is not None and options.runtime.runtime != launch.runtime:
             raise UsageError(f"--runtime {options.runtime.runtime} does not match the "
                              f"launch line, which starts {LABEL[launch.runtime]}")
-        root, target = resolve_models(launch, target_arg, offline)
+        root, target = resolve_models(run, launch, target_arg)
     except GateError as exc:
         return Decision(refused=str(exc))
     launch.release = _release(launch, options.runtime, python, installed, note)
     checkpoint, folder, found = pipeline.prepare_folder(
-        root, options.but(target=target, runtime=launch.release, launch=launch))
+        run, root, options=options.but(target=target, runtime=launch.release, launch=launch))
     result = pipeline.lint_prepared(checkpoint, folder)
     level = Severity(fail_on or found.fail_on)
     blocking = [f for f in result.findings if f.severity.rank >= level.rank]

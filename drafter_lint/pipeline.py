@@ -1,7 +1,8 @@
 """The one lint pipeline every command runs: inputs -> checkpoint -> rules -> settings.
 
-`prepare` resolves what the command line names (target, reference, rule selection),
-`roots` and `read` find and read checkpoint folders, `with_settings` adds the folder's
+`prepare` resolves what the command line names (target, reference, rule selection) into
+the run's `Run` (drafter_lint/run.py), which every stage below takes; `roots` and `read`
+find and read checkpoint folders, `with_settings` adds the folder's
 settings files and baseline, and `lint_folder` runs the rules and the suppression phase
 and resolves positions. `check`, `fix` and `gate` (and pre-commit, through `check`) all go
 through here; drafter_lint/cli.py only parses options and renders.
@@ -10,7 +11,6 @@ through here; drafter_lint/cli.py only parses options and renders.
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 from typing import Callable
 
@@ -34,6 +34,7 @@ from drafter_lint.options import Options
 from drafter_lint.reference import read_reference
 from drafter_lint.report import locate
 from drafter_lint.rules import RULES, redirect
+from drafter_lint.run import Run
 from drafter_lint.target import TargetError, resolve_target
 
 
@@ -68,11 +69,11 @@ def requested_release(values, note: Callable[[str], None] = lambda _: None):
 def prepare(*, target_arg=None, reference_arg=None, from_hub=None, offline=False, select=(),
             ignore=(), no_cache=False, family=None, runtime=(), speculative_tokens=None,
             note: Callable[[str], None] = lambda _: None, resolve: bool = True,
-            env=()) -> Options:
-    """Validate what the command line names and resolve it into the run's Options: the
-    one way in for check, fix, gate, inspect and collections. Every option is checked
-    before anything is read (a UsageError, exit 2); with `resolve`, the target and the
-    reference are then read."""
+            env=()) -> Run:
+    """Validate what the command line names and resolve it into the run (its Options and
+    the state its stages share): the one way in for check, fix, gate, inspect and
+    collections. Every option is checked before anything is read (a UsageError, exit 2);
+    with `resolve`, the target and the reference are then read."""
     known = rules()
     select, ignore = codes(select), codes(ignore)
     for code in select + ignore:
@@ -98,7 +99,7 @@ def prepare(*, target_arg=None, reference_arg=None, from_hub=None, offline=False
     options = Options(rules=known, select=select, ignore=ignore, family=family,
                       runtime=release, launch=launch, use_cache=not no_cache)
     if not resolve:
-        return options
+        return Run(options, offline)
     reference = None
     if reference_arg or from_hub:
         reference = read_reference(reference_arg or from_hub, offline, card=bool(from_hub))
@@ -120,7 +121,7 @@ def prepare(*, target_arg=None, reference_arg=None, from_hub=None, offline=False
                  f"cannot be read ({exc}); linted without a target")
         for message in target.notes if target else ():
             note(message)
-    return options.but(target=target, reference=reference)
+    return Run(options.but(target=target, reference=reference), offline)
 
 
 def with_settings(root, options: Options, baseline_arg=None, write_baseline=False):
@@ -145,11 +146,7 @@ def with_settings(root, options: Options, baseline_arg=None, write_baseline=Fals
                        baseline_path=baseline_path if entries is not None else None), found
 
 
-_REMOTE: dict[str, str] = {}     # materialized hub folder -> "org/name@<commit>"
-_OFFLINE: list[bool] = [False]   # --offline of the run that read them
-
-
-def roots(paths, offline: bool = False, problems: list | None = None) -> list:
+def roots(run: Run, paths, problems: list | None = None) -> list:
     """Checkpoint folders for PATH arguments; `org/name[@rev]` that names no local path is
     a hub repo, read without downloading its weights (drafter_lint/remote.py). A folder
     with no config.json at or above it stands for the checkpoints below it (`check
@@ -158,17 +155,15 @@ def roots(paths, offline: bool = False, problems: list | None = None) -> list:
 
     found: list[Path] = []
     seen: set[Path] = set()
-    _CARD_TARGETS.clear()                  # a new run reads (and names) its targets anew
-    _CARD_MISSING.clear()
     for raw in paths:
         try:
             if not Path(raw).exists() and parse_repo_arg(str(raw)):
                 try:
-                    folder, display = remote.materialize(str(raw), offline)
+                    folder, display = remote.materialize(str(raw), run.offline)
                 except DrafterLintError as exc:    # a typo'd local path reads like org/name
                     exc.args = (f"{exc} (nor is {raw} a local path)",)
                     raise
-                remember_remote(folder, display, offline)
+                run.remember(folder, display)
                 raw = folder
             path = Path(raw)
             below = discover(path) if path.is_dir() and not has_checkpoint_above(path) \
@@ -203,10 +198,10 @@ def discover(folder) -> list:
     return out
 
 
-def read(root, family: str | None = None):
+def read(run: Run, root, family: str | None = None):
     """The checkpoint folder `root` as read (its family detected unless given), with only
-    the shards its family's rules need."""
-    remote = _REMOTE.get(str(root.resolve()))
+    the shards its family's rules need; a hub repo's folder is named as the repo."""
+    remote = run.display_of(root)
     display = remote or (str(root) if os.path.isabs(str(root)) else os.path.relpath(root))
     checkpoint = read_checkpoint(root, display=display, select=families.shards_needed,
                                  family=family)
@@ -214,16 +209,17 @@ def read(root, family: str | None = None):
     return checkpoint
 
 
-def prepare_folder(root, options: Options, baseline_arg=None, write_baseline: bool = False,
-                   note: Callable[[str], None] | None = None):
+def prepare_folder(run: Run, root, baseline_arg=None, write_baseline: bool = False,
+                   note: Callable[[str], None] | None = None, options: Options | None = None):
     """(checkpoint, the folder's options, settings) for one checkpoint folder: its settings
-    and baseline applied, and the card's target when none was given (said to `note`,
-    else on stderr)."""
-    options, found = with_settings(root, options, baseline_arg, write_baseline)
-    checkpoint = read(root, options.family)
+    and baseline applied over `options` (else the run's), and the card's target when none
+    was given (said to `note`, else on stderr)."""
+    options, found = with_settings(root, options or run.options, baseline_arg,
+                                   write_baseline)
+    checkpoint = read(run, root, options.family)
     if options.target is None:
-        target = card_target(root, note)
-        missing = _CARD_MISSING.get(checkpoint.card.bases[0]) \
+        target = card_target(run, root, note)
+        missing = run.card_missing.get(checkpoint.card.bases[0]) \
             if target is None and checkpoint.card and checkpoint.card.bases else None
         options = options.but(target=target, card_base_missing=missing)
     return checkpoint, options, found
@@ -236,38 +232,20 @@ def lint_prepared(checkpoint, options: Options):
     return result
 
 
-def lint_folder(root, options: Options, baseline_arg=None, write_baseline: bool = False,
+def lint_folder(run: Run, root, baseline_arg=None, write_baseline: bool = False,
                 note: Callable[[str], None] | None = None):
     """(result with positions, settings) for one checkpoint folder."""
-    checkpoint, options, found = prepare_folder(root, options, baseline_arg, write_baseline,
+    checkpoint, options, found = prepare_folder(run, root, baseline_arg, write_baseline,
                                                 note)
     return lint_prepared(checkpoint, options), found
 
 
-_CARD_TARGETS: dict[str, object] = {}     # base_model repo -> Target, once per run
-_CARD_MISSING: dict[str, str] = {}        # base_model repo -> why the hub has no such repo
-_TARGET_LOCKS: dict[str, threading.Lock] = {}   # one reader per base_model (collections)
-_LOCKS_LOCK = threading.Lock()
-
-
-def remote_repo(root) -> str | None:
-    """"org/name" when `root` is a hub repo's folder read before download, else None."""
-    display = _REMOTE.get(str(Path(root).resolve()))
-    return display.rsplit("@", 1)[0] if display else None
-
-
-def remember_remote(folder, display: str, offline: bool) -> None:
-    """Record a materialized hub folder (`remote.materialize`) as the repo it stands for."""
-    _REMOTE[str(Path(folder).resolve())] = display
-    _OFFLINE[0] = offline
-
-
-def card_target(root, note: Callable[[str], None] | None = None):
+def card_target(run: Run, root, note: Callable[[str], None] | None = None):
     """With no --target, the target the model card names as `base_model`, read like
     --target: for a hub repo linted before download from the hub (its cache first), for a
     local folder from the hub cache only (a local check makes no request); else None."""
 
-    display = _REMOTE.get(str(Path(root).resolve()))
+    display = run.display_of(root)
     card = Path(root) / "README.md"
     if not card.is_file():
         return None
@@ -277,24 +255,22 @@ def card_target(root, note: Callable[[str], None] | None = None):
     bases = base_models(read_card(card))
     if not bases:
         return None
-    with _LOCKS_LOCK:
-        lock = _TARGET_LOCKS.setdefault(bases[0], threading.Lock())
-    with lock:      # drafters sharing a target wait for the one read of it
-        if bases[0] in _CARD_TARGETS:
-            return _CARD_TARGETS[bases[0]]
+    with run.target_lock(bases[0]):      # drafters sharing a target wait for its one read
+        if bases[0] in run.card_targets:
+            return run.card_targets[bases[0]]
         try:
             try:        # a cached copy first: the drafter's revision is what was asked for
                 target = resolve_target(bases[0], True)
             except TargetError:
-                target = resolve_target(bases[0], _OFFLINE[0])
+                target = resolve_target(bases[0], run.offline)
         except TargetError as exc:
-            _CARD_TARGETS[bases[0]] = None
+            run.card_targets[bases[0]] = None
             if "no such repo" in str(exc) or "no such revision" in str(exc):
-                _CARD_MISSING[bases[0]] = str(exc)      # CRD104; unreachable is not missing
+                run.card_missing[bases[0]] = str(exc)      # CRD104; unreachable is not missing
             (note or stderr_note)(f"{display}: its card's base_model {bases[0]} cannot be "
                                    f"read as the target ({exc}); target checks skipped")
             return None
-        _CARD_TARGETS[bases[0]] = target
+        run.card_targets[bases[0]] = target
         (note or stderr_note)(f"target {bases[0]}: the base_model of {display}'s model card")
         return target
 

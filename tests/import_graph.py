@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("engine", ("drafter_lint.settings", "drafter_lint.engine")),
     ("report", ("drafter_lint.report.", "drafter_lint.picture")),
     ("fix", ("drafter_lint.restyle", "drafter_lint.fix", "drafter_lint.repair")),
-    ("app", ("drafter_lint.pipeline", "drafter_lint.collection", "drafter_lint.precommit",
+    ("app", ("drafter_lint.run", "drafter_lint.pipeline", "drafter_lint.collection", "drafter_lint.precommit",
              "drafter_lint.gate", "drafter_lint.serving", "drafter_lint.cli",
              "drafter_lint.entry", "drafter_lint.__main__", "drafter_lint.api")),
 )

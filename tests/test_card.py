@@ -131,9 +131,10 @@ def test_the_gate_lints_its_own_line_not_the_card(carded, tiny):
     from drafter_lint import pipeline
     from drafter_lint.command import parse
 
-    options = pipeline.prepare(target_arg=str(tiny / "target"))
+    run = pipeline.prepare(target_arg=str(tiny / "target"))
     launch = parse(["vllm", "serve", "Qwen/Qwen3.6-27B", "--speculative-config", SPEC % 15])
-    checkpoint, folder, _ = pipeline.prepare_folder(carded, options.but(launch=launch))
+    checkpoint, folder, _ = pipeline.prepare_folder(run, carded,
+                                                    options=run.options.but(launch=launch))
     result = pipeline.lint_prepared(checkpoint, folder)
     assert not [f for f in result.findings if f.file == "README.md" and f.rule != "CRD101"]
 
@@ -348,10 +349,10 @@ def test_releases_judge_the_checkpoint_not_its_card(carded, tiny):
     from drafter_lint import pipeline
     from drafter_lint.serving import serving
 
-    options = pipeline.prepare(target_arg=str(tiny / "target"))
-    with_card = serving(*pipeline.prepare_folder(carded, options)[:2], "vllm").ranges
+    run = pipeline.prepare(target_arg=str(tiny / "target"))
+    with_card = serving(*pipeline.prepare_folder(run, carded)[:2], "vllm").ranges
     (carded / "README.md").unlink()
-    without = serving(*pipeline.prepare_folder(carded, options)[:2], "vllm").ranges
+    without = serving(*pipeline.prepare_folder(run, carded)[:2], "vllm").ranges
     assert with_card == without and with_card
 
 

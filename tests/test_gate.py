@@ -882,13 +882,12 @@ def test_a_refused_dry_run_is_reported_without_a_second_lint(tiny, stand_ins, mo
         "verdict": "refused", "runtime": "vllm", "version": "0.33.0", "message": "no",
         "where": "x.py:1"})
     monkeypatch.chdir(tiny)
-    options = pipeline.prepare(resolve=False)
+    run = pipeline.prepare(resolve=False)
     line = [V2, "vllm", "serve", "target", "--speculative-config"]
-    bad = gating.decide(line + [spec(model="drafter-guessed")], options, None, False, None,
-                        False, 10.0, note=lambda _: None)
+    bad = gating.decide(line + [spec(model="drafter-guessed")], run, None, None, False, 10.0,
+                        note=lambda _: None)
     assert not bad.start and not asked and len(reads) == 1
-    good = gating.decide(line + [spec()], options, None, False, None, False, 10.0,
-                         note=lambda _: None)
+    good = gating.decide(line + [spec()], run, None, None, False, 10.0, note=lambda _: None)
     assert not good.start and asked == [1] and len(reads) == 2
     assert [f.rule for f in good.blocking] == ["LCH106"]
 

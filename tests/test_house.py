@@ -136,6 +136,148 @@ def test_the_package_cites_only_what_ships():
     assert cited == []
 
 
+# --- no run state in modules ------------------------------------------------------------
+
+# The criterion. A module-level name bound to a mutable container (a list, dict or set
+# display or comprehension, or a call of list/dict/set/defaultdict/OrderedDict/Counter/
+# deque/bytearray) or to a lock (Lock/RLock/Condition/Semaphore/Event) is module state. It
+# is allowed only as
+#   - a read-only table: an ALL_CAPS name (`_` prefix allowed) or a dunder (`__all__`)
+#     that is not a lock and that no function of its module mutates (see `_mutated`), or
+#   - the process's own state, listed here with why it outlives a run.
+# Everything a run learns (hub folders read, the hub's listing, card targets) lives in the
+# run's `Run` (drafter_lint/run.py), which `pipeline.prepare` makes.
+PROCESS_STATE = {
+    "drafter_lint.api._RUN": "the process has one loader child, which answers one call "
+                             "at a time: library calls take turns",
+    "drafter_lint.loading._SEEN": "loader results read from the cache, by their file: the "
+                                  "same for every run",
+    "drafter_lint.structure._MEMO": "schema validation results, by schema and config digest",
+    "drafter_lint.transformers_child._WORKER": "the process's one transformers loader child",
+    "drafter_lint.remote._LOCKS": "one lock per cache folder, for the process's threads",
+    "drafter_lint.remote._LOCKS_LOCK": "guards _LOCKS",
+    "drafter_lint.remote._BUILDING": "partial folders this process writes, removed at exit",
+    "drafter_lint.remote._PRUNED": "the cache's stale partial folders are pruned once per "
+                                   "process",
+    "drafter_lint.registry.BY_MODULE": "filled by @rule as the rule modules are imported",
+}
+MUTABLE_CALLS = {"list", "dict", "set", "defaultdict", "OrderedDict", "Counter", "deque",
+                 "bytearray"}
+LOCK_CALLS = {"Lock", "RLock", "Condition", "Semaphore", "BoundedSemaphore", "Event"}
+MUTATORS = {"append", "add", "update", "clear", "pop", "popitem", "setdefault", "extend",
+            "insert", "remove", "discard", "sort", "reverse"}
+CONSTANT = re.compile(r"_?[A-Z][A-Z0-9_]*|__[a-z]+__")
+
+
+def _module_state(tree: ast.Module) -> dict[str, str]:
+    """Module-level name -> "mutable" or "lock", for the names bound to such a value."""
+    out = {}
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) and node.value else []
+        value = getattr(node, "value", None)
+        kind = None
+        if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp,
+                              ast.SetComp)):
+            kind = "mutable"
+        elif isinstance(value, ast.Call):
+            func = value.func
+            name = func.id if isinstance(func, ast.Name) else \
+                func.attr if isinstance(func, ast.Attribute) else ""
+            kind = "lock" if name in LOCK_CALLS else "mutable" if name in MUTABLE_CALLS \
+                else None
+        for target in targets:
+            if kind and isinstance(target, ast.Name):
+                out[target.id] = kind
+    return out
+
+
+def _mutated(tree: ast.Module, names: set[str]) -> set[str]:
+    """The module-level `names` some function of the module changes: `global NAME`,
+    `NAME.append/add/update/clear/pop/...(...)`, `NAME[...] = / += / del`. A name a
+    function binds itself (a parameter, a local) is that function's, not the module's."""
+    out = set()
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        local = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+        local |= {n.id for n in ast.walk(function)
+                  if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Global):
+                out |= set(node.names) & names
+                continue
+            receiver = None
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in MUTATORS:
+                receiver = node.func.value
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store,
+                                                                          ast.Del)):
+                receiver = node.value
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
+                receiver = node.target.value
+            if isinstance(receiver, ast.Name) and receiver.id in names and \
+                    receiver.id not in local:
+                out.add(receiver.id)
+    return out
+
+
+def module_state_problems(source: str, module: str) -> list[str]:
+    """`module.NAME: why` for each module-level state the criterion above refuses."""
+    tree = ast.parse(source)
+    state = _module_state(tree)
+    mutated = _mutated(tree, set(state))
+    # `global NAME` rebinds module state whatever its value: never allowed
+    out = [f"{module}.{name}: rebound by `global`" for node in ast.walk(tree)
+           if isinstance(node, ast.Global) for name in node.names
+           if f"{module}.{name}" not in PROCESS_STATE]
+    for name, kind in sorted(state.items()):
+        if f"{module}.{name}" in PROCESS_STATE:
+            continue
+        if kind == "lock":
+            out.append(f"{module}.{name}: a module-level lock guards module state")
+        elif name in mutated:
+            out.append(f"{module}.{name}: changed by the module's functions")
+        elif not CONSTANT.fullmatch(name):
+            out.append(f"{module}.{name}: a mutable module-level value not named as a "
+                       f"constant")
+    return out
+
+
+def test_no_module_keeps_run_state(graph):
+    """Issue 40 part 1: a run kept its state in module globals (pipeline's `_REMOTE`,
+    `_OFFLINE`, `_CARD_TARGETS`, `_CARD_MISSING`, `_TARGET_LOCKS`, collection's `LISTED`),
+    so two runs in one process shared it. Mutation caught: any of them back (a module
+    `dict` written by `remember_remote`, `LISTED[repo] = ...` in `list_repos`, a module
+    `threading.Lock()`), or a `global` assignment; process state is listed in
+    PROCESS_STATE with why. The dry-run scripts run as programs of their own."""
+    problems = []
+    for module, path in graph.files.items():
+        if module.startswith(import_graph.SCRIPTS):
+            continue
+        problems += module_state_problems(path.read_text(), module)
+    assert problems == []
+    stale = [name for name in PROCESS_STATE if name.rsplit(".", 1)[0] not in graph.files]
+    assert stale == []
+
+
+@pytest.mark.parametrize("source, caught", [
+    ("_REMOTE: dict[str, str] = {}\ndef remember(a, b):\n    _REMOTE[a] = b\n", True),
+    ("LISTED = {}\ndef listed(r, s):\n    LISTED.setdefault(r, s)\n", True),
+    ("_OFFLINE = [False]\ndef offline(v):\n    _OFFLINE[0] = v\n", True),
+    ("import threading\n_LOCKS_LOCK = threading.Lock()\n", True),
+    ("state = dict()\n", True),
+    ("COUNT = 0\ndef bump():\n    global COUNT\n    COUNT += 1\n", True),
+    ("TABLE = {'a': 1}\ndef read(k):\n    return TABLE[k]\n", False),
+    ("TABLE = {'a': 1}\ndef local(TABLE):\n    TABLE['b'] = 2\n", False),
+])
+def test_the_module_state_check_can_fail(source, caught):
+    """The check itself: each kind of run state it is there to refuse is refused (a
+    `global` rebinding too, whatever the value), and a read-only table (or a parameter
+    shadowing its name) is not."""
+    assert bool(module_state_problems(source, "m")) is caught
+
+
 # --- errors -----------------------------------------------------------------------------
 
 

@@ -22,8 +22,8 @@ def releases(*args, cwd=None):
 def ranges(path, target=None):
     from drafter_lint import pipeline, serving
 
-    options = pipeline.prepare(target_arg=str(target) if target else None)
-    checkpoint, folder, _ = pipeline.prepare_folder(path, options)
+    run = pipeline.prepare(target_arg=str(target) if target else None)
+    checkpoint, folder, _ = pipeline.prepare_folder(run, path)
     return {r: serving.serving(checkpoint, folder, r) for r in ("vllm", "sglang")}
 
 
@@ -81,8 +81,8 @@ def test_ranges_agree_with_the_documented_failures(tmp_path, case, failure):
     drafter, target = materialize(case, tmp_path)
     found = ranges(drafter, target)[failure["runtime"]]
     assert not inside(found, failure["failed_on"]), (failure, found.ranges)
-    options = pipeline.prepare(target_arg=str(target) if target else None)
-    checkpoint, folder, _ = pipeline.prepare_folder(drafter, options)
+    run = pipeline.prepare(target_arg=str(target) if target else None)
+    checkpoint, folder, _ = pipeline.prepare_folder(run, drafter)
     fixed = runtimes.parse(f"{failure['runtime']}=={failure['fixed_in']}")
     if not errors(checkpoint, folder.but(rules=release_dependent(folder.rules)), fixed):
         assert inside(found, failure["fixed_in"]), (failure, found.ranges)
