@@ -481,3 +481,17 @@ def test_the_runner_is_chosen_as_the_release_chooses(release, target, method, dr
     chosen = runtimes.on_path(runtimes.parse(f"vllm=={release}"), runtimes.Context(
         target=target, method=method, draft=draft, env=env))
     assert chosen.runner == runner, chosen.why
+
+
+def test_the_runner_policy_is_parsed_once_and_refuses_an_unknown_key():
+    """Every `runner.v2-policy` row holds a RunnerPolicy parsed from registries.json, and a
+    key the parser does not know is an error, not a policy silently read without it.
+    Mutation caught: unknown keys dropped (a new wheel's check the runner choice ignores)."""
+    from drafter_lint.runtimes.policy import RunnerPolicy
+
+    rows = [f for f in runtimes.FACTS if f.key == "runner.v2-policy"]
+    assert rows and all(isinstance(f.value, RunnerPolicy) for f in rows)
+    with pytest.raises(ValueError, match="listed_unles"):
+        RunnerPolicy.read({"default": "model", "listed_unles": ["is_moe"]})
+    with pytest.raises(ValueError, match="'V2'"):
+        RunnerPolicy.read({"default": "V2"})

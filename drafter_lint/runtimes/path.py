@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from drafter_lint.runtimes.policy import RunnerPolicy
 from drafter_lint.runtimes.releases import Release
 from drafter_lint.runtimes.rows import lookup
 
@@ -38,7 +39,7 @@ class Context:
     env: dict = field(default_factory=dict)
 
 
-def policy(release: Release) -> dict | None:
+def policy(release: Release) -> RunnerPolicy | None:
     """The `runner.v2-policy` value of a vLLM release, or None."""
     fact = lookup("runner.v2-policy", release) if release.runtime == "vllm" else None
     return fact.value if fact is not None else None
@@ -60,7 +61,7 @@ def on_runner(release: Release, runner: str) -> Release:
     return replace(release, runner=runner, why="", shown=False)
 
 
-def _choose(rules: dict, context: Context) -> tuple[str, str, bool]:
+def _choose(rules: RunnerPolicy, context: Context) -> tuple[str, str, bool]:
     """(runner, why, whether it matters to say): the variable, when set, decides
     (envs.py); else the release's own order of checks."""
     asked = str(context.env.get(ENV, "")).strip().lower()
@@ -71,17 +72,17 @@ def _choose(rules: dict, context: Context) -> tuple[str, str, bool]:
     return runner, why, shown
 
 
-def _default(rules: dict, context: Context) -> tuple[str, str, bool]:
+def _default(rules: RunnerPolicy, context: Context) -> tuple[str, str, bool]:
     """The runner without the variable."""
-    default = rules.get("default")
+    default = rules.default
     if default == "v1":
         return "v1", "the only default of this release", False
     forced = _forced(rules, context)
     if forced:
         return "v2", forced, True
-    methods = rules.get("methods") or frozenset()
+    methods = rules.methods
     if context.method and (methods and context.method not in methods or
-                           context.method in (rules.get("refused_methods") or ())):
+                           context.method in rules.refused_methods):
         return "v1", f"V2 does not run method {context.method!r} in this release", True
     if default == "v2":
         return "v2", "the default of this release", False
@@ -99,21 +100,21 @@ def _default(rules: dict, context: Context) -> tuple[str, str, bool]:
     name = archs[0] if archs else "this"
     kind = ("hybrid" if hybrid else "MoE" if moe else "dense") + \
         (", quantized" if quantized else "")
-    if hybrid and "is_hybrid" in (rules.get("never") or ()):
+    if hybrid and "is_hybrid" in rules.never:
         return "v1", f"the default for hybrid {name} targets", True
-    listed = set(archs) & set(rules.get("architectures") or ())
-    unless = rules.get("listed_unless") or ()
+    listed = set(archs) & rules.architectures
+    unless = rules.listed_unless
     if listed and not ("is_moe" in unless and moe) and not ("is_quantized" in unless
                                                              and quantized):
         return "v2", f"the default for {name} targets ({kind})", True
-    if rules.get("dense") and not moe:
+    if rules.dense and not moe:
         return "v2", f"the default for dense targets such as {name}", True
     return "v1", f"the default for {name} targets ({kind})", True
 
 
-def _forced(rules: dict, context: Context) -> str:
+def _forced(rules: RunnerPolicy, context: Context) -> str:
     """Why the draft takes V2 whatever the target, or ""."""
-    forced = rules.get("forced") or ()
+    forced = rules.forced
     kinds = _strings(context.draft.get("layer_types"))
     sliding = sum(k == "sliding_attention" for k in kinds)
     if "dspark" in forced and context.method == "dspark":
@@ -126,9 +127,9 @@ def _forced(rules: dict, context: Context) -> str:
     return ""
 
 
-def _dense_default(rules: dict) -> bool:
+def _dense_default(rules: RunnerPolicy) -> bool:
     """Whether a dense, unquantized Qwen3 target takes V2 by default in this release."""
-    return bool(rules.get("dense")) or "Qwen3ForCausalLM" in (rules.get("architectures") or ())
+    return rules.dense or "Qwen3ForCausalLM" in rules.architectures
 
 
 def _strings(value) -> list[str]:

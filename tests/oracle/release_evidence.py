@@ -130,7 +130,8 @@ def holds(probe: Probe, release: Release, fact) -> str | None:
     """`path:line` where the probe holds in `release`, or None."""
     if probe.extract:
         value, at = release.extracted(probe.extract)
-        return at if value is not None and value == fact.value else None
+        return at if value is not None and \
+            runtimes.registries.decode(fact.key, value) == fact.value else None
     at = release.find(probe.files, probe.pattern)
     if at is None:
         return None
