@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from drafter_lint import hub, pipeline, remote, runtimes, serving
+from drafter_lint.engine import variants
 from drafter_lint.errors import DrafterLintError, HubError
 from drafter_lint.findings import Result, Severity, Skipped, one_line
 from drafter_lint.options import Options
@@ -156,16 +157,17 @@ def verdicts(result: Result, checkpoint, options: Options) -> dict[str, str]:
     are those the error findings' rules still report when linted for it alone."""
     releases = (options.runtime,) if options.runtime else runtimes.default_releases()
     codes = tuple(sorted({f.rule for f in result.findings if f.severity == Severity.ERROR}))
+    served = [r for r in releases if runtimes.serves(r, result.family)]
+    again = dict(zip(served, variants(
+        checkpoint, options, [dict(select=codes, runtime=r, card=False) for r in served],
+        settings=True))) if codes else {}
     out = {}
     for release in releases:
-        if not runtimes.serves(release, result.family):
+        if release not in served:
             out[release.label] = "not served"
             continue
-        count = 0
-        if codes:
-            again = pipeline.lint_prepared(checkpoint, options.but(
-                select=codes, runtime=release, card=False))
-            count = sum(1 for f in again.findings if f.severity == Severity.ERROR)
+        count = sum(1 for f in again[release].findings if f.severity == Severity.ERROR) \
+            if codes else 0
         out[release.label] = f"{count} error{'s' if count != 1 else ''}" if count else "ok"
     return out
 

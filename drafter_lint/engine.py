@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from drafter_lint import runtimes
-from drafter_lint.checkpoint import CARD, Checkpoint
-from drafter_lint.command import locate, read
-from drafter_lint.errors import GateError
+from drafter_lint.checkpoint import Checkpoint
 from drafter_lint.facts import Facts
 from drafter_lint.family import detect, schemas
 from drafter_lint.findings import Finding, Result, Severity, Skipped, one_line
 from drafter_lint.loading import loads_through_transformers, start
 from drafter_lint.options import Options
-from drafter_lint.registry import NEEDS, Rule, release_dependent
+from drafter_lint.registry import NEEDS, Rule
 from drafter_lint.settings import baseline_key, baseline_prefix
 from drafter_lint.structure import load_schema
 
@@ -64,16 +60,22 @@ def _missing_need(rule: Rule, facts: Facts) -> str | None:
     return None
 
 
-def facts_for(checkpoint: Checkpoint, options: Options) -> Facts:
+def facts_for(checkpoint: Checkpoint, options: Options, like: Facts | None = None) -> Facts:
     """What the rules of one checkpoint see; the family is the one detected when it was read
-    (or --family)."""
-    family = options.family or checkpoint.family or detect(checkpoint.config,
-                                                           _tensor_names(checkpoint))
+    (or --family). `like`: the facts of the same checkpoint under other options, whose
+    family, schemas and transformers load are taken as they are."""
+    family = like.family if like is not None else options.family or checkpoint.family or \
+        detect(checkpoint.config, _tensor_names(checkpoint))
     facts = Facts(checkpoint, options, family)
-    facts.schemas = [s for s in (load_schema(name) for name in schemas(family)) if s]
+    if like is not None:
+        facts.schemas = like.schemas
+    else:
+        facts.schemas = [s for s in (load_schema(name) for name in schemas(family)) if s]
     wanted = [r for c, r in options.rules.items()
               if selected(c, options.select, options.ignore)]
-    if checkpoint.config_doc is not None and any("loaded" in r.needs for r in wanted):
+    if like is not None and like.pending_load is not None:
+        facts.pending_load = like.pending_load      # one load, answered once
+    elif checkpoint.config_doc is not None and any("loaded" in r.needs for r in wanted):
         if loads_through_transformers(family, checkpoint.config):
             facts.pending_load = start(checkpoint.config_doc.text, family, options.use_cache)
     return facts
@@ -131,130 +133,36 @@ def lint(checkpoint: Checkpoint, options: Options, facts: Facts | None = None) -
     return result
 
 
-def lint_with_settings(checkpoint: Checkpoint, options: Options) -> Result:
-    """`lint`, and the model card's launch lines when no launch is given, then the folder's
-    settings (severities, per-path ignores) and baseline: the one pipeline `check`, `fix`
-    (each planning round) and `gate` run."""
-    facts = facts_for(checkpoint, options)
-    result = lint(checkpoint, options, facts)
-    if options.launch is None and options.card and checkpoint.card is not None:
-        found, linted = card_findings(checkpoint, options)
-        result.findings += found + pinned_findings(checkpoint, options, result)
-        result.skipped = [s for s in result.skipped if s.rule not in linted]
-        if checkpoint.card.unread and selected("CRD101", options.select, options.ignore):
-            result.skipped.append(Skipped("CRD101", f"{checkpoint.card.unread}: its launch "
-                                                    f"lines and pins are not checked"))
-    if options.settings is not None:
-        suppress(result, facts)
-    return result
-
-
-def card_findings(checkpoint: Checkpoint, options: Options) -> tuple[list[Finding], set]:
-    """Each launch line of the model card linted as the gate would lint it (the rules that
-    read a launch, and the card rules), with the findings moved to the line in README.md,
-    and the codes that ran on a line. A line speaks for `options.runtime` when it is the
-    line's runtime, else for the release the card pins (`pip install vllm==X`), else the
-    newest recorded. A card finding carries no fix: `fix` does not edit cards."""
-    codes = tuple(c for c, r in options.rules.items()
-                  if ("launch" in r.needs or "card" in r.needs)
-                  and selected(c, options.select, options.ignore))
-    out, seen, linted = [], set(), set()
-    for line in checkpoint.card.lines:
-        if line.problem:
-            continue                                  # CRD101 says it
-        try:     # flags as the release the card pins (or --runtime) reads them (LCH108);
-            # an unpinned card may be written for any release: the gate's own lists
-            launch = locate(list(line.argv), inherited={})
-            named = launch.runtime in checkpoint.card.pins or (
-                options.runtime is not None and options.runtime.runtime == launch.runtime)
-            read(launch, _card_release(launch.runtime, options, checkpoint.card.pins)
-                 if named else None)
-        except GateError as exc:
-            unread = replace(line, problem=f"{exc}")
-            found = lint(checkpoint, options.but(card_line=unread, select=("CRD101",),
-                                                 ignore=()))
-            out += [f for f in found.findings if selected(f.rule, options.select,
-                                                          options.ignore)]
-            continue
-        if launch.draftless or not codes:
-            continue
-        launch.release = _card_release(launch.runtime, options, checkpoint.card.pins)
-        found = lint(checkpoint, options.but(launch=launch, card_line=line, select=codes,
-                                             ignore=(), runtime=launch.release))
-        linted |= set(codes) - {s.rule for s in found.skipped}
-        for finding in found.findings:
-            _to_card(finding, line.line, line.column)
-            key = (finding.rule, finding.line, finding.message)
-            if key not in seen:
-                seen.add(key)
-                out.append(finding)
-    return _capped(out, options.rules), linted
-
-
-def _capped(findings: list[Finding], rules: dict) -> list[Finding]:
-    """At most MAX_FINDINGS_PER_RULE of each rule, then one line saying how many more (a
-    card of 5,000 launch lines must not print 5,000 findings)."""
-    counts: dict[str, int] = {}
+def variants(checkpoint: Checkpoint, options: Options, changes, facts: Facts | None = None,
+             settings: bool = False) -> list[Result]:
+    """`checkpoint`, read once, linted again under `options` changed by each of `changes`
+    (`Options.but` keywords: another release, launch line, card line or selection): one
+    Result each, in order. The family, the schemas and the transformers load do not depend
+    on those and are worked out once (`facts`, else here) and shared. With `settings`, the
+    folder's severities, ignores and baseline apply to each, as to the folder's own lint.
+    The card stage, `releases`, the collections' verdicts and `--ranges` all lint this
+    way."""
+    base = facts or facts_for(checkpoint, options)
     out = []
+    for change in changes:
+        varied = options.but(**change)
+        each = facts_for(checkpoint, varied, like=base)
+        result = lint(checkpoint, varied, each)
+        if settings and varied.settings is not None:
+            suppress(result, each)
+        out.append(result)
+    return out
+
+
+def distinct(findings, key) -> list[Finding]:
+    """`findings` in order, each `key(finding)` kept once: what variants of one lint
+    report alike is said once."""
+    seen, out = set(), []
     for finding in findings:
-        counts[finding.rule] = counts.get(finding.rule, 0) + 1
-        if counts[finding.rule] <= MAX_FINDINGS_PER_RULE:
+        if key(finding) not in seen:
+            seen.add(key(finding))
             out.append(finding)
-    for code, count in counts.items():
-        if count > MAX_FINDINGS_PER_RULE:
-            rule = rules[code]
-            out.append(Finding("", f"{count - MAX_FINDINGS_PER_RULE} more {code} findings on "
-                               f"the model card's launch lines are not listed", file=CARD,
-                               severity=rule.severity, rule=code, name=rule.name))
     return out
-
-
-
-
-def pinned_findings(checkpoint: Checkpoint, options: Options, result: Result
-                    ) -> list[Finding]:
-    """The errors this checkpoint draws on the release the card installs (`pip install
-    vllm==X`, or the oldest `>=X` allows) that the run's own lint does not draw, at the pin
-    in README.md: a card's stated release is held to the facts."""
-    codes = tuple(c for c, r in release_dependent(options.rules).items()
-                  if "launch" not in r.needs and "card" not in r.needs
-                  and selected(c, options.select, options.ignore))
-    seen = {(f.rule, f.pointer) for f in result.findings if f.severity is Severity.ERROR}
-    out = []
-    for runtime, version in checkpoint.card.pins.items():
-        if options.runtime is not None and options.runtime.runtime != runtime:
-            continue
-        try:
-            release = runtimes.parse(f"{runtime}=={version}")
-        except runtimes.UnknownRuntime:
-            continue
-        if release.version != version.split("+", 1)[0]:
-            continue                       # not a recorded release: no facts speak for it
-        line, column = checkpoint.card.pin_at[runtime]
-        found = lint(checkpoint, options.but(runtime=release, select=codes, ignore=()))
-        how = "which the card installs" if checkpoint.card.pin_op.get(runtime) == "==" \
-            else "the oldest release the card allows"
-        for finding in found.findings:
-            if finding.severity is Severity.ERROR and \
-                    (finding.rule, finding.pointer) not in seen:     # not already an error
-                finding.message = f"with {release.label}, {how}: {finding.message}"
-                out.append(_to_card(finding, line, column))
-    return out
-
-
-def _to_card(finding: Finding, line: int, column: int) -> Finding:
-    """`finding` moved to README.md:line:column, without a fix (cards are not edited)."""
-    finding.file, finding.line, finding.column, finding.fix = CARD, line, column, None
-    return finding
-
-
-def _card_release(runtime: str, options: Options, pins: dict) -> runtimes.Release:
-    if options.runtime is not None and options.runtime.runtime == runtime:
-        return options.runtime
-    try:
-        return runtimes.parse(f"{runtime}=={pins[runtime]}" if runtime in pins else runtime)
-    except runtimes.UnknownRuntime:
-        return runtimes.parse(runtime)
 
 
 def _tensor_names(checkpoint: Checkpoint):

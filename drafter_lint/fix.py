@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from drafter_lint import jsondoc
 from drafter_lint.checkpoint import CONFIG, Checkpoint
-from drafter_lint.engine import lint_with_settings
+from drafter_lint.stages import lint_with_settings
 from drafter_lint.errors import PatchError
 from drafter_lint.findings import DISPLAY_ONLY, SAFE, UNSAFE, Finding, Result
 from drafter_lint.options import Options

@@ -25,7 +25,7 @@ from drafter_lint.checkpoint import (
     is_checkpoint,
     read_checkpoint,
 )
-from drafter_lint.engine import lint_with_settings
+from drafter_lint.stages import lint_with_settings
 from drafter_lint.errors import DrafterLintError, SettingsError, UsageError
 from drafter_lint.findings import one_line
 from drafter_lint.hub import base_models, parse_repo_arg, read_card

@@ -8,12 +8,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable
 
-from drafter_lint import __version__, pipeline, runtimes
+from drafter_lint import __version__, runtimes
+from drafter_lint.engine import facts_for, variants
 from drafter_lint.findings import Finding, Severity, one_line
 from drafter_lint.options import Options
 from drafter_lint.registry import release_dependent
-
-# what transformers loads and what the published card says do not depend on the release
+from drafter_lint.report import locate
 
 
 @dataclass
@@ -35,9 +35,13 @@ class Serving:
                             for o in self.outside]}
 
 
-def errors(checkpoint, options: Options, release) -> list[Finding]:
-    """The errors a lint for `release` reports, in the reporter's order."""
-    result = pipeline.lint_prepared(checkpoint, options.but(runtime=release))
+def errors(checkpoint, options: Options, release, facts=None) -> list[Finding]:
+    """The errors a lint for `release` reports (the folder's settings applied; the card,
+    which speaks for one release, not linted), in the reporter's order: a variant of the
+    checkpoint's lint, sharing `facts` (engine.variants)."""
+    result, = variants(checkpoint, options, [dict(runtime=release, card=False)], facts,
+                       settings=True)
+    locate(result, checkpoint.documents)
     return [f for f in result.findings if f.severity is Severity.ERROR]
 
 
@@ -45,14 +49,16 @@ def serving(checkpoint, options: Options, runtime: str,
             step: Callable[[str], None] = lambda _: None) -> Serving:
     """Every recorded release of `runtime`, oldest first, grouped by whether it draws an
     error; each range's neighbours give their first error. `step` is told each release
-    as it is linted (a progress bar)."""
+    as it is linted (a progress bar). The release-free rules (what transformers loads,
+    the reference) do not run: they say the same for every release."""
     options = options.but(rules=release_dependent(options.rules), card=False)
     out = Serving(runtime)
     first: dict[str, Finding | None] = {}
     order = list(runtimes.PUBLISHED[runtime])
+    facts = facts_for(checkpoint, options)          # what no release changes, once
     for version in order:
         step(f"{runtimes.LABEL[runtime]} {version}")
-        found = errors(checkpoint, options, runtimes.parse(f"{runtime}=={version}"))
+        found = errors(checkpoint, options, runtimes.parse(f"{runtime}=={version}"), facts)
         first[version] = found[0] if found else None
     start = None
     for i, version in enumerate(order + [None]):
