@@ -46,6 +46,38 @@ def markov_rank_missing(facts: Facts):
                       f"refuses to start{hint}")
 
 
+@rule("DF145", "dspark-markov-head-unloaded", "error", "dspark", needs=("config", "weights"))
+def markov_head_unloaded(facts: Facts):
+    """A DSpark drafter's weights hold no Markov head, so it keeps its random init.
+
+    Both runtimes build the Markov head (`markov_head.markov_w1`, `markov_head.markov_w2`)
+    from `markov_rank` (vllm==0.33.0 model_executor/models/qwen3_dspark.py:209-213;
+    sglang==0.5.23 models/dspark.py:533-537) and fill it only from `markov_head.*` tensors
+    (qwen3_dspark.py `load_weights`; dspark.py:646-657); neither checks that any came. The
+    oracle lane's weights layer (vLLM 0.33.0's own `load_weights` over the header) records
+    both parameters left unfilled for DFlash weights under a DSpark config: the draft starts
+    and adds a random bias to every draft token's logits.
+
+    Fails: `"architectures": ["DSparkDraftModel"], "markov_rank": 8` with DFlash weights
+    (no `markov_head.` tensors). Passes: the same config with `markov_head.markov_w1.weight`
+    and `markov_head.markov_w2.weight`.
+    """
+    weights = facts.weights
+    rank = facts.get("/markov_rank", None)
+    if not weights or not (isinstance(rank, int) and not isinstance(rank, bool) and rank > 0):
+        return
+    if any(name.split(".", 1)[-1].startswith("markov_head.") or name.startswith("markov_head.")
+           for name in weights):
+        return
+    building = [r for r in facts.releases
+                if runtimes.value("dspark.markov-rank-sources", r) is not None]
+    if building:
+        yield Finding("/markov_rank", f"markov_rank is {rank} but the weights hold no "
+                      f"markov_head tensors: {runtimes.agree(building, 'builds')} the Markov "
+                      f"head and loads nothing into it, so it keeps its random init (no "
+                      f"error at start-up; every draft token's logits get a random bias)")
+
+
 @rule("DF144", "dspark-draft-taken-for-deepseek-v4", "error", "dspark")
 def draft_taken_for_deepseek_v4(facts: Facts):
     """A self-contained `DSparkDraftModel` draft that vLLM rewrites to DeepSeek-V4's DSpark.

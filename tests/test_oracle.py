@@ -54,10 +54,10 @@ def test_what_transformers_loads_claims_no_refusal_of_a_runtime(pairs):
 
     loaded = {c: r for c, r in RULES.items() if "loaded" in r.needs}
     accepted: dict = {}             # pair -> the runtimes that accepted it on every release
-    for runtime, _, record in RECORDS:
+    for runtime, version, record in RECORDS:
         ok = accepted.setdefault(record["pair"], {"vLLM": True, "SGLang": True})
         name = "vLLM" if runtime == "vllm" else "SGLang"
-        ok[name] = ok[name] and effective(record)["verdict"] == "accepted"
+        ok[name] = ok[name] and effective(record, runtime, version)["verdict"] == "accepted"
     claims = []
     for pair_id, ok in accepted.items():
         pair = pairs[pair_id]
@@ -100,8 +100,9 @@ def test_judgements_hold_no_stale_entries():
     """Every pattern maps a recorded refusal, every exception names a recorded launch and
     gives a reason; a refusal with no pattern is what test_linter_agrees reports."""
     table = judgements()
-    refusals = [(d["runtime"], r["message"]) for d in DOCUMENTS for r in map(effective,
-                d["launches"]) if r["verdict"] == "refused"]
+    refusals = [(d["runtime"], r["message"]) for d in DOCUMENTS for r in (
+                effective(x, d["runtime"], d["version"]) for x in d["launches"])
+                if r["verdict"] == "refused"]
     for entry in table["refusals"]:
         assert any(rt == entry["runtime"] and re.search(entry["match"], m)
                    for rt, m in refusals), entry
@@ -118,7 +119,7 @@ def test_the_refusal_table_sees_each_recorded_refusal():
     """Mutation caught: a judgements pattern edited so it no longer matches (the refused
     launch would then fail for want of a rule, not pass)."""
     table = judgements()
-    for runtime, version, record in ((rt, v, effective(r)) for rt, v, r in RECORDS):
+    for runtime, version, record in ((rt, v, effective(r, rt, v)) for rt, v, r in RECORDS):
         beyond = {b["id"] for b in table["beyond"]
                   if b.get("release", f"{runtime}=={version}") == f"{runtime}=={version}"}
         if record["verdict"] == "refused" and record["id"] not in beyond:

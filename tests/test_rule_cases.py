@@ -502,6 +502,14 @@ CASES = [
          pointer="/markov_rank"),
     Case("DF143", "pass", "top-level-rank",
          ops=[("replace", "/architectures", ["DSparkDraftModel"]), ("add", "/markov_rank", 8)]),
+    # the oracle's weights layer: vLLM 0.33.0's own load leaves both parameters unfilled
+    Case("DF145", "fail", "dflash-weights-under-a-dspark-config",
+         ops=[("replace", "/architectures", ["DSparkDraftModel"]), ("add", "/markov_rank", 8)],
+         pointer="/markov_rank"),
+    Case("DF145", "pass", "markov-head-shipped",
+         ops=[("replace", "/architectures", ["DSparkDraftModel"]), ("add", "/markov_rank", 8)],
+         tensors=extra(("markov_head.markov_w1.weight", "F16", [248320, 8]),
+                       ("markov_head.markov_w2.weight", "F16", [248320, 8]))),
     Case("DF142", "pass", "z-lab-values"),
     # against the published config
     Case("REF101", "fail", "incident-mask", ops=[("replace", MASK, 151669)], pointer=MASK),

@@ -25,6 +25,7 @@ import time
 import traceback
 
 from verdict import refusal, write  # beside this script (run as one, not imported)
+from weights import HeaderFile, Recorder, safetensors_files
 
 
 def emulate_h100() -> None:
@@ -88,7 +89,7 @@ def raised_at(exc: BaseException) -> str:
 _DISTRIBUTED = []
 
 
-def init_draft_on_meta(server_args, draft_config) -> dict:
+def build_draft_on_meta(server_args, draft_config):
     import torch
     from sglang.srt.configs.load_config import LoadConfig
     from sglang.srt.distributed.parallel_state import (
@@ -115,6 +116,11 @@ def init_draft_on_meta(server_args, draft_config) -> dict:
     with draft_model_build_scope(), set_default_torch_dtype(draft_config.dtype), \
             torch.device("meta"):
         model = _initialize_model(draft_config, LoadConfig(), quant_config=None)
+    return model
+
+
+def describe(model) -> dict:
+    """What the draft's __init__ built, as JSON facts: its class and head."""
     out = {"draft_class": type(model).__name__}
     head = getattr(model, "lm_head", None)
     inner = getattr(model, "model", model)
@@ -125,6 +131,48 @@ def init_draft_on_meta(server_args, draft_config) -> dict:
     if logits is not None and getattr(logits, "config", None) is not None:
         out["logits_vocab_size"] = getattr(logits.config, "vocab_size", None)
     return out
+
+
+def shared_from_target(model, algorithm: str) -> tuple[str, ...]:
+    """What the draft worker sets from the target after loading: the embedding always; the
+    head too, except for an EAGLE-3 draft whose own __init__ decided to keep its head
+    (`load_lm_head_from_target` False: it declares `draft_vocab_size`, sglang==0.5.23
+    models/llama_eagle3.py:302-307, speculative/eagle_worker_v2.py:353-363)."""
+    if "EAGLE3" in algorithm.upper() and \
+            not getattr(model, "load_lm_head_from_target", True):
+        return ("model.embed_tokens",)
+    return ("model.embed_tokens", "lm_head")
+
+
+def load_weights_on_meta(draft_config, model, algorithm: str) -> dict:
+    """The release's own weight loading of the draft (`DefaultModelLoader._get_all_weights`:
+    its file selection and name filter, then the model's `load_weights`) over meta tensors
+    made from the safetensors headers. SGLang checks no parameter is left unfilled, so
+    `Recorder` notes it (a random head: sglang#27908). Post-processing (quantization
+    kernels) needs a device and is not run."""
+    import safetensors
+    import torch
+    from sglang.srt.configs.load_config import LoadConfig
+    from sglang.srt.model_loader.loader import DefaultModelLoader
+
+    if not safetensors_files(draft_config.model_path):
+        return {"skipped": "no safetensors files"}
+    recorder = Recorder()
+    try:
+        from sglang.srt.model_loader.weight_utils import default_weight_loader
+    except ImportError:
+        default_weight_loader = None
+    recorder.install(model, default_weight_loader)
+    saved = safetensors.safe_open
+    safetensors.safe_open = HeaderFile
+    try:
+        loader = DefaultModelLoader(LoadConfig())
+        with torch.device("meta"):
+            model.load_weights(recorder.wrap_iterator(
+                loader._get_all_weights(draft_config, model)))
+    finally:
+        safetensors.safe_open = saved
+    return recorder.result(model, shared_from_target(model, algorithm))
 
 
 def publish_scheduler(server_args) -> None:
@@ -139,7 +187,7 @@ def publish_scheduler(server_args) -> None:
         context.publish(server_args, role="scheduler")
 
 
-def resolve(server_args, out: dict, init: bool) -> str:
+def resolve(server_args, out: dict, init: bool, weights: bool = False) -> str:
     """Run SGLang's resolution of `server_args`; returns the stage reached."""
     server_args.resolve_once()
     server_args.check_server_args()
@@ -163,7 +211,11 @@ def resolve(server_args, out: dict, init: bool) -> str:
     _, arch = get_model_architecture(draft)
     out["resolved"]["draft_architecture"] = arch
     if init:
-        out["resolved"].update(init_draft_on_meta(server_args, draft))
+        model = build_draft_on_meta(server_args, draft)
+        out["resolved"].update(describe(model))
+        if weights:
+            out["weights"] = load_weights_on_meta(draft, model, out["resolved"]["algorithm"])
+            return "weights"
         return "init"
     return "config"
 
@@ -188,7 +240,8 @@ def main() -> int:
             argv += ["--device", "cuda"]    # no device to detect here: the one emulated
         server_args = prepare_server_args(argv)
         stage = "config"
-        stage = resolve(server_args, out, bool(request.get("init")))
+        stage = resolve(server_args, out, bool(request.get("init")),
+                        bool(request.get("weights")))
         out["verdict"] = "accepted"
     except (SystemExit, Exception) as exc:  # noqa: BLE001  (every refusal is a verdict)
         out.update(refusal(stage, exc, " ".join(str(exc).split()), raised_at(exc)))

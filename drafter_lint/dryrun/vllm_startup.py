@@ -25,6 +25,7 @@ import time
 import traceback
 
 from verdict import refusal, write  # beside this script (run as one, not imported)
+from weights import HeaderFile, Recorder, safetensors_files
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -106,7 +107,7 @@ def raised_at(exc: BaseException) -> str:
 _DISTRIBUTED = []
 
 
-def init_draft_on_meta(cfg) -> str:
+def init_draft_on_meta(cfg):
     """The draft model's __init__ as the model loader runs it, on the meta device."""
     import torch
     from vllm.config import set_current_vllm_config
@@ -130,7 +131,44 @@ def init_draft_on_meta(cfg) -> str:
         ensure_model_parallel_initialized(1, 1)
         with set_default_torch_dtype(draft.dtype), torch.device("meta"):
             model = initialize_model(vllm_config=cfg, model_config=draft, prefix="draft_model")
-    return type(model).__name__
+    return model
+
+
+# what the proposer shares from the target after loading, when the draft has none of its
+# own (vllm==0.33.0 v1/spec_decode/llm_base_proposer.py:1418-1560): never "left at init"
+SHARED = ("model.embed_tokens", "model.embedding", "lm_head")
+
+
+def load_weights_on_meta(cfg, model) -> dict:
+    """The release's own weight loading of the draft (`DefaultModelLoader.load_weights`:
+    its file selection, the model's `load_weights` name mapping, the strict check of
+    unquantized models) over meta tensors made from the safetensors headers. Raises what
+    the release raises; returns what `Recorder.result` says the load left."""
+    import torch
+    from vllm.config import set_current_vllm_config
+    from vllm.model_executor.model_loader import get_model_loader
+    from vllm.model_executor.model_loader import weight_utils
+
+    draft = cfg.speculative_config.draft_model_config
+    if not safetensors_files(draft.model):
+        return {"skipped": "no safetensors files"}
+    recorder = Recorder()
+    recorder.install(model, weight_utils.default_weight_loader)
+    saved = weight_utils.safe_open
+    weight_utils.safe_open = HeaderFile
+    loader = get_model_loader(cfg.load_config)
+    load_model_weights = model.load_weights
+    model.load_weights = lambda weights: load_model_weights(recorder.wrap_iterator(weights))
+    try:
+        with set_current_vllm_config(cfg), torch.device("meta"):
+            if hasattr(loader, "load_weights"):
+                loader.load_weights(model, draft)
+            else:           # releases before the split: load_model did this inline
+                model.load_weights(loader._get_all_weights(draft, model))
+    finally:
+        weight_utils.safe_open = saved
+        del model.load_weights
+    return recorder.result(model, SHARED)
 
 
 def _make_arg_parser():
@@ -178,7 +216,11 @@ def main() -> int:
         spec = cfg.speculative_config
         if request.get("init") and spec is not None and spec.draft_model_config is not None:
             stage = "init"
-            out["draft_class"] = init_draft_on_meta(cfg)
+            model = init_draft_on_meta(cfg)
+            out["draft_class"] = type(model).__name__
+            if request.get("weights"):
+                stage = "weights"
+                out["weights"] = load_weights_on_meta(cfg, model)
         out["verdict"] = "accepted"
     except (SystemExit, Exception) as exc:  # noqa: BLE001  (every refusal is a verdict)
         out.update(refusal(stage, exc, message(exc), raised_at(exc)))

@@ -98,12 +98,29 @@ def reported_by(runtime: str, message: str, table: dict) -> list[dict]:
             and re.search(r["match"], message)]
 
 
-def effective(record: dict) -> dict:
+def left_at_init(record: dict, runtime: str, version: str) -> list[str]:
+    """Parameters the release's own load left unfilled that it neither shares from the
+    target nor leaves unfilled in published drafters of the same class (loads.json): they
+    keep their random initialization."""
+    from drafter_lint.runtimes.loads import placeholders
+
+    unfilled = (record.get("weights") or {}).get("unfilled") or []
+    known = placeholders(runtime, version,
+                         (record.get("resolved") or {}).get("draft_class", "")) or ()
+    return [name for name in unfilled if name not in known]
+
+
+def effective(record: dict, runtime: str = "", version: str = "") -> dict:
     """The record as the server meets it: a launch whose start-up stages pass but whose
     chosen model runner's own reader raises (run_vllm.py `readers`) is refused when that
-    runner builds its proposer."""
+    runner builds its proposer; one whose weights leave a parameter at its random
+    initialization is refused too, silently (it drafts garbage)."""
     if record["verdict"] != "accepted":
         return record
+    left = left_at_init(record, runtime, version) if runtime else []
+    if left:
+        return dict(record, verdict="refused", message=f"left at init: {', '.join(left)}",
+                    where="the weights layer (no tensor filled them)")
     runner = "v2" if (record.get("resolved") or {}).get("use_v2_model_runner") else "v1"
     for value in ((record.get("readers") or {}).get(runner) or {}).values():
         if isinstance(value, dict) and "raised" in value:
@@ -114,7 +131,8 @@ def effective(record: dict) -> dict:
 
 def judge(linted: Linted, table: dict) -> list[str]:
     """What is wrong with the linter's findings for this launch ([] when nothing)."""
-    record, name = effective(linted.record), RUNTIME_NAMES[linted.runtime]
+    record = effective(linted.record, linted.runtime, linted.version)
+    name = RUNTIME_NAMES[linted.runtime]
     release = f"{linted.runtime}=={linted.version}"
     beyond = {b["id"] for b in table["beyond"] if b.get("release", release) == release}
     if record["id"] in beyond or record["verdict"] == "oracle-limit":

@@ -31,8 +31,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.p
                                 os.pardir, "drafter_lint", "dryrun"))
 # the gate's dry run: the same platform emulation, error reading and meta-device __init__
 from runner import launch_conditions, record  # noqa: E402
-from sglang_startup import (emulate_h100, init_draft_on_meta,  # noqa: E402
-                            publish_scheduler, raised_at)
+from sglang_startup import (  # noqa: E402
+    build_draft_on_meta,
+    describe,
+    emulate_h100,
+    load_weights_on_meta,
+    publish_scheduler,
+    raised_at,
+)
 from verdict import refusal  # noqa: E402
 
 DRAFT_KEYS = ("architectures", "model_type", "max_position_embeddings", "num_hidden_layers",
@@ -92,8 +98,12 @@ def _run(launch: dict, out: dict, stage: str) -> dict:
         out["resolved"]["draft_architecture"] = arch
         out["stages"]["config"] = "accepted"
         stage = "init"
-        out["resolved"].update(init_draft_on_meta(args, draft))
+        model = build_draft_on_meta(args, draft)
+        out["resolved"].update(describe(model))
         out["stages"]["init"] = "accepted"
+        stage = "weights"
+        out["weights"] = load_weights_on_meta(draft, model, out["resolved"]["algorithm"])
+        out["stages"]["weights"] = "skipped" if "skipped" in out["weights"] else "accepted"
         out["verdict"] = "accepted"
     except Exception as exc:  # noqa: BLE001  (every refusal is a verdict)
         out["stages"][stage] = "raised"

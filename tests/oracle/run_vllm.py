@@ -35,7 +35,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.p
 # the gate's dry run: the same platform emulation, error reading and meta-device __init__
 from runner import launch_conditions, record  # noqa: E402
 from verdict import refusal  # noqa: E402
-from vllm_startup import emulate_h100, init_draft_on_meta, message, raised_at  # noqa: E402
+from vllm_startup import (  # noqa: E402
+    emulate_h100,
+    init_draft_on_meta,
+    load_weights_on_meta,
+    message,
+    raised_at,
+)
 
 RESOLVED_KEYS = ("eagle_aux_hidden_state_layer_ids", "target_layer_ids", "layer_types",
                  "sliding_window", "max_position_embeddings", "num_hidden_layers",
@@ -144,8 +150,13 @@ def run(launch: dict) -> dict:
                     cfg.speculative_config.draft_model_config is not None:
                 out["readers"] = readers(cfg)
                 stage = "init"
-                out["resolved"]["draft_class"] = init_draft_on_meta(cfg)
+                model = init_draft_on_meta(cfg)
+                out["resolved"]["draft_class"] = type(model).__name__
                 out["stages"]["init"] = "accepted"
+                stage = "weights"
+                out["weights"] = load_weights_on_meta(cfg, model)
+                out["stages"]["weights"] = "skipped" if "skipped" in out["weights"] \
+                    else "accepted"
             out["verdict"] = "accepted"
         except Exception as exc:  # noqa: BLE001  (every refusal is a verdict)
             out["stages"][stage] = "raised"
