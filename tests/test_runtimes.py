@@ -495,3 +495,71 @@ def test_the_runner_policy_is_parsed_once_and_refuses_an_unknown_key():
         RunnerPolicy.read({"default": "model", "listed_unles": ["is_moe"]})
     with pytest.raises(ValueError, match="'V2'"):
         RunnerPolicy.read({"default": "V2"})
+
+
+# the functions whose string arguments are fact keys (runtimes/rows.py, runtimes/trained.py)
+LOOKUPS = {"lookup", "value", "matching", "Trained"}
+KEY = re.compile(r"[a-z0-9]+\.[a-z0-9][a-z0-9.-]*")
+
+
+def _code_strings(path: Path):
+    """(string constant, the name of the call it is an argument of, or "") in `path`,
+    docstrings left out."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body
+            and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    called = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            for arg in node.args:
+                called[id(arg)] = name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                id(node) not in docs:
+            yield node.value, called.get(id(node), "")
+
+
+def test_every_key_looked_up_is_declared_and_every_declared_key_is_used():
+    """runtimes/keys.py declares each fact key once with its value's type. Mutations
+    caught: a look-up of a key nobody declared (a typo that would answer None), a key
+    declared that no code asks for (a claim nothing reads)."""
+    from drafter_lint.family import FAMILY_TABLE
+    from drafter_lint.runtimes.keys import KEYS
+
+    own = {ROOT / "drafter_lint" / "runtimes" / n for n in ("table.py", "keys.py")}
+    files = [p for p in [*(ROOT / "drafter_lint").rglob("*.py"), *(ROOT / "rules").glob("*.py")]
+             if p not in own]
+    asked, strings = set(), set()
+    for path in files:
+        for text, call in _code_strings(path):
+            strings.add(text)
+            if call in LOOKUPS and KEY.fullmatch(text):
+                asked.add(text)
+    assert asked and asked <= set(KEYS), sorted(asked - set(KEYS))
+    # serves.<family> is asked through runtimes.serves(release, family)
+    served = {f"serves.{f.name}" for f in FAMILY_TABLE}
+    assert set(KEYS) - strings - served == set()
+
+
+def test_a_key_not_declared_fails_at_import_and_at_look_up():
+    """A row or a look-up with a key runtimes/keys.py does not declare raises, and so does
+    a row whose value is not of its key's type. Mutations caught: Fact's check dropped (a
+    mistyped row accepted at import), a look-up of a typo answering None or the default."""
+    release = runtimes.parse("vllm")
+    with pytest.raises(KeyError, match="'dflash.mask-source'"):
+        runtimes.Fact("dflash.mask-source", "vllm", ("/mask_token_id",), "silent", "V x",
+                      since="0.20.0")
+    with pytest.raises(TypeError, match="JSON pointers"):
+        runtimes.Fact("dflash.mask-sources", "vllm", ("mask_token_id",), "silent", "V x",
+                      since="0.20.0")
+    with pytest.raises(KeyError):
+        runtimes.value("dflash.mask-source", release, ())
+    with pytest.raises(KeyError):
+        runtimes.lookup("dflash.mask-source", release)
+    with pytest.raises(KeyError):
+        runtimes.matching([release], "dflash.mask-source")
+    assert runtimes.value("dflash.mask-sources", release)            # declared: answered

@@ -20,29 +20,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from drafter_lint.runtimes.policy import RunnerPolicy
+from drafter_lint.runtimes import keys
 
 _HISTORY = json.loads((Path(__file__).with_name("registries.json")).read_text(
     encoding="utf-8"))
-
-
-# keys whose runs are parsed into a type of their own
-DECODERS = {"runner.v2-policy": RunnerPolicy.read}
-
-
-def decode(key: str, value):
-    """`value` as the rows of `key` hold it (a run's JSON value, or an extractor's)."""
-    return DECODERS[key](value) if key in DECODERS else value
-
-
-def _value(key: str, run: dict):
-    value = run["value"]
-    if key in DECODERS:
-        return decode(key, value)
-    if not isinstance(value, dict):
-        return value
-    return {k: tuple(v) if k == "substrings" else frozenset(v) if isinstance(v, list) else v
-            for k, v in value.items()}
 
 
 def runs(key: str) -> list[tuple[str, str, str, object, str]]:
@@ -52,7 +33,7 @@ def runs(key: str) -> list[tuple[str, str, str, object, str]]:
         names: frozenset = frozenset()
         for run in found:
             if "value" in run:
-                value = _value(key, run)
+                value = keys.decode(key, run["value"])
             else:
                 names = (names - frozenset(run["removed"])) | frozenset(run["added"])
                 value = names

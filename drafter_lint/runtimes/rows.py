@@ -3,6 +3,7 @@ model runner when the row names one)."""
 
 from __future__ import annotations
 
+from drafter_lint.runtimes import keys
 from drafter_lint.runtimes.releases import Release, version_key
 from drafter_lint.runtimes.table import FACTS, Fact
 
@@ -22,7 +23,9 @@ def holds(fact: Fact, release: Release) -> bool:
 
 
 def lookup(key: str, release: Release) -> Fact | None:
-    """The row for `key` that holds for `release`, or None when it is not recorded."""
+    """The row for `key` that holds for `release`, or None when it is not recorded (a key
+    not declared in runtimes/keys.py raises KeyError)."""
+    keys.declared(key)
     return next((f for f in FACTS if f.key == key and holds(f, release)), None)
 
 
@@ -33,20 +36,23 @@ SERVES_ROWS = frozenset(f.key.split(".", 1)[1] for f in FACTS if f.key.startswit
 def serves(release: Release, family: str) -> bool:
     """Whether `release` serves drafters of `family` (unknown families: assume it does)."""
     key = "speculators" if family.startswith("speculators") else family
+    if key not in SERVES_ROWS:
+        return release.runtime != "reference"
     fact = lookup(f"serves.{key}", release)
-    if fact is None:
-        return key not in SERVES_ROWS and release.runtime != "reference"
-    return bool(fact.value)
+    return fact is not None and bool(fact.value)
 
 
 def value(key: str, release: Release, default=None):
-    """The value of `key` for `release`, or `default` when no row is recorded."""
+    """The value of `key` for `release`, or `default` when no row is recorded (a key not
+    declared raises KeyError)."""
     fact = lookup(key, release)
     return fact.value if fact is not None else default
 
 
 def matching(releases, key: str, test=bool) -> list[Release]:
-    """The releases for which `test(value)` holds for `key` (rows not recorded are skipped)."""
+    """The releases for which `test(value)` holds for `key` (rows not recorded are skipped;
+    a key not declared raises KeyError)."""
+    keys.declared(key)
     out = []
     for release in releases:
         fact = lookup(key, release)

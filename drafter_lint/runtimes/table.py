@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from drafter_lint.runtimes import registries
+from drafter_lint.runtimes import keys, registries
 
 
 @dataclass(frozen=True)
 class Fact:
-    key: str
+    key: str                 # declared with its value's type in runtimes/keys.py
     runtime: str
     value: object
     effect: str
@@ -32,6 +32,9 @@ class Fact:
     since: str = ""          # first release it holds for ("" only for the z-lab reference)
     until: str = ""          # first release it no longer holds for
     path: str = ""           # "v1" / "v2": holds only on that vLLM model runner
+
+    def __post_init__(self):
+        keys.check(self.key, self.value)      # a typo or a wrong value fails at import
 
 
 V, S, R = "vllm", "sglang", "reference"

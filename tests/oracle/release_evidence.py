@@ -131,7 +131,7 @@ def holds(probe: Probe, release: Release, fact) -> str | None:
     if probe.extract:
         value, at = release.extracted(probe.extract)
         return at if value is not None and \
-            runtimes.registries.decode(fact.key, value) == fact.value else None
+            runtimes.keys.decode(fact.key, value) == fact.value else None
     at = release.find(probe.files, probe.pattern)
     if at is None:
         return None
