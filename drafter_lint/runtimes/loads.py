@@ -34,3 +34,12 @@ def placeholders(runtime: str, version: str, draft_class: str) -> frozenset[str]
                 version_key(row["since"]) <= at <= version_key(row["until"]):
             return frozenset(row["placeholders"])
     return None
+
+
+def left_at_init(runtime: str, version: str, draft_class: str,
+                 unfilled) -> tuple[list[str], bool]:
+    """(the parameters a load left unfilled beyond the class's placeholders at this
+    release, whether that class's loads at this release are recorded at all). Unrecorded,
+    every unfilled parameter is listed: the caller decides what an unknown baseline means."""
+    known = placeholders(runtime, version, draft_class)
+    return [name for name in unfilled if name not in (known or ())], known is not None

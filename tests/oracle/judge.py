@@ -102,12 +102,10 @@ def left_at_init(record: dict, runtime: str, version: str) -> list[str]:
     """Parameters the release's own load left unfilled that it neither shares from the
     target nor leaves unfilled in published drafters of the same class (loads.json): they
     keep their random initialization."""
-    from drafter_lint.runtimes.loads import placeholders
+    from drafter_lint.runtimes.loads import left_at_init as left
 
-    unfilled = (record.get("weights") or {}).get("unfilled") or []
-    known = placeholders(runtime, version,
-                         (record.get("resolved") or {}).get("draft_class", "")) or ()
-    return [name for name in unfilled if name not in known]
+    return left(runtime, version, (record.get("resolved") or {}).get("draft_class", ""),
+                (record.get("weights") or {}).get("unfilled") or [])[0]
 
 
 def effective(record: dict, runtime: str = "", version: str = "") -> dict:
