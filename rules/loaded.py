@@ -84,7 +84,7 @@ def normalized_by_transformers(facts: Facts):
     """A field of config.json is changed or dropped when transformers loads it.
 
     Measured by loading in fresh interpreters on transformers 4.57.6 and 5.24.0 (the TF102
-    cases of tests/test_rule_cases.py hold it on the installed one): `Qwen3Config` nulls
+    cases in fixtures/rules/TF102/ hold it on the installed one): `Qwen3Config` nulls
     `sliding_window` unless `use_sliding_window` is true; `rope_theta` beside
     `rope_parameters` is dropped (the value inside `rope_parameters` wins) and
     `rope_scaling` replaces `rope_parameters`; with both `torch_dtype` and `dtype`,

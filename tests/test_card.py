@@ -172,8 +172,6 @@ CARD_CASES = [      # (rule, outcome, README text): each card rule fires and sta
     ("CRD105", "fail", _line(SPEC % 15).replace("```sh\n", "```sh\npip install vllm==0.32.1\n")),
     ("CRD105", "pass", _line(SPEC % 15).replace("```sh\n", "```sh\npip install vllm==0.33.0\n")),
 ]
-# CRD104 needs a hub: test_a_hub_cards_base_model_the_hub_does_not_have_is_a_finding
-CARD_CASES_ELSEWHERE = [("CRD104", "fail"), ("CRD104", "pass")]
 
 
 @pytest.mark.parametrize("rule,outcome,text", CARD_CASES,

@@ -545,6 +545,28 @@ def test_rules_and_explain_show_status(cli):
     assert "Status:" not in cli("explain", "DF101").out
 
 
+def test_every_rule_has_a_folder_with_a_failing_and_a_passing_case():
+    """A registered rule (any status but `removed`) has fixtures/rules/<CODE>/ with a case of
+    each outcome; a case held by another test names it, and that test exists."""
+    from rulecases import RULE_FIXTURES, cases_of, rules_with_cases
+
+    missing, lost = [], []
+    for code, entry in RULES.items():
+        if entry.status == "removed":
+            continue
+        cases = cases_of(code) if (RULE_FIXTURES / code / "cases.json").exists() else []
+        outcomes = {c.outcome for c in cases}
+        missing += [(code, o) for o in ("fail", "pass") if o not in outcomes]
+        for case in cases:
+            if case.test:
+                file, _, name = case.test.partition("::")
+                source = ROOT / file
+                if not source.exists() or f"def {name}(" not in source.read_text():
+                    lost.append(case.id)
+    unknown = [r for r in rules_with_cases() if r not in RULES]
+    assert (missing, unknown, lost) == ([], [], [])
+
+
 # --- CONTRIBUTING names every place -----------------------------------------------------
 
 
@@ -558,7 +580,8 @@ def _section(title: str) -> str:
 # the places each test above checks, as CONTRIBUTING must name them
 PLACES = {
     "Add a rule": ["rules/", "MODULES", "tools/docs.py", "tests/test_rule_cases.py",
-                   "tests/test_families.py", "drafter_lint/runtimes/", "applies=",
+                   "fixtures/rules/<CODE>/cases.json", "tests/data/census.json",
+                   "tests/rulecases.py", "drafter_lint/runtimes/", "applies=",
                    "Passes:", "Fix (safe|unsafe|display-only)", "REDIRECTS"],
     "Add a family": ["FAMILY_TABLE", "drafter_lint/family.py", "schemas/<schema>.schema.json",
                      "schemas/fields.json", "rules/__init__.py", "serves.<family>",

@@ -58,8 +58,8 @@ def test_rows_follow_their_release_range():
     assert runtimes.serves(runtimes.parse("vllm"), "speculators/dflash")
 
 
-# fact key -> the rule cases whose outcome it decides (tests/test_rule_cases.py CASES,
-# tests/test_families.py FAMILY_CASES, tests/test_gate.py GATE_CASES by rule and outcome).
+# fact key -> the rule cases whose outcome it decides (fixtures/rules/<CODE>/cases.json,
+# tests/test_gate.py GATE_CASES by rule and outcome).
 # The SGLang rows of dspark.* are decided in test_families.py
 # test_dspark_tokens_against_its_block (a native DSpark drafter, which no manifest has).
 PINNED_BY = {
@@ -191,11 +191,10 @@ PINNED_BY = {
 def test_every_fact_is_pinned_by_rule_cases():
     """Each row's effect on a rule is a case that would flip if the row changed. Mutation
     caught: a fact added (or a case removed) without a test of its effect."""
-    from test_families import FAMILY_CASES
+    from rulecases import all_cases
     from test_gate import GATE_CASES
-    from test_rule_cases import CASES
 
-    ids = {c.id for c in CASES + FAMILY_CASES}
+    ids = {c.id for c in all_cases() if not c.test}
     ids |= {f"gate:{rule}-{outcome}" for rule, outcome, *_ in GATE_CASES}
     assert set(PINNED_BY) == {f.key for f in runtimes.FACTS}
     for key, cases in PINNED_BY.items():
@@ -239,16 +238,17 @@ def test_local_verifier_refusal_follows_its_release(tmp_path):
     0.32.0 used it. Mutation caught: the row's `since` ignored (0.32 told it refuses) or
     the row dropped (0.33 not told)."""
     from drafter_lint.rules import RULES
-    from test_families import SPC, Case, build
+    from rulecases import Case, build
+    from test_families import SPC
 
     from drafter_lint.engine import lint
     from drafter_lint.options import Options
 
-    case = Case("SPC107", "fail", "", SPC,
-                [("replace", "/speculators_config/verifier/name_or_path", "/model/from_s3")])
+    case = Case("SPC107", "fail", "", base=SPC,
+                ops=[("replace", "/speculators_config/verifier/name_or_path", "/model/from_s3")])
     messages = {}
     for version in ("0.33.0", "0.32.0"):
-        checkpoint, target = build(case, tmp_path / version)
+        checkpoint, target, _ = build(case, tmp_path / version)
         result = lint(checkpoint, Options(rules=RULES, target=target, runtime=runtimes.parse(f"vllm=={version}")))
         messages[version] = [f.message for f in result.findings if f.rule == "SPC107"]
     assert "vLLM 0.33.0 refuses" in messages["0.33.0"][0]

@@ -238,10 +238,10 @@ def test_wording_names_what_is_there(cli, tmp_path):
 def test_the_short_context_message_says_what_the_release_does(release, says, tmp_path):
     """SGLang raises the draft's max_position_embeddings with the override variable only from
     0.5.3 (configs/model_config.py:270-274). Mutation caught: the 0.5.3 wording for 0.5.2."""
-    from test_families import FAMILY_CASES, run_case
+    from rulecases import cases_of, lint_case
 
-    case = next(c for c in FAMILY_CASES if c.rule == "DL013" and c.runtime == release)
-    found = [f for f in run_case(case, tmp_path).findings if f.rule == "DL013"]
+    case = next(c for c in cases_of("DL013") if c.runtime == release)
+    found = [f for f in lint_case(case, tmp_path).findings if f.rule == "DL013"]
     assert len(found) == 1 and says in found[0].message, [f.message for f in found]
 
 
