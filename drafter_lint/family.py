@@ -137,8 +137,7 @@ class Family:
     @property
     def runtimes(self) -> tuple[str, ...]:
         """The runtimes whose facts say whether they serve it (`serves.<name>` rows)."""
-        return tuple(sorted({f.runtime for f in runtimes.FACTS
-                             if f.key == f"serves.{self.name}"}))
+        return runtimes.recorded_for(f"serves.{self.name}")
 
 
 # In detection order: the first whose signature matches names the checkpoint.

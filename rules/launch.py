@@ -215,8 +215,7 @@ def flag_removed(facts: Facts):
         return
     if runtimes.value("vllm.legacy-speculative-flags", release) is False:
         flags = ", ".join(dict.fromkeys(facts.launch.legacy_flags))
-        since = next(f.since for f in runtimes.FACTS
-                     if f.key == "vllm.legacy-speculative-flags" and f.value is False)
+        since = runtimes.held_since("vllm.legacy-speculative-flags", lambda v: v is False)
         yield Finding("", f"{flags}: {release.label} has no such flag (--speculative-config "
                       f"replaced it from vLLM {since}) and refuses the line; write "
                       f"--speculative-config '{{\"method\": ..., \"model\": ..., "

@@ -100,8 +100,7 @@ def unserved(facts: Facts):
     if facts.runtime is not None and not facts.releases:
         refusing = [facts.runtime]
     if refusing:
-        last = next((f.until for f in runtimes.FACTS if f.key == "serves.medusa"
-                     and f.value and f.until), None)
+        last = runtimes.held_until("serves.medusa")
         served = f" (vLLM served them before {last})" \
             if last and any(r.runtime == "vllm" for r in refusing) else ""
         yield Finding("", f"{runtimes.agree(refusing, 'does')} not serve Medusa heads and "

@@ -207,9 +207,8 @@ def fc_quantized_by_release(facts: Facts):
     if not name or not (type(text.get("mtp_num_hidden_layers")) is int
                         and text["mtp_num_hidden_layers"] > 0):
         return
-    if not any(name in methods for fact in runtimes.FACTS
-               if fact.key == "mtp.unquantized-fc-under"
-               for kind, methods in fact.value.items() if model_type.startswith(kind)):
+    if not runtimes.ever("mtp.unquantized-fc-under", lambda by_kind: any(
+            name in methods for kind, methods in by_kind.items() if model_type.startswith(kind))):
         return          # no release special-cases this layout: nothing known about it
     building = [r for r in vllm_releases(facts) if name not in _forced_unquantized(model_type, r)]
     if building and scheme.decide("mtp.fc").built is Built.QUANTIZED:
@@ -256,8 +255,7 @@ def moe_exclusion_unread(facts: Facts):
     vllm = vllm_releases(facts)
     if scheme is None or not vllm:
         return
-    if not any(scheme.name in fact.value for fact in runtimes.FACTS
-               if fact.key == "quant.moe-exclusions-read"):
+    if not runtimes.ever("quant.moe-exclusions-read", lambda methods: scheme.name in methods):
         return          # no release is known to read this method's MoE exclusions: unknown
     keeping = [r for r in vllm if runtimes.value("quant.moe-exclusions-read", r) is not None
                and scheme.name not in runtimes.value("quant.moe-exclusions-read", r)]

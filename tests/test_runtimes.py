@@ -498,7 +498,8 @@ def test_the_runner_policy_is_parsed_once_and_refuses_an_unknown_key():
 
 
 # the functions whose string arguments are fact keys (runtimes/rows.py, runtimes/trained.py)
-LOOKUPS = {"lookup", "value", "matching", "Trained"}
+LOOKUPS = {"lookup", "value", "matching", "ever", "held_since", "held_until", "recorded_for",
+           "Trained"}
 KEY = re.compile(r"[a-z0-9]+\.[a-z0-9][a-z0-9.-]*")
 
 
@@ -563,3 +564,18 @@ def test_a_key_not_declared_fails_at_import_and_at_look_up():
     with pytest.raises(KeyError):
         runtimes.matching([release], "dflash.mask-source")
     assert runtimes.value("dflash.mask-sources", release)            # declared: answered
+
+
+def test_questions_about_every_recorded_release():
+    """The named questions rules ask of all rows of a key at once (runtimes/rows.py).
+    Mutations caught: the first row taken instead of the earliest / latest, a test
+    ignored, an undeclared key answered."""
+    assert runtimes.held_until("serves.medusa") == "0.33.0"
+    assert runtimes.held_since("vllm.legacy-speculative-flags", lambda v: v is False) == "0.8.3"
+    assert runtimes.held_since("dflash.reads-use-swa") == "0.25.0"
+    assert runtimes.held_since("serves.dflash2", lambda v: v is True) == "0.5.19"
+    assert runtimes.ever("quant.moe-exclusions-read", lambda methods: "modelopt_fp4" in methods)
+    assert not runtimes.ever("quant.moe-exclusions-read", lambda methods: "gptq" in methods)
+    assert runtimes.recorded_for("serves.medusa") == ("sglang", "vllm")
+    with pytest.raises(KeyError):
+        runtimes.ever("serves.medusas")

@@ -22,10 +22,12 @@ from drafter_lint.runtimes.releases import (
     version_key,
 )
 from drafter_lint.runtimes.path import Context, on_path, on_runner
-from drafter_lint.runtimes.rows import SERVES_ROWS, holds, lookup, matching, serves, value
+from drafter_lint.runtimes.rows import (SERVES_ROWS, ever, held_since, held_until, holds, lookup,
+                                        matching, recorded_for, serves, value)
 from drafter_lint.runtimes.table import FACTS, Fact
 
 __all__ = ["FACTS", "KNOWN", "LABEL", "PUBLISHED", "RELEASE_VERSION", "SERVES_ROWS", "SERVING",
            "SGLANG_LABEL", "VLLM_LABEL", "Context", "Fact", "Release", "UnknownRuntime",
-           "agree", "default_releases", "holds", "labels", "lookup", "matching", "newest",
-           "on_path", "on_runner", "parse", "serves", "value", "version_key"]
+           "agree", "default_releases", "ever", "held_since", "held_until", "holds", "labels",
+           "lookup", "matching", "newest", "on_path", "on_runner", "parse", "recorded_for",
+           "serves", "value", "version_key"]

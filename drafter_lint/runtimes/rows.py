@@ -59,3 +59,36 @@ def matching(releases, key: str, test=bool) -> list[Release]:
         if fact is not None and test(fact.value):
             out.append(release)
     return out
+
+
+# Questions about every recorded release at once (not one release's row)
+
+def _passing(key: str, test) -> list[Fact]:
+    keys.declared(key)
+    return [f for f in FACTS if f.key == key and test(f.value)]
+
+
+def ever(key: str, test=bool) -> bool:
+    """Whether `test(value)` holds for some row of `key`, in any recorded release: does
+    any release special-case this?"""
+    return bool(_passing(key, test))
+
+
+def held_since(key: str, test=bool) -> str | None:
+    """The earliest release from which a row of `key` whose value passes `test` holds, or
+    None when none does."""
+    found = [f.since for f in _passing(key, test) if f.since]
+    return min(found, key=version_key) if found else None
+
+
+def held_until(key: str, test=bool) -> str | None:
+    """The latest release at which a row of `key` whose value passes `test` stops holding
+    (its `until`), or None when no such row has ended."""
+    found = [f.until for f in _passing(key, test) if f.until]
+    return max(found, key=version_key) if found else None
+
+
+def recorded_for(key: str) -> tuple[str, ...]:
+    """The runtimes with rows of `key`, sorted."""
+    return tuple(sorted({f.runtime for f in _passing(key, lambda _: True)}))
+
