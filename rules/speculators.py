@@ -459,3 +459,49 @@ def dflash_causality_default(facts: Facts):
                       "written: speculators trains sliding layers causal by default, but "
                       f"{label} reads the missing key as true and serves them "
                       "non-causal; write the value training used")
+
+
+def _rope_kind(config: dict) -> tuple[str, str | None, dict | None]:
+    """The RoPE type a config asks for, the key that says it (`rope_scaling`, else
+    `rope_parameters`) and its value; ("default", None, None) when neither scales."""
+    for key in ("rope_scaling", "rope_parameters"):
+        params = config.get(key)
+        if isinstance(params, dict):
+            kind = params.get("rope_type", params.get("type", "default"))
+            if isinstance(kind, str) and kind != "default":
+                return kind, key, params
+    return "default", None, None
+
+
+@rule("SPC117", "speculators-rope-scaling-vs-target", "warning", "speculators",
+      needs=("config", "target"))
+def rope_scaling_vs_target(facts: Facts):
+    """`transformer_layer_config` lacks the RoPE scaling of a rope-scaled target.
+
+    vLLM builds the draft's config from `transformer_layer_config` alone (vllm==0.33.0
+    transformers_utils/configs/speculators/base.py:58-63), and the EAGLE-3 layer takes its
+    RoPE from that config (model_executor/models/llama.py:243-247, the layer
+    llama_eagle3.py:27-28 builds on). A head trained on a rope-scaled target (Llama-3.1's
+    `llama3`, YaRN) whose layer config lost `rope_scaling` runs default RoPE: positions are
+    encoded otherwise than in training, silently. speculators' Eagle3 converter forwarded
+    only `rope_theta` until vllm-project/speculators#574.
+
+    Warns: the target's `rope_scaling` is `{"rope_type": "yarn", ...}` and
+    `transformer_layer_config` has no `rope_scaling` (or another type). Passes: the same
+    RoPE type in both.
+    """
+    layer = raw(facts, "/transformer_layer_config", None)
+    label = vllm_label(facts)
+    if not isinstance(layer, dict) or label is None:
+        return
+    wanted, _, params = _rope_kind(facts.target.config)
+    have, key, _ = _rope_kind(layer)
+    if wanted == "default" or have == wanted:
+        return
+    written = f"{key} of type {have}" if key else "no rope_scaling"
+    yield Finding(f"/transformer_layer_config/{key or 'rope_scaling'}",
+                  f"transformer_layer_config has {written} but the target's RoPE is "
+                  f"{wanted} ({json.dumps(params, sort_keys=True)}); {label} builds the draft "
+                  f"from transformer_layer_config, so the head runs {have} RoPE where the "
+                  f"target runs {wanted}; a head trained with the target's RoPE (as "
+                  "speculators trains it) needs the target's rope_scaling copied in")
