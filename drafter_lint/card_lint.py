@@ -48,20 +48,21 @@ def card_findings(checkpoint: Checkpoint, options: Options, facts: Facts | None 
             continue                                  # CRD101 says it
         try:     # flags as the release the card pins (or --runtime) reads them (LCH108);
             # an unpinned card may be written for any release: the gate's own lists
-            launch = locate(list(line.argv), inherited={})
-            named = launch.runtime in checkpoint.card.pins or (
-                options.runtime is not None and options.runtime.runtime == launch.runtime)
-            read(launch, _card_release(launch.runtime, options, checkpoint.card.pins)
-                 if named else None)
+            server = locate(list(line.argv), inherited={})
+            named = server.runtime in checkpoint.card.pins or (
+                options.runtime is not None and options.runtime.runtime == server.runtime)
+            launch = read(server, _card_release(server.runtime, options,
+                                                checkpoint.card.pins) if named else None)
         except GateError as exc:
             unread = replace(line, problem=f"{exc}")
             plans.append((line, dict(card_line=unread, select=("CRD101",), ignore=()), False))
             continue
         if launch.draftless or not codes:
             continue
-        launch.release = _card_release(launch.runtime, options, checkpoint.card.pins)
-        plans.append((line, dict(launch=launch, card_line=line, select=codes, ignore=(),
-                                 runtime=launch.release), True))
+        release = _card_release(launch.runtime, options, checkpoint.card.pins)
+        plans.append((line, dict(launch=launch, server=replace(server, release=release),
+                                 card_line=line, select=codes, ignore=(), runtime=release),
+                      True))
     results = variants(checkpoint, options, [change for _, change, _ in plans], facts)
     placed, linted = [], set()    # (finding, what makes it the same as another)
     for (line, _, launched), found in zip(plans, results):

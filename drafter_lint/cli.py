@@ -437,8 +437,8 @@ def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
         where = f"in {output_file}" if output_file else "shown above"
         shown = (f"{len(result.findings)} finding(s) below {decision.fail_on}, {where}"
                  if result.findings else "no findings")
-        _note(f"gate passed ({shown}); starting {decision.launch.server}")
-    _exec(decision.launch)
+        _note(f"gate passed ({shown}); starting {decision.server.label}")
+    _exec(decision.server)
 
 
 def _gate_report(result, fmt: str, colour: str, output_file: str | None = None) -> None:
@@ -458,15 +458,15 @@ def _gate_report(result, fmt: str, colour: str, output_file: str | None = None) 
     click.echo(text, nl=not text.endswith("\n"), err=True, color=use)
 
 
-def _exec(launch) -> None:
+def _exec(server) -> None:
     """Replace this process with the launch line, unchanged (launchers included), its
     VAR=value prefix in the environment."""
     sys.stdout.flush()
     sys.stderr.flush()
     try:
-        os.execvpe(launch.argv[0], launch.argv, {**os.environ, **launch.exec_env})
+        os.execvpe(server.argv[0], list(server.argv), {**os.environ, **server.exec_env})
     except OSError as exc:
-        raise Abort(f"cannot start {launch.argv[0]}: {exc.strerror or exc}") from None
+        raise Abort(f"cannot start {server.argv[0]}: {exc.strerror or exc}") from None
 
 
 @cli.command()

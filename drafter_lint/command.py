@@ -1,6 +1,6 @@
 """A server's command line as the server reads it: `vllm serve ...`, `python -m
 sglang.launch_server ...` and the launchers around them (env, uv run, taskset, ...) into a
-`Launch` (drafter_lint/launch.py). Used by the gate before a server starts and by the model
+`ServerContext` and a `LaunchLine` (drafter_lint/launch.py). Used by the gate before a server starts and by the model
 card's launch lines (drafter_lint/card.py, rules/card.py)."""
 
 from __future__ import annotations
@@ -10,14 +10,15 @@ import math
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
+from types import MappingProxyType, SimpleNamespace
 
 
 from drafter_lint.bounded import read_regular, read_text
 from drafter_lint.errors import GateError
 from drafter_lint.findings import describe
-from drafter_lint.launch import Launch
+from drafter_lint.launch import LaunchLine, ServerContext, frozen
 from drafter_lint.runtimes import Release, grammar
 
 
@@ -375,15 +376,15 @@ def _python_module(words: list[str]) -> tuple[str | None, int]:
 
 
 def parse(argv: list[str], inherited: dict[str, str] | None = None,
-          release: Release | None = None) -> Launch:
+          release: Release | None = None) -> LaunchLine:
     """The launch line `argv` as the server reads it; `inherited` is the environment the
     gate itself runs in (default: this process's), which the server inherits unless the
     line clears it (`env -i`). With `release`, its flags are read as that release's own
-    parser reads them (`read`)."""
+    parser reads them (`read`). Its server context is `locate`'s."""
     return read(locate(argv, inherited), release)
 
 
-def locate(argv: list[str], inherited: dict[str, str] | None = None) -> Launch:
+def locate(argv: list[str], inherited: dict[str, str] | None = None) -> ServerContext:
     """The launchers, environment and server command of `argv`, its flags not yet read:
     enough to find the interpreter and release behind it."""
     env, line = _split_env(argv)
@@ -397,34 +398,55 @@ def locate(argv: list[str], inherited: dict[str, str] | None = None) -> Launch:
     if not command:
         raise GateError(f"no server command after {' '.join(line[:3])}")
     runtime, server_args = _server(command)
-    launch = Launch(runtime, line, seen, server_args=server_args)
-    launch.env_cleared, launch.command, launch.exec_env = wrapped.cleared, command, env
-    launch.unset, launch.cwd, launch.uv_project = wrapped.unset, wrapped.cwd, \
-        wrapped.uv_project
-    launch.inherited = dict(os.environ if inherited is None else inherited)
+    server = ServerContext(
+        runtime, tuple(line), tuple(command), tuple(server_args), MappingProxyType(env),
+        MappingProxyType(seen), MappingProxyType(dict(os.environ if inherited is None
+                                                       else inherited)),
+        wrapped.cleared, frozenset(wrapped.unset), wrapped.cwd, wrapped.uv_project)
     for key, value in wrapped.env_file.items():
         # which of the two uv lets win is not modelled: only an agreeing or new one is read
-        if launch.environment.get(key, value) != value:
+        if server.environment.get(key, value) != value:
             raise GateError(f"uv run --env-file sets {key}, which the line's environment "
                             f"also sets to another value; the gate cannot tell which the "
                             f"server sees")
-        launch.env[key] = value
-    return launch
+        seen[key] = value
+    return replace(server, env=MappingProxyType(dict(seen)))
 
 
-def read(launch: Launch, release: Release | None = None) -> Launch:
-    """Read the server flags of a located launch. With a `release` whose grammar is
-    recorded (runtimes/grammar.py), each flag is resolved as that release's parser does
-    (unique prefixes, `--a_b` on vLLM, which options take a value) and what it refuses is
-    kept in `launch.flag_problems` (LCH108); else the gate's own lists read them."""
+def read(server: ServerContext, release: Release | None = None) -> LaunchLine:
+    """The server flags of a located launch, read once into a frozen line. With a
+    `release` whose grammar is recorded (runtimes/grammar.py), each flag is resolved as
+    that release's parser does (unique prefixes, `--a_b` on vLLM, which options take a
+    value) and what it refuses is kept in `flag_problems` (LCH108); else the gate's own
+    lists read them."""
     found = grammar.for_release(release) if release is not None and \
-        release.runtime == launch.runtime else None
-    launch.flags_for = release if found is not None else None
-    if launch.runtime == "vllm":
-        served = launch.server_args[:1] == ["serve"]
-        return _parse_vllm(launch, launch.server_args[1 if served else 0:], served,
-                           launch.cwd, found)
-    return _parse_sglang(launch, launch.server_args, launch.cwd, found)
+        release.runtime == server.runtime else None
+    launch = _Reading(runtime=server.runtime,
+                      flags_for=release if found is not None else None)
+    args = list(server.server_args)
+    if server.runtime == "vllm":
+        served = args[:1] == ["serve"]
+        _parse_vllm(launch, args[1 if served else 0:], served, server.cwd, found)
+    else:
+        _parse_sglang(launch, args, server.cwd, found)
+    return launch.line()
+
+
+class _Reading(SimpleNamespace):
+    """A LaunchLine while the parsers fill it in (their only mutable state)."""
+
+    def __init__(self, **given):
+        defaults = {f.name: f.default for f in fields(LaunchLine)
+                    if f.default is not MISSING}
+        super().__init__(**{**defaults, "hf_overrides": {}, "legacy_flags": [],
+                            "flag_problems": [], **given})
+
+    def line(self) -> LaunchLine:
+        values = dict(vars(self))
+        values.update(hf_overrides=frozen(values["hf_overrides"]),
+                      legacy_flags=tuple(values["legacy_flags"]),
+                      flag_problems=tuple(values["flag_problems"]))
+        return LaunchLine(**values)
 
 
 def _server(argv_rest: list[str]) -> tuple[str, list[str]]:
@@ -726,8 +748,8 @@ def _options_end(args: list[str], server: str, slots: int = 0) -> None:
                         f"remove the `--`")
 
 
-def _parse_vllm(launch: Launch, args, positional_model: bool, cwd: str | None = None,
-                found: grammar.Grammar | None = None) -> Launch:
+def _parse_vllm(launch: _Reading, args, positional_model: bool, cwd: str | None = None,
+                found: grammar.Grammar | None = None) -> _Reading:
     before = args[:args.index("--")] if "--" in args else args
     _options_end(args, "vLLM", int(positional_model and not any(
         v for o, v in _options(before, VLLM_BOOLEANS) if o is None)))
@@ -813,8 +835,8 @@ SGLANG_SPECULATIVE = ("--speculative-algorithm", "--speculative-draft-model-path
                       "--speculative-attention-mode", "--speculative-draft-model")
 
 
-def _parse_sglang(launch: Launch, args, cwd: str | None = None,
-                  found: grammar.Grammar | None = None) -> Launch:
+def _parse_sglang(launch: _Reading, args, cwd: str | None = None,
+                  found: grammar.Grammar | None = None) -> _Reading:
     """argparse rules (sglang==0.5.23 server_args.py:679, allow_abbrev on): a unique prefix
     of a known option is that option, an ambiguous one is refused."""
     _options_end(args, "SGLang")
@@ -844,7 +866,8 @@ def _parse_sglang(launch: Launch, args, cwd: str | None = None,
     return _sglang_method(launch)
 
 
-def _read_sglang(launch: Launch, args, cwd: str | None, found: grammar.Grammar) -> Launch:
+def _read_sglang(launch: _Reading, args, cwd: str | None, found: grammar.Grammar
+                 ) -> _Reading:
     """SGLang's flags as `found`'s parser reads them: each option by any spelling."""
     from_file, own = _config_files(args, _Flags(found), cwd)
     pairs = list(_grammar_options(own, found, launch.flag_problems))
@@ -863,7 +886,7 @@ def _read_sglang(launch: Launch, args, cwd: str | None, found: grammar.Grammar) 
     return _sglang_method(launch)
 
 
-def _sglang_method(launch: Launch) -> Launch:
+def _sglang_method(launch: _Reading) -> _Reading:
     if isinstance(launch.method, str):
         launch.method = launch.method.upper()     # speculative_hook.py:137-143
     if launch.method in ("NEXTN", "EAGLE") and launch.draft is None:

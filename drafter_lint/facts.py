@@ -10,7 +10,7 @@ from drafter_lint.checkpoint import Checkpoint
 from drafter_lint.family import method as family_method
 from drafter_lint.family import rule_families
 from drafter_lint.findings import Finding
-from drafter_lint.launch import Launch
+from drafter_lint.launch import DryRunVerdict, LaunchLine, ServerContext
 from drafter_lint.loading import Pending
 from drafter_lint.options import Options
 from drafter_lint.reference import Reference
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from drafter_lint.loading import Loaded
 
 MISSING = object()
-NO_LAUNCH = Launch()
+NO_LAUNCH = LaunchLine()
+NO_SERVER = ServerContext()
 
 
 @dataclass
@@ -52,10 +53,21 @@ class Facts:
         return self.options.runtime
 
     @property
-    def launch(self) -> Launch:
-        """The launch (`gate`'s line, or check's --num-speculative-tokens); an empty one
-        without (rules that need it are skipped then, see engine.NEEDS)."""
+    def launch(self) -> LaunchLine:
+        """The launch line (`gate`'s, a card's, or check's --num-speculative-tokens); an
+        empty one without (rules that need it are skipped then, see engine.NEEDS)."""
         return self.options.launch or NO_LAUNCH
+
+    @property
+    def server(self) -> ServerContext:
+        """Where the launch's server runs: its environment and the release behind it (an
+        empty context without)."""
+        return self.options.server or NO_SERVER
+
+    @property
+    def dry_run(self) -> DryRunVerdict | None:
+        """The runtime's own start-up verdict on the launch (`gate`), or None."""
+        return self.options.dry_run
 
     @property
     def use_cache(self) -> bool:
@@ -104,7 +116,7 @@ class Facts:
             target = dict(self.target.config, architectures=self.target.architectures)
             target["quantization_config"] = {} if self.target.quantized else None
         context = runtimes.Context(target=target, method=method, draft=self.config,
-                          env=self.launch.environment)
+                          env=self.server.environment)
         return runtimes.on_path(release, context)
 
     @property

@@ -14,7 +14,7 @@ import time
 import re
 import signal
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -25,8 +25,7 @@ from drafter_lint.errors import GateError, UsageError
 from drafter_lint.findings import Finding, Result, Severity, describe
 from drafter_lint.command import locate, parse, read  # noqa: F401 - parse: tests
 from drafter_lint.hub import HubError, fetch, offline_mode, parse_repo_arg, settings
-from drafter_lint.launch import Launch
-from drafter_lint.options import Options
+from drafter_lint.launch import DryRunVerdict, LaunchLine, ServerContext, thawed
 from drafter_lint.progress import waiting
 from drafter_lint.remote import materialize
 from drafter_lint.run import Run
@@ -54,10 +53,10 @@ def server_cache(env: dict[str, str]) -> str:
 
 
 @contextmanager
-def server_hub(launch: Launch):
+def server_hub(server: ServerContext):
     """Hub look-ups made with the environment the server will see (the line's variables,
     `env -i`/`-u` applied), not the gate's own: they resolve the copy the server loads."""
-    env = launch.environment
+    env = server.environment
     saved = {name: os.environ.get(name) for name in HUB_VARIABLES}
     try:
         for name in HUB_VARIABLES:
@@ -75,10 +74,11 @@ def server_hub(launch: Launch):
                 os.environ[name] = value
 
 
-def resolve_models(run: Run, launch: Launch, target_arg):
-    """(drafter checkpoint folder, Target) named by the launch line (or --target), failing
-    closed: a line whose target or drafter cannot be resolved is refused, never linted
-    with less."""
+def resolve_models(run: Run, launch: LaunchLine, server: ServerContext, target_arg):
+    """(drafter checkpoint folder, Target, the line) named by the launch line (or
+    --target), failing closed: a line whose target or drafter cannot be resolved is
+    refused, never linted with less. `vllm serve SPECULATOR`'s line names its verifier as
+    the target."""
 
     if not (target_arg or launch.target):
         raise GateError("the launch line names no target model (vLLM: the model after "
@@ -86,24 +86,24 @@ def resolve_models(run: Run, launch: Launch, target_arg):
     if not launch.draft:
         raise GateError("the launch line names no draft model (vLLM: --speculative-config "
                         "model; SGLang: --speculative-draft-model-path)")
-    draft = resolve(run, launch.path(launch.draft), "draft model", headers=True,
+    draft = resolve(run, server.path(launch.draft), "draft model", headers=True,
                     revision=launch.draft_revision)
     if launch.speculators_direct and not target_arg:
         verifier = _verifier(draft)
         if verifier is None:
             raise GateError(f"{launch.draft} names no verifier (speculators_config.verifier."
                             f"name_or_path), which `vllm serve SPECULATOR` serves")
-        launch.target = verifier
+        launch = replace(launch, target=verifier)
     try:
         target = resolve_target(str(target_arg or resolve(
-            run, launch.path(launch.target), "target model",
+            run, server.path(launch.target), "target model",
             revision=launch.target_revision)), run.offline)
     except TargetError as exc:
         raise GateError(str(exc)) from None
     if launch.hf_overrides:
-        target = overridden(target, launch.hf_overrides)
+        target = overridden(target, thawed(launch.hf_overrides))
     try:
-        return find_root(draft), target
+        return find_root(draft), target, launch
     except CheckpointNotFound as exc:
         raise GateError(f"draft model: {exc}") from None
 
@@ -118,7 +118,7 @@ def _verifier(folder: Path) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def speculation(run: Run, launch: Launch) -> str:
+def speculation(run: Run, launch: LaunchLine, server: ServerContext) -> str:
     """What a vLLM line without a speculative config serves: "speculators" when its model
     is a speculators checkpoint (vLLM then serves the verifier it names with it as the
     draft, vllm==0.33.0 transformers_utils/config.py:837-873), else "none"."""
@@ -127,7 +127,7 @@ def speculation(run: Run, launch: Launch) -> str:
     why = f"cannot tell whether {launch.target} is a speculators checkpoint, which vLLM " \
           f"serves with its verifier"
     try:
-        folder = Path(resolve(run, launch.path(launch.target), "model", headers=True,
+        folder = Path(resolve(run, server.path(launch.target), "model", headers=True,
                               revision=launch.target_revision))
         if not (folder / "config.json").exists():
             return "none"            # a GGUF file, a folder without config.json
@@ -183,17 +183,17 @@ DRYRUN = Path(__file__).resolve().parent / "dryrun"
 PYTHON_NAME = re.compile(r"(python|pypy)(\d+(\.\d+)*)?(-dbg)?")
 
 
-def interpreter(launch: Launch) -> str | None:
+def interpreter(server: ServerContext) -> str | None:
     """The Python that will run the server: `python -m ...` itself, or the interpreter on
     the `#!` line of the `vllm` / `sglang` console script found on the launch's PATH. None
     when that is not a Python (a shell script, a binary): nothing is then run through it."""
 
-    command = launch.command or launch.argv
+    command = server.command or server.argv
     program = command[0]
-    path = launch.environment.get("PATH")
+    path = server.environment.get("PATH")
     # `uv run` uses its project's venv (--project, else where it runs)
-    local = Path(launch.uv_project or launch.cwd or ".") / ".venv" / "bin" / program
-    found = str(local.resolve()) if "uv" in launch.argv[:1] and local.is_file() else \
+    local = Path(server.uv_project or server.cwd or ".") / ".venv" / "bin" / program
+    found = str(local.resolve()) if "uv" in server.argv[:1] and local.is_file() else \
         shutil.which(program, path=path)
     if found is None:
         return None
@@ -243,14 +243,15 @@ def _kill_group(process: subprocess.Popen) -> None:
             stream.close()
 
 
-def installed_version(python: str, launch: Launch, timeout: float = 30.0) -> str | None:
+def installed_version(python: str, server: ServerContext, timeout: float = 30.0
+                      ) -> str | None:
     """The version of the runtime's distribution as `python` sees it (its metadata only:
     the runtime is not imported), with the launch line's environment."""
 
     query = "import importlib.metadata as m, sys; sys.stdout.write(m.version(sys.argv[1]))"
     try:
-        done = _run_group([python, "-c", query, launch.runtime], launch.environment,
-                          timeout, capture=True, cwd=launch.cwd)
+        done = _run_group([python, "-c", query, server.runtime], server.environment,
+                          timeout, capture=True, cwd=server.cwd)
     except OSError:
         return None
     if done is None:
@@ -259,44 +260,43 @@ def installed_version(python: str, launch: Launch, timeout: float = 30.0) -> str
     return version if done[0] == 0 and version else None
 
 
-def dry_run(python: str, launch: Launch, timeout: float) -> dict:
+def dry_run(python: str, server: ServerContext, timeout: float) -> DryRunVerdict:
     """The runtime's own start-up resolution of the launch's arguments, in `python`
-    (drafter_lint/dryrun/<runtime>_startup.py): {"verdict": "accepted" | "refused" |
-    "unavailable", "message", "where", "seconds", ...}. No weights, no device memory."""
+    (drafter_lint/dryrun/<runtime>_startup.py), typed once: accepted, refused (with the
+    message and file:line that raised) or unavailable (why). No weights, no device
+    memory."""
 
-    script = DRYRUN / f"{launch.runtime}_startup.py"
+    script = DRYRUN / f"{server.runtime}_startup.py"
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="drafter-lint-dryrun-") as work:
         out = Path(work) / "verdict.json"
-        request = json.dumps({"argv": launch.server_args, "init": True, "out": str(out)})
+        request = json.dumps({"argv": list(server.server_args), "init": True,
+                              "out": str(out)})
         try:
-            with waiting(f"{launch.runtime}'s own start-up (at most {timeout:g} s)",
+            with waiting(f"{server.runtime}'s own start-up (at most {timeout:g} s)",
                          what="the dry run"):
-                done = _run_group([python, str(script), request], launch.environment,
-                                  timeout, cwd=launch.cwd)
+                done = _run_group([python, str(script), request], server.environment,
+                                  timeout, cwd=server.cwd)
         except OSError as exc:
-            return {"verdict": "unavailable", "message": str(exc), "seconds": 0.0}
+            return DryRunVerdict("unavailable", message=str(exc))
         if done is None:
-            return {"verdict": "unavailable", "seconds": round(time.monotonic() - started, 1),
-                    "message": f"no verdict within {timeout:g} s"}
+            return DryRunVerdict("unavailable", message=f"no verdict within {timeout:g} s",
+                                 seconds=round(time.monotonic() - started, 1))
         try:
-            verdict = json.loads(out.read_text())
+            data = json.loads(out.read_text())
         except (OSError, ValueError):
-            verdict = {"verdict": "unavailable", "message": "the dry run wrote no verdict"}
-    verdict["seconds"] = round(time.monotonic() - started, 1)
-    return verdict
+            data = None
+    return DryRunVerdict.of(data, round(time.monotonic() - started, 1))
 
 
-def dry_run_note(launch: Launch) -> str:
-    verdict = launch.dry_run or {}
-    name = f"{launch.runtime}=={verdict.get('version', '?')}"
-    seconds = verdict.get("seconds", 0)
-    if verdict.get("verdict") == "accepted":
-        return f"dry run: {name}'s own start-up accepted the launch ({seconds:g} s)"
-    if verdict.get("verdict") == "refused":
-        return f"dry run: {name}'s own start-up refused the launch ({seconds:g} s)"
-    return (f"dry run: not judged ({verdict.get('message', 'no verdict')}; {seconds:g} s); "
-            f"skip it with --no-dry-run")
+def dry_run_note(verdict: DryRunVerdict, runtime: str) -> str:
+    name = f"{runtime}=={verdict.version or '?'}"
+    if verdict.verdict == "accepted":
+        return f"dry run: {name}'s own start-up accepted the launch ({verdict.seconds:g} s)"
+    if verdict.refused:
+        return f"dry run: {name}'s own start-up refused the launch ({verdict.seconds:g} s)"
+    return (f"dry run: not judged ({verdict.message or 'no verdict'}; "
+            f"{verdict.seconds:g} s); skip it with --no-dry-run")
 
 
 # --- the policy ----------------------------------------------------------------------------
@@ -304,7 +304,7 @@ def dry_run_note(launch: Launch) -> str:
 @dataclass
 class Decision:
     """What the gate decided: start the launch, or refuse it (and why)."""
-    launch: Launch | None = None
+    server: ServerContext | None = None  # what to exec (the whole line, its prefix)
     start: bool = False
     result: Result | None = None         # the lint (and dry-run) findings
     blocking: list[Finding] = field(default_factory=list)
@@ -322,26 +322,28 @@ def decide(argv: list[str], run: Run, target_arg: str | None, fail_on: str | Non
     checkpoint is read once and each rule runs once."""
     options = run.options
     try:
-        launch = locate(argv)
-        python = interpreter(launch)
-        installed = installed_version(python, launch) if python else None
+        server = locate(argv)
+        python = interpreter(server)
+        installed = installed_version(python, server) if python else None
         # its flags as that release's own parser reads them (LCH108 says what it refuses)
-        read(launch, _release(launch, options.runtime, python, installed, lambda _: None))
+        launch = read(server, _release(server, options.runtime, python, installed,
+                                       lambda _: None))
     except GateError as exc:
         return Decision(refused=str(exc))
-    with server_hub(launch):
-        return _decide(run, launch, target_arg, fail_on, require_speculative, timeout, note,
-                       python, installed)
+    with server_hub(server):
+        return _decide(run, launch, server, target_arg, fail_on, require_speculative,
+                       timeout, note, python, installed)
 
 
-def _decide(run: Run, launch: Launch, target_arg: str | None, fail_on: str | None,
-            require_speculative: bool, timeout: float | None, note: Callable[[str], None],
-            python: str | None, installed: str | None) -> Decision:
+def _decide(run: Run, launch: LaunchLine, server: ServerContext, target_arg: str | None,
+            fail_on: str | None, require_speculative: bool, timeout: float | None,
+            note: Callable[[str], None], python: str | None,
+            installed: str | None) -> Decision:
     options = run.options
     try:
-        served = speculation(run, launch)
+        served = speculation(run, launch, server)
         if served == "speculators":
-            launch.draft, launch.speculators_direct = launch.target, True
+            launch = replace(launch, draft=launch.target, speculators_direct=True)
             note(f"{launch.target} is a speculators checkpoint: vLLM serves the verifier it "
                  f"names with it as the draft; linting both")
         elif served == "none" and not launch.draft and not launch.method and \
@@ -353,58 +355,61 @@ def _decide(run: Run, launch: Launch, target_arg: str | None, fail_on: str | Non
                 raise GateError("the launch line uses no speculative decoding "
                                 "(--require-speculative)")
             note(f"the launch line uses no speculative decoding: nothing to lint; "
-                 f"starting {launch.server}")
-            return Decision(launch, start=True)
+                 f"starting {server.label}")
+            return Decision(server, start=True)
         if launch.draftless:
             note(f"method {launch.method or 'ngram'} has no draft checkpoint to lint; "
-                 f"starting {launch.server}")
-            return Decision(launch, start=True)
+                 f"starting {server.label}")
+            return Decision(server, start=True)
         if options.runtime is not None and options.runtime.runtime != launch.runtime:
             raise UsageError(f"--runtime {options.runtime.runtime} does not match the "
                              f"launch line, which starts {LABEL[launch.runtime]}")
-        root, target = resolve_models(run, launch, target_arg)
+        root, target, launch = resolve_models(run, launch, server, target_arg)
     except GateError as exc:
         return Decision(refused=str(exc))
-    launch.release = _release(launch, options.runtime, python, installed, note)
+    server = replace(server, release=_release(server, options.runtime, python, installed,
+                                              note))
     checkpoint, folder, found = pipeline.prepare_folder(
-        run, root, options=options.but(target=target, runtime=launch.release, launch=launch))
+        run, root, options=options.but(target=target, runtime=server.release, launch=launch,
+                                       server=server))
     result = pipeline.lint_prepared(checkpoint, folder)
     level = Severity(fail_on or found.fail_on)
     blocking = [f for f in result.findings if f.severity.rank >= level.rank]
     if not blocking and installed and timeout is not None:     # the runtime's own word
-        launch.dry_run = dry_run(python, launch, timeout)
-        note(dry_run_note(launch))
-        if launch.dry_run.get("verdict") == "refused":
-            refusal = pipeline.lint_prepared(checkpoint, folder.but(select=(REFUSED,)))
+        verdict = dry_run(python, server, timeout)
+        note(dry_run_note(verdict, server.runtime))
+        if verdict.refused:     # LCH106 reads the verdict, given to it explicitly
+            refusal = pipeline.lint_prepared(checkpoint, folder.but(select=(REFUSED,),
+                                                                    dry_run=verdict))
             result.findings += refusal.findings
             blocking = [f for f in refusal.findings if f.severity.rank >= level.rank]
-    return Decision(launch, not blocking, result, blocking, level.value)
+    return Decision(server, not blocking, result, blocking, level.value)
 
 
 REFUSED = "LCH106"      # the rule that reports the dry run's refusal (rules/launch.py)
 
 
-def _release(launch: Launch, asked: Release | None, python: str | None,
+def _release(server: ServerContext, asked: Release | None, python: str | None,
              installed: str | None, note: Callable[[str], None]) -> Release:
     """The release the lint speaks for: --runtime's, else the one installed behind the
     line (its distribution metadata), else the newest recorded; a note says which."""
-    name = LABEL[launch.runtime]
+    name = LABEL[server.runtime]
     if asked is not None:
         note(f"linting for {asked.label}, as --runtime asks"
              + (f" (the dry run asks the installed {name} {installed})"
                 if installed and installed != asked.version else "")
              + ("" if installed else f"; no dry run: no {name} installed behind "
-                                     f"`{launch.command[0]}` was found"))
+                                     f"`{server.command[0]}` was found"))
         return asked
-    newest = runtimes.parse(launch.runtime)
+    newest = runtimes.parse(server.runtime)
     if installed is None:
-        why = (f"no {launch.runtime} installed for {python}" if python else
-               f"`{launch.command[0]}` is not run by a Python found on the line's PATH")
-        note(f"cannot tell which {name} release `{launch.command[0]}` runs ({why}); "
+        why = (f"no {server.runtime} installed for {python}" if python else
+               f"`{server.command[0]}` is not run by a Python found on the line's PATH")
+        note(f"cannot tell which {name} release `{server.command[0]}` runs ({why}); "
              f"linting for the newest recorded, {newest.label}; no dry run")
         return newest
     try:
-        release = runtimes.parse(f"{launch.runtime}=={installed}")
+        release = runtimes.parse(f"{server.runtime}=={installed}")
     except runtimes.UnknownRuntime:       # a source or dev build: no release number
         note(f"{name} {installed}, installed for {python}, is not a release; linting for "
              f"the newest recorded, {newest.label}")

@@ -1,43 +1,89 @@
-"""A server launch as read: the line `gate` parses (drafter_lint/gate.py), or the settings
-`check --num-speculative-tokens` gives without one. Rules read it through `facts.launch`."""
+"""A server launch as read, in three frozen parts: the `LaunchLine` (the server's flags as
+its parser reads them: drafter_lint/command.py), the `ServerContext` (where and how the
+server runs: the launchers' effects, its environment, the exec plan, the release behind
+it) and the `DryRunVerdict` (what the runtime's own start-up said, gate only). `check
+--num-speculative-tokens` / `--env` give a line and a context without a command. Rules read
+them through `facts.launch`, `facts.server` and `facts.dry_run`."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
 
 from drafter_lint.runtimes import Release
 
+EMPTY: Mapping = MappingProxyType({})
 
-@dataclass
-class Launch:
+
+def empty() -> Mapping:
+    """EMPTY, as a field's default (a dataclass takes no unhashable default as such)."""
+    return EMPTY
+
+
+def frozen(value):
+    """`value` (JSON-like) with every dict a read-only mapping and every list a tuple."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: frozen(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(frozen(v) for v in value)
+    return value
+
+
+def thawed(value):
+    """`frozen`'s inverse: plain dicts and lists, for code that builds on them."""
+    if isinstance(value, Mapping):
+        return {k: thawed(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thawed(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class LaunchLine:
+    """The server's flags as its parser reads them (`command.read`)."""
     runtime: str | None = None         # "vllm" | "sglang"; None: settings without a line
-    argv: list[str] = field(default_factory=list)   # the line to exec (no VAR=value prefix)
-    env: dict[str, str] = field(default_factory=dict)   # what the line sets for the server
-    exec_env: dict[str, str] = field(default_factory=dict)   # the prefix, for the exec
-    inherited: dict[str, str] = field(default_factory=dict)  # the gate's own environment
     target: str | None = None
     draft: str | None = None
     method: str | None = None
     tokens: int | None = None          # vLLM num_speculative_tokens / SGLang draft tokens
     context_length: int | None = None  # SGLang --context-length: the draft's too
     max_model_len: int | None = None   # vLLM --max-model-len: the server's context
-    hf_overrides: dict = field(default_factory=dict)   # vLLM --hf-overrides: the target's config
+    # vLLM --hf-overrides: set over the target's config (frozen)
+    hf_overrides: Mapping = field(default_factory=empty)
     draftless: bool = False            # ngram/suffix: no draft checkpoint to lint
-    server_args: list[str] = field(default_factory=list)   # what the server's parser reads
-    legacy_flags: list[str] = field(default_factory=list)  # --speculative-model and such
-    flag_problems: list[str] = field(default_factory=list)   # what the parser refuses (LCH108)
+    legacy_flags: tuple[str, ...] = ()   # --speculative-model and such
+    flag_problems: tuple[str, ...] = ()  # what the parser refuses (LCH108)
     flags_for: Release | None = None   # the release whose grammar read the flags, if any
-    command: list[str] = field(default_factory=list)   # the server line behind launchers
-    env_cleared: bool = False          # `env -i`: the server sees only `env`
-    unset: set = field(default_factory=set)   # `env -u NAME`: not inherited by the server
-    cwd: str | None = None             # `env -C DIR`, `uv run --directory DIR`: where it runs
-    uv_project: str | None = None      # `uv run --project DIR`
     speculators_direct: bool = False   # `vllm serve SPECULATOR`: it names its verifier
     target_revision: str | None = None  # the hub revisions the server loads (else main)
     draft_revision: str | None = None
+
+    def count(self, runtime: str) -> int | None:
+        """The token count in `runtime`'s own terms: vLLM's `num_speculative_tokens`, SGLang's
+        `--speculative-num-draft-tokens`. Settings without a line (`check
+        --num-speculative-tokens`) are vLLM's."""
+        return self.tokens if (self.runtime or "vllm") == runtime else None
+
+
+@dataclass(frozen=True)
+class ServerContext:
+    """Where and how the server runs (`command.locate`), and the release behind it."""
+    runtime: str | None = None         # "vllm" | "sglang"; None: check's --env alone
+    argv: tuple[str, ...] = ()         # the line to exec (no VAR=value prefix)
+    command: tuple[str, ...] = ()      # the server line behind launchers
+    server_args: tuple[str, ...] = ()  # what the server's parser reads
+    exec_env: Mapping = field(default_factory=empty)   # the VAR=value prefix, for exec
+    # what the line (and its launchers) set for the server
+    env: Mapping = field(default_factory=empty)
+    # the gate's own environment (check's: none)
+    inherited: Mapping = field(default_factory=empty)
+    env_cleared: bool = False          # `env -i`: the server sees only `env`
+    unset: frozenset = frozenset()     # `env -u NAME`: not inherited by the server
+    cwd: str | None = None             # `env -C DIR`, `uv run --directory DIR`: where it runs
+    uv_project: str | None = None      # `uv run --project DIR`
     release: Release | None = None     # the release installed behind it (or --runtime's)
-    dry_run: dict | None = None        # the runtime's own start-up verdict (gate)
 
     @property
     def environment(self) -> dict[str, str]:
@@ -49,7 +95,7 @@ class Launch:
         return {**kept, **self.env}
 
     @property
-    def server(self) -> str:
+    def label(self) -> str:
         """The server command for messages: `vllm serve`, `python3 -m sglang.launch_server`
         (the launchers in front of it left out)."""
         words = self.command or self.argv
@@ -63,8 +109,32 @@ class Launch:
             return os.path.join(self.cwd, model)
         return model
 
-    def count(self, runtime: str) -> int | None:
-        """The token count in `runtime`'s own terms: vLLM's `num_speculative_tokens`, SGLang's
-        `--speculative-num-draft-tokens`. Settings without a line (`check
-        --num-speculative-tokens`) are vLLM's."""
-        return self.tokens if (self.runtime or "vllm") == runtime else None
+
+@dataclass(frozen=True)
+class DryRunVerdict:
+    """The runtime's own start-up resolution of a launch (drafter_lint/dryrun/)."""
+    verdict: str                       # "accepted" | "refused" | "unavailable"
+    runtime: str = ""
+    version: str = ""
+    message: str = ""
+    where: str = ""                    # the file:line that raised, when refused
+    seconds: float = 0.0
+
+    @classmethod
+    def of(cls, data, seconds: float) -> "DryRunVerdict":
+        """The verdict a dry-run script wrote (JSON), its other keys left out."""
+        data = data if isinstance(data, dict) else {}
+
+        def text(key: str) -> str:
+            value = data.get(key)
+            return value if isinstance(value, str) else ""
+
+        verdict = text("verdict")
+        return cls(verdict if verdict in ("accepted", "refused") else "unavailable",
+                   text("runtime"), text("version"),
+                   text("message") or ("" if verdict else "the dry run wrote no verdict"),
+                   text("where"), seconds)
+
+    @property
+    def refused(self) -> bool:
+        return self.verdict == "refused"

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Mapping
 
 from drafter_lint.card import CardLine
-from drafter_lint.launch import Launch
+from drafter_lint.launch import DryRunVerdict, LaunchLine, ServerContext, empty
 from drafter_lint.reference import Reference
 from drafter_lint.registry import Rule
 from drafter_lint.runtimes import Release
@@ -18,7 +19,7 @@ from drafter_lint.target import Target
 
 @dataclass(frozen=True)
 class Options:
-    rules: Mapping[str, Rule] = field(default_factory=dict)   # the rules to run (code -> Rule)
+    rules: Mapping[str, Rule] = field(default_factory=empty)   # code -> Rule, read-only
     select: tuple[str, ...] = ()          # codes or prefixes (`DF1`); empty: every rule
     ignore: tuple[str, ...] = ()          # codes or prefixes; wins over select
     target: Target | None = None          # --target, or the card's base_model
@@ -30,12 +31,21 @@ class Options:
     card_base_missing: str | None = None  # why the card's base_model is not on the hub
     card: bool = True                     # lint the model card's lines and pinned release
     #                                       (off where only the checkpoint is judged)
-    launch: Launch | None = None          # the launch line (`gate`), or the settings check
-    #                                       takes without one (--num-speculative-tokens)
+    launch: LaunchLine | None = None      # the launch line (`gate`, a card's line), or the
+    #                                       settings check takes without one
+    #                                       (--num-speculative-tokens, --env)
+    server: ServerContext | None = None   # where the line's server runs: its environment
+    #                                       (check's --env), the release behind it
+    dry_run: DryRunVerdict | None = None  # the runtime's own start-up verdict (gate)
     use_cache: bool = True                # --no-cache turns result caches off
     settings: object = None               # settings.Settings of the folder, once applied
     baseline: list | None = None          # the baseline's entries
     baseline_path: Path | None = None
+
+    def __post_init__(self):
+        # read-only however made: a rule table given as a dict is wrapped, not copied
+        if not isinstance(self.rules, MappingProxyType):
+            object.__setattr__(self, "rules", MappingProxyType(self.rules))
 
     def but(self, **changes) -> "Options":
         """A copy with `changes` (the options are never changed in place)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import MappingProxyType
 from typing import Callable
 
 import click
@@ -29,7 +30,7 @@ from drafter_lint.stages import lint_with_settings
 from drafter_lint.errors import DrafterLintError, SettingsError, UsageError
 from drafter_lint.findings import one_line
 from drafter_lint.hub import base_models, parse_repo_arg, read_card
-from drafter_lint.launch import Launch
+from drafter_lint.launch import LaunchLine, ServerContext
 from drafter_lint.options import Options
 from drafter_lint.reference import read_reference
 from drafter_lint.report import locate
@@ -94,10 +95,14 @@ def prepare(*, target_arg=None, reference_arg=None, from_hub=None, offline=False
         if not sep or not name.isidentifier():
             raise UsageError(f"--env {item!r}: expected NAME=VALUE")
         variables[name] = value
-    launch = Launch(tokens=speculative_tokens, env=variables, env_cleared=True) \
-        if speculative_tokens or variables else None
+    # settings without a line: the count, and the server's environment as given (this
+    # process's own is not the server's)
+    launch = LaunchLine(tokens=speculative_tokens) if speculative_tokens or variables \
+        else None
+    server = ServerContext(env=MappingProxyType(variables)) if variables else None
     options = Options(rules=known, select=select, ignore=ignore, family=family,
-                      runtime=release, launch=launch, use_cache=not no_cache)
+                      runtime=release, launch=launch, server=server,
+                      use_cache=not no_cache)
     if not resolve:
         return Run(options, offline)
     reference = None

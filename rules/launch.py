@@ -54,9 +54,9 @@ def _method(release, method, accepted) -> str | None:
 def _release(facts: Facts):
     """The launch line's runtime release (the one installed behind it, or --runtime's: the
     gate sets it) on the launch's path; None without a launch line."""
-    if not facts.launch.runtime or facts.launch.release is None:
+    if not facts.launch.runtime or facts.server.release is None:
         return None
-    return facts.on_path(facts.launch.release)
+    return facts.on_path(facts.server.release)
 
 
 @rule("LCH101", "launch-method-vs-family", "error", "any", needs=("config", "launch"))
@@ -187,13 +187,13 @@ def refused_by_runtime(facts: Facts):
     Fails: `VLLM_USE_V2_MODEL_RUNNER=0` with a mixed sliding DFlash drafter, vLLM 0.33.0
     installed. Passes: a launch the runtime accepts; no dry run (`--no-dry-run`).
     """
-    verdict = facts.launch.dry_run
-    if not isinstance(verdict, dict) or verdict.get("verdict") != "refused":
+    verdict = facts.dry_run
+    if verdict is None or not verdict.refused:
         return
-    name = runtimes.LABEL.get(verdict.get("runtime", ""), "the runtime")
-    where = f" ({verdict['where']})" if verdict.get("where") else ""
-    yield Finding("", f"{name} {verdict.get('version', '')}'s own start-up refuses this "
-                  f"launch{where}: {verdict.get('message', '')}")
+    name = runtimes.LABEL.get(verdict.runtime, "the runtime")
+    where = f" ({verdict.where})" if verdict.where else ""
+    yield Finding("", f"{name} {verdict.version}'s own start-up refuses this "
+                  f"launch{where}: {verdict.message}")
 
 
 @rule("LCH107", "launch-flag-removed", "error", "any", needs=("launch",))

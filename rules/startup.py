@@ -151,7 +151,7 @@ def draft_context_below_target(facts: Facts):
                                     "model_max_length") if facts.has(f"/{k}")),
                  "/max_position_embeddings")
     variables = runtimes.value("draft.short-context-refused", refusing[0])
-    env = facts.launch.environment
+    env = facts.server.environment
     allowed = [v for v in variables if str(env.get(v, "")).lower() in ("1", "true", "yes", "y")]
     raised = runtimes.matching(refusing, "draft.short-context-raised")
     kept = [r for r in refusing if r not in raised]

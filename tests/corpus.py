@@ -78,21 +78,24 @@ class Case:
                 return folder / name
         return None
 
-    def launch(self, release=None):
-        """The case's launch line (`launch`: argv as the thread gives it) read as the gate
-        reads it, for `release` (its newest when None); None when `release` is another
-        runtime's, as the gate refuses a --runtime that is not the line's."""
+    def launch(self, release=None) -> dict:
+        """The Options keywords (`launch`, `server`) of the case's launch line (`launch`:
+        argv as the thread gives it) read as the gate reads it, for `release` (its newest
+        when None); {} when `release` is another runtime's, as the gate refuses a
+        --runtime that is not the line's."""
+        from dataclasses import replace
+
         from drafter_lint import runtimes
-        from drafter_lint.command import parse
+        from drafter_lint.command import locate, read
 
         argv = self.meta.get("launch")
         if not argv:
-            return None
-        launch = parse(list(argv), inherited={})
-        if release is not None and release.runtime != launch.runtime:
-            return None
-        launch.release = release or runtimes.parse(launch.runtime)
-        return launch
+            return {}
+        server = locate(list(argv), inherited={})
+        if release is not None and release.runtime != server.runtime:
+            return {}
+        return dict(launch=read(server), server=replace(
+            server, release=release or runtimes.parse(server.runtime)))
 
     def config(self) -> dict:
         """The drafter config as linted: verbatim, or the base's with the described ops."""
@@ -206,7 +209,7 @@ def lint_case(case: Case, dest: Path, runtime: str | None = None) -> Outcome:
     target = read_target(target_dir) if target_dir else None
     release = runtimes.parse(runtime) if runtime else None
     result = lint(checkpoint, Options(rules=RULES, target=target, runtime=release,
-                                      launch=case.launch(release)))
+                                      **case.launch(release)))
     from drafter_lint.registry import undeclared_fix
 
     mismatches = [m for f in result.findings if (m := undeclared_fix(RULES[f.rule], f))]

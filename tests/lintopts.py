@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from drafter_lint import runtimes
-from drafter_lint.launch import Launch
+from drafter_lint.launch import DryRunVerdict, LaunchLine, ServerContext, frozen
 from drafter_lint.options import Options
 
 LAUNCH_KEYS = {"runtime", "method", "draft", "env", "env_cleared", "speculators_direct",
@@ -12,11 +12,12 @@ LAUNCH_KEYS = {"runtime", "method", "draft", "env", "env_cleared", "speculators_
                "dry_run", "legacy_flags"}
 
 
-def launch_of(settings: dict | None, release: runtimes.Release | None = None) -> Launch | None:
-    """A Launch from `{"runtime": "vllm", "method": "mtp", "num_speculative_tokens": 1}`; its
-    release is `release` when that is the launch's runtime, else the newest recorded."""
+def launch_of(settings: dict | None, release: runtimes.Release | None = None) -> dict:
+    """The Options keywords (`launch`, `server`, `dry_run`) of `{"runtime": "vllm", "method":
+    "mtp", "num_speculative_tokens": 1}`; the launch's release is `release` when that is
+    the launch's runtime, else the newest recorded. {} without settings."""
     if not settings:
-        return None
+        return {}
     unknown = set(settings) - LAUNCH_KEYS
     assert not unknown, f"unknown launch settings {unknown}"
     runtime = settings.get("runtime")
@@ -25,15 +26,19 @@ def launch_of(settings: dict | None, release: runtimes.Release | None = None) ->
         release = runtimes.parse(settings["release"])
     elif runtime and (release is None or release.runtime != runtime):
         release = runtimes.parse(runtime)
-    return Launch(runtime=runtime, method=settings.get("method"), draft=settings.get("draft"),
-                  env=dict(settings.get("env") or {}), tokens=tokens,
-                  env_cleared=bool(settings.get("env_cleared")),
-                  speculators_direct=bool(settings.get("speculators_direct")),
-                  max_model_len=settings.get("max_model_len"),
-                  legacy_flags=list(settings.get("legacy_flags") or []),
-                  release=release if runtime else None, dry_run=settings.get("dry_run"))
+    dry_run = settings.get("dry_run")
+    return dict(
+        launch=LaunchLine(runtime=runtime, method=settings.get("method"),
+                          draft=settings.get("draft"), tokens=tokens,
+                          speculators_direct=bool(settings.get("speculators_direct")),
+                          max_model_len=settings.get("max_model_len"),
+                          legacy_flags=tuple(settings.get("legacy_flags") or ())),
+        server=ServerContext(runtime=runtime, env=frozen(settings.get("env") or {}),
+                             env_cleared=bool(settings.get("env_cleared")),
+                             release=release if runtime else None),
+        dry_run=DryRunVerdict.of(dry_run, 0.0) if dry_run is not None else None)
 
 
 def options(runtime: str | None = None, launch: dict | None = None, **rest) -> Options:
     release = runtimes.parse(runtime) if runtime else None
-    return Options(runtime=release, launch=launch_of(launch, release), **rest)
+    return Options(runtime=release, **launch_of(launch, release), **rest)

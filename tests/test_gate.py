@@ -66,8 +66,8 @@ def gate(env, cwd, *command, options=()):
     and the process tests keep the real exec."""
     from drafter_lint import cli
 
-    def start(launch):
-        done = subprocess.run(launch.argv, env={**os.environ, **launch.exec_env},
+    def start(server):
+        done = subprocess.run(server.argv, env={**os.environ, **server.exec_env},
                               timeout=120)
         raise SystemExit(done.returncode)
 
@@ -459,12 +459,13 @@ def test_published_launch_of_a_published_drafter_draws_no_error(index, case):
 
     entry = LAUNCH_LINES[index]
     assert entry["draft"] == entry["target"] and entry["server"] == "accepts"
-    launch = gating.parse(shlex.split(entry["line"]))
+    server = gating.locate(shlex.split(entry["line"]))
+    launch = gating.read(server)
     checkpoint = read_checkpoint(FIXTURES / "published" / case, case, select=shards_needed)
     release = runtimes.parse(launch.runtime)
     rules = {c: r for c, r in RULES.items() if not c.startswith("TF")}
-    result = lint(checkpoint, Options(rules=rules, runtime=release,
-                                      launch=replace(launch, release=release)))
+    result = lint(checkpoint, Options(rules=rules, runtime=release, launch=launch,
+                                      server=replace(server, release=release)))
     assert not [f for f in result.findings if f.severity.value != "info"], \
         [(f.rule, f.message) for f in result.findings]
 
@@ -621,18 +622,19 @@ def test_launchers_before_the_server_are_read_through(line, env):
     VAR=value prefix before the server. Mutation caught: a launcher read as the server
     ("not a vLLM or SGLang launch command"), its options read as the model, or the exec'd
     line changed."""
-    from drafter_lint.gate import parse
+    from drafter_lint.gate import locate, read
 
-    launch = parse(line)
+    server = locate(line)
+    launch = read(server)
     assert (launch.target, launch.draft) == ("target", "drafter")
     assert launch.method in ("dflash", "DFLASH")
-    assert launch.env == env
+    assert server.env == env
     prefix = list(itertools.takewhile(lambda word: "=" in word, line))
     executed = line[len(prefix):]
     if executed[0] == "exec":           # a shell builtin, not a program: the gate execs
         executed = executed[1:]
-    assert launch.argv == executed                    # exec'd unchanged, prefix in env
-    assert launch.env_cleared == ("-i" in line)
+    assert list(server.argv) == executed              # exec'd unchanged, prefix in env
+    assert server.env_cleared == ("-i" in line)
 
 
 @pytest.mark.parametrize("launcher", [["nohup", "env", "VLLM_USE_V2_MODEL_RUNNER=1"],
@@ -871,6 +873,7 @@ def test_a_refused_dry_run_is_reported_without_a_second_lint(tiny, stand_ins, mo
     dry run run for a launch the lint already refused, or a second read and lint."""
     from drafter_lint import gate as gating
     from drafter_lint import pipeline
+    from drafter_lint.launch import DryRunVerdict
 
     reads, asked = [], []
     real_prepare = pipeline.prepare_folder
@@ -878,9 +881,8 @@ def test_a_refused_dry_run_is_reported_without_a_second_lint(tiny, stand_ins, mo
                         lambda *a, **k: reads.append(a[0]) or real_prepare(*a, **k))
     monkeypatch.setattr(gating, "installed_version", lambda python, launch: "0.33.0")
     monkeypatch.setattr(gating, "interpreter", lambda launch: sys.executable)
-    monkeypatch.setattr(gating, "dry_run", lambda python, launch, timeout: asked.append(1) or {
-        "verdict": "refused", "runtime": "vllm", "version": "0.33.0", "message": "no",
-        "where": "x.py:1"})
+    monkeypatch.setattr(gating, "dry_run", lambda python, server, timeout: asked.append(1) or
+                        DryRunVerdict("refused", "vllm", "0.33.0", "no", "x.py:1"))
     monkeypatch.chdir(tiny)
     run = pipeline.prepare(resolve=False)
     line = [V2, "vllm", "serve", "target", "--speculative-config"]

@@ -103,7 +103,7 @@ def test_a_removed_flag_is_refused_from_its_removal_on_only(runtime):
 
 def _problems(line: str, release: str) -> tuple:
     launch = parse(shlex.split(line), inherited={}, release=_release(release))
-    return launch, launch.flag_problems
+    return launch, list(launch.flag_problems)
 
 
 def test_an_unknown_flag_is_refused_in_the_parsers_words():
@@ -157,7 +157,7 @@ def test_an_unknown_release_keeps_the_gates_own_lists():
     """Mutation caught: a grammar guessed for a release none was read for."""
     launch = parse(shlex.split(f"vllm serve target --no-such-flag x --speculative-config "
                                f"'{SPEC}'"), inherited={}, release=None)
-    assert launch.flag_problems == [] and launch.flags_for is None
+    assert launch.flag_problems == () and launch.flags_for is None
 
 
 @pytest.mark.parametrize("entry", LAUNCH_LINES, ids=[f"{i}-{e['runtime']}"

@@ -271,7 +271,7 @@ def test_the_path_is_the_runner_vllm_chose(pairs, version, record):
     launch = launch_of(launch_facts(record, "vllm", pair.drafter), release)
     checkpoint, target = _read(pair.drafter, pair.target, pair.id)
     facts = facts_for(checkpoint, Options(rules={}, target=target, runtime=release,
-                                          launch=launch))   # no rules: nothing to load
+                                          **launch))   # no rules: nothing to load
     chosen = facts.on_path(release)
     want = "v2" if record["resolved"]["use_v2_model_runner"] else "v1"
     assert chosen.runner == want, (chosen.why, record["launch"])

@@ -458,8 +458,72 @@ def test_df125_follows_the_servers_runner_choice(cli):
 def test_the_gate_names_the_server_it_starts_not_its_launcher():
     """Issue 42 re-run: "starting python3 -m", "starting env -u". Mutation caught: the
     exec'd line's first two words named instead of the server command."""
-    from drafter_lint.command import parse
+    from drafter_lint.command import locate
 
-    assert parse(["env", "-u", "X", "vllm", "serve", "T"]).server == "vllm serve"
-    assert parse(["python3", "-u", "-m", "sglang.launch_server", "--model-path", "T"]
-                 ).server == "python3 -m sglang.launch_server"
+    assert locate(["env", "-u", "X", "vllm", "serve", "T"]).label == "vllm serve"
+    assert locate(["python3", "-u", "-m", "sglang.launch_server", "--model-path", "T"]
+                  ).label == "python3 -m sglang.launch_server"
+
+
+# --- the run's options are deeply immutable (issue 40 part 2) ----------------------------
+
+ATOMS = (str, bytes, int, float, bool, type(None), os.PathLike)
+
+
+def _mutable_parts(value, where: str = "options") -> list[str]:
+    """Where `value` holds something that can change in place: a list, dict, set or
+    bytearray, or a dataclass that is not frozen. Read-only mappings, tuples and
+    frozensets are walked; functions (a rule's check) and enum members are values."""
+    import dataclasses
+    import enum
+    from types import FunctionType, MappingProxyType
+
+    if isinstance(value, (list, dict, set, bytearray)):
+        return [f"{where}: {type(value).__name__}"]
+    if isinstance(value, ATOMS + (enum.Enum, FunctionType)):
+        return []
+    if isinstance(value, MappingProxyType):
+        return [p for k, v in value.items() for p in _mutable_parts(v, f"{where}[{k!r}]")]
+    if isinstance(value, (tuple, frozenset)):
+        return [p for i, v in enumerate(value) for p in _mutable_parts(v, f"{where}[{i}]")]
+    if dataclasses.is_dataclass(value):
+        own = [] if type(value).__dataclass_params__.frozen else \
+            [f"{where}: {type(value).__name__} is not frozen"]
+        return own + [p for f in dataclasses.fields(value)
+                      for p in _mutable_parts(getattr(value, f.name), f"{where}.{f.name}")]
+    return [f"{where}: {type(value).__name__}, not known to be immutable"]
+
+
+def test_the_options_of_check_fix_and_gate_are_deeply_immutable(tiny):
+    """Issue 40 part 2: the frozen Options held a mutable Launch that the gate changed
+    after it went in (LCH106 saw the dry run only through that aliasing). Mutations
+    caught: a list, dict or set anywhere in what `prepare` makes for check, fix and gate
+    (the rule table as a dict, --env's variables, a launch line's flags), a LaunchLine,
+    ServerContext or DryRunVerdict made mutable again, and the gate's options with its
+    line, server and verdict."""
+    import shlex
+    from dataclasses import replace
+
+    from drafter_lint import pipeline
+    from drafter_lint.command import locate, read
+    from drafter_lint.launch import DryRunVerdict
+
+    check = pipeline.prepare(select=("DF", "LCH"), ignore=("DL009",), family="dflash",
+                             runtime=("vllm==0.33.0",), speculative_tokens=3,
+                             env=("VLLM_USE_V2_MODEL_RUNNER=1",)).options
+    fix = pipeline.prepare(select=("DF1",), no_cache=True).options
+    gate = pipeline.prepare(select=("LCH",), resolve=False).options
+    server = locate(shlex.split(
+        "env -u HOME A=1 vllm serve target --hf-overrides '{\"rope\": {\"f\": [1, 2]}}' "
+        "--speculative-config '{\"method\": \"dflash\", \"model\": \"d\", "
+        "\"num_speculative_tokens\": 15}'"), inherited={"HOME": "/root", "PATH": "/bin"})
+    launch = read(server, runtimes.parse("vllm==0.33.0"))
+    gated = gate.but(launch=launch, server=replace(server, release=runtimes.parse("vllm")),
+                     dry_run=DryRunVerdict("refused", "vllm", "0.33.0", "no", "x.py:1"))
+    assert check.launch.tokens == 3 and not check.server.env_cleared
+    assert check.server.environment == {
+        "VLLM_USE_V2_MODEL_RUNNER": "1"}
+    assert launch.hf_overrides["rope"]["f"] == (1, 2) and launch.tokens == 15
+    for name, options in (("check", check), ("fix", fix), ("gate", gate),
+                          ("gate's folder", gated)):
+        assert _mutable_parts(options, name) == []

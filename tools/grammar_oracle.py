@@ -49,12 +49,13 @@ def server_args(line: str) -> tuple[str, list[str]]:
     the gate locates the server command (command.locate)."""
     sys.path.insert(0, str(ROOT))
     from drafter_lint.command import locate
-    launch = locate(shlex.split(line), inherited={})
-    if launch.runtime == "vllm":
-        if launch.server_args[:1] == ["serve"]:
-            return "serve", launch.server_args[1:]
-        return "api_server", launch.server_args
-    return "sglang", launch.server_args
+    server = locate(shlex.split(line), inherited={})
+    args = list(server.server_args)
+    if server.runtime == "vllm":
+        if args[:1] == ["serve"]:
+            return "serve", args[1:]
+        return "api_server", args
+    return "sglang", args
 
 
 # --------------------------------------------------------------------------------------

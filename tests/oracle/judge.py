@@ -87,7 +87,7 @@ def lint_record(record: dict, runtime: str, version: str, pairs: dict) -> Linted
     # what transformers loads does not depend on the release: test_oracle judges those
     # rules once per pair
     result = lint(checkpoint, Options(rules=release_dependent(RULES), target=target,
-                                      runtime=release, launch=launch))
+                                      runtime=release, **launch))
     return Linted(record, runtime, version, sorted(
         (f.rule, f.severity.value, f.pointer, f.message) for f in result.findings))
 
