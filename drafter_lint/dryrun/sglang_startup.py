@@ -17,6 +17,8 @@ DRAFTER_LINT_EMULATE_GPU=h100 the platform is SGLang's CUDA platform with a 9.0 
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import json
 import os
 import sys
@@ -28,7 +30,14 @@ from verdict import refusal, write  # beside this script (run as one, not import
 from weights import HeaderFile, Recorder, safetensors_files
 
 
+H100_NAME = "NVIDIA H100 80GB HBM3"
+
+
 def emulate_h100() -> None:
+    try:
+        from sglang.srt.runtime_context import override_platform  # noqa: F401
+    except ImportError:         # before 0.5.19: no platform override to install
+        return emulate_h100_before_override()
     import sglang.srt.platforms as platforms
     from sglang.srt.platforms.cuda import CudaSRTPlatform, DeviceCapability
     from sglang.srt.platforms.interface import SRTPlatform
@@ -69,6 +78,83 @@ def emulate_h100() -> None:
             module.current_platform = platform
 
 
+def emulate_h100_before_override() -> None:
+    """Releases before 0.5.19 decide "CUDA host" in their utils module, each call site
+    asking it (or torch) again: `is_cuda()` is `torch.cuda.is_available() and
+    torch.version.cuda` (sglang==0.5.2 srt/utils.py:118-123, ==0.5.18 srt/utils/common.py:
+    149-157), read at import into module-level `_is_cuda` flags; capabilities come from
+    `get_device_capability()` / `get_device_sm()` (==0.5.18 utils/common.py:615,968), which
+    answer None/0 without a device, and the SM checks (`is_sm90_supported`, ...) ask
+    `torch.cuda.get_device_capability()` after `is_cuda()` (==0.5.18 utils/common.py:252-
+    310); the GPU memory default is `get_nvgpu_memory_capacity()` (nvidia-smi, ==0.5.18
+    utils/common.py:655). Those answer as on an H100; every other torch.cuda call still
+    needs a device. 0.5.14-0.5.18 also have a platform object (`current_platform`), set to
+    the CUDA one with capability 9.0, as from 0.5.19.
+    While a module's top level runs (an import) they answer as this host does, as the
+    0.5.19+ shim leaves import-time flags: a module that imports CUDA kernels when
+    `is_cuda()` (sglang==0.5.18 layers/quantization/fp8_utils.py:175) would fail here on
+    a kernel a CUDA host has; `cuda_module_flags` sets the `_is_cuda` flags before init."""
+    import torch
+
+    import sglang.srt.utils as utils
+
+    answers = dict(
+        is_cuda=True, is_cuda_alike=True, get_device_capability=(9, 0), get_device_sm=90,
+        get_nvgpu_memory_capacity=81559.0,          # MiB, as nvidia-smi reports
+        get_device_name=H100_NAME)
+    # 0.5.3 on: a package whose __init__ star-imports utils/common.py
+    for module in (utils, sys.modules.get("sglang.srt.utils.common")):
+        for name, answer in answers.items():
+            if module is not None and hasattr(module, name):
+                setattr(module, name, _at_call_time(getattr(module, name), answer))
+    torch.cuda.get_device_capability = lambda device=None: (9, 0)
+    torch.cuda.get_device_name = lambda device=None: H100_NAME
+    try:
+        import sglang.srt.platforms as platforms
+        from sglang.srt.platforms.cuda import CudaSRTPlatform
+        from sglang.srt.platforms.interface import SRTPlatform
+    except ImportError:         # before 0.5.14: no platform objects
+        return
+
+    class H100(CudaSRTPlatform):
+        def get_device_capability(self, device_id=0):
+            from sglang.srt.platforms.cuda import DeviceCapability
+            return DeviceCapability(9, 0)
+
+        def get_device_name(self, device_id=0):
+            return H100_NAME
+
+        def get_device_total_memory(self, device_id=0):
+            return 80 << 30
+
+        def get_available_memory(self, device_id=0):
+            return (78 << 30, 80 << 30)
+
+    platform = H100()
+    platforms._current_platform = platform
+    for module in list(sys.modules.values()):
+        bound = getattr(module, "__dict__", {}).get("current_platform")
+        if isinstance(bound, SRTPlatform) and bound is not platform:
+            module.current_platform = platform
+
+
+_HOST_TRUTH = []     # non-empty: the probes answer as this host (the oracle's own set-up)
+
+
+def _at_call_time(original, answer):
+    """`answer` when called from a function, `original()` from a module's top level."""
+    def probe(*args, **kwargs):
+        if _HOST_TRUTH:
+            return original(*args, **kwargs)
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_name == "<module>" and "/sglang/" in frame.f_code.co_filename:
+                return original(*args, **kwargs)
+            frame = frame.f_back
+        return answer
+    return probe
+
+
 def cuda_module_flags() -> None:
     """Module-level `_is_cuda` flags computed at import on a CPU host, set as on CUDA."""
     for name, module in list(sys.modules.items()):
@@ -96,26 +182,42 @@ def build_draft_on_meta(server_args, draft_config):
         init_distributed_environment,
         initialize_model_parallel,
     )
-    from sglang.srt.layers.moe.utils import draft_model_build_scope
     from sglang.srt.model_loader.loader import _initialize_model
     from sglang.srt.model_loader.utils import set_default_torch_dtype
+    try:
+        from sglang.srt.layers.moe.utils import draft_model_build_scope
+    except ImportError:         # before 0.5.18: no draft-specific MoE build scope
+        draft_model_build_scope = contextlib.nullcontext
 
     if not _DISTRIBUTED:
         path = tempfile.mktemp(prefix="drafter-lint-sgl-dist-")
-        init_distributed_environment(backend="gloo", world_size=1, rank=0, local_rank=0,
-                                     distributed_init_method=f"file://{path}")
-        initialize_model_parallel()
+        _HOST_TRUTH.append(True)    # one CPU process group (before 0.5.19 it asks is_cuda)
+        try:
+            init_distributed_environment(backend="gloo", world_size=1, rank=0, local_rank=0,
+                                         distributed_init_method=f"file://{path}")
+            initialize_model_parallel()
+        finally:
+            _HOST_TRUTH.clear()
         _DISTRIBUTED.append(path)
     if os.environ.get("DRAFTER_LINT_EMULATE_GPU") == "h100":
         cuda_module_flags()
     try:
         from sglang.srt.layers.dp_attention import initialize_dp_attention
-        initialize_dp_attention(server_args=server_args)
+        if "model_config" in inspect.signature(initialize_dp_attention).parameters:
+            # before 0.5.21 it reads the model's config too (sglang==0.5.18
+            # layers/dp_attention.py:342-345)
+            initialize_dp_attention(server_args=server_args, model_config=draft_config)
+        else:
+            initialize_dp_attention(server_args=server_args)
     except Exception:  # noqa: BLE001  (only some models need it)
         pass
     with draft_model_build_scope(), set_default_torch_dtype(draft_config.dtype), \
             torch.device("meta"):
-        model = _initialize_model(draft_config, LoadConfig(), quant_config=None)
+        if "quant_config" in inspect.signature(_initialize_model).parameters:
+            model = _initialize_model(draft_config, LoadConfig(), quant_config=None)
+        else:   # sglang==0.5.0rc0 model_loader/loader.py:157: it reads the quantization
+            model = _initialize_model(draft_config, LoadConfig())
+
     return model
 
 
@@ -177,36 +279,94 @@ def load_weights_on_meta(draft_config, model, algorithm: str) -> dict:
 
 def publish_scheduler(server_args) -> None:
     """Publish the resolved arguments as the scheduler process does (0.5.21 on take its
-    spawn ranks; 0.5.19-0.5.20 only the role)."""
-    import sglang.srt.runtime_context as context
-
+    spawn ranks; 0.5.17-0.5.20 only the role). Before 0.5.19 the target's model runner
+    also sets them process-wide, which model __init__ code reads (sglang==0.5.18
+    model_executor/model_runner.py:321, ==0.5.5 :298); before 0.5.5 as a dict of some
+    fields (==0.5.2 model_executor/model_runner.py:226)."""
+    try:
+        import sglang.srt.runtime_context as context
+    except ImportError:         # before 0.5.14
+        context = None
     if hasattr(context, "SpawnRanks"):
         context.publish(server_args, role="scheduler",
                         ranks=context.SpawnRanks(world_rank=0, dp_rank=None, gpu_id=0))
-    else:
+    elif hasattr(context, "publish"):
         context.publish(server_args, role="scheduler")
+    if hasattr(context, "override_platform"):
+        return
+    import sglang.srt.server_args as arguments
+
+    if hasattr(arguments, "set_global_server_args_for_scheduler"):
+        arguments.set_global_server_args_for_scheduler(server_args)
+        return
+    from sglang.srt.managers import schedule_batch
+
+    if hasattr(schedule_batch, "global_server_args_dict"):
+        keys = getattr(schedule_batch, "GLOBAL_SERVER_ARGS_KEYS", ())
+        schedule_batch.global_server_args_dict.update(
+            {k: getattr(server_args, k) for k in keys if hasattr(server_args, k)})
+        try:
+            from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+            schedule_batch.global_server_args_dict["speculative_algorithm"] = \
+                SpeculativeAlgorithm.from_string(server_args.speculative_algorithm)
+        except Exception:  # noqa: BLE001  (releases that keep no such entry)
+            pass
+
+
+def resolve_arguments(server_args) -> None:
+    """The release's own argument resolution after construction: `resolve_once()` from
+    0.5.19; before it `ServerArgs.__post_init__` ran the same pipeline when the object was
+    made (sglang==0.5.18 server_args.py:3585), and launch_server calls
+    `check_server_args()` next in every release."""
+    if hasattr(server_args, "resolve_once"):
+        server_args.resolve_once()
+    server_args.check_server_args()
+
+
+def speculative_settings(server_args):
+    """The resolved speculative settings the draft worker reads: the published `spec` bag
+    (0.5.17 on, sglang==0.5.18 managers/tp_worker.py:447-458), before it ServerArgs
+    itself (==0.5.9 managers/tp_worker.py:312-323). Publishes the arguments first."""
+    publish_scheduler(server_args)
+    try:
+        from sglang.srt.runtime_context import get_spec
+    except ImportError:
+        return server_args
+    return get_spec()
+
+
+def draft_model_config(server_args, spec, target_context_len: int):
+    """The draft's ModelConfig as the draft worker builds it, with the target's context
+    length: a `context_length` argument from 0.5.18 (managers/tp_worker.py:447-460);
+    before it the EAGLE worker writes it into ServerArgs first (sglang==0.5.9
+    speculative/eagle_worker.py:107, ==0.5.0rc0 :96)."""
+    from sglang.srt.configs.model_config import ModelConfig
+
+    accepts = inspect.signature(ModelConfig.from_server_args).parameters
+    kw = dict(model_path=spec.speculative_draft_model_path, is_draft_model=True)
+    if "model_revision" in accepts:         # from 0.5.1
+        kw["model_revision"] = spec.speculative_draft_model_revision
+    if "context_length" in accepts:
+        kw["context_length"] = target_context_len
+    else:
+        server_args.context_length = target_context_len
+    return ModelConfig.from_server_args(server_args, **kw)
 
 
 def resolve(server_args, out: dict, init: bool, weights: bool = False) -> str:
     """Run SGLang's resolution of `server_args`; returns the stage reached."""
-    server_args.resolve_once()
-    server_args.check_server_args()
+    resolve_arguments(server_args)
     from sglang.srt.configs.model_config import ModelConfig
     from sglang.srt.model_loader.utils import get_model_architecture
-    from sglang.srt.runtime_context import get_spec
 
-    publish_scheduler(server_args)
+    spec = speculative_settings(server_args)
     target = ModelConfig.from_server_args(server_args)
-    spec = get_spec()
     out["resolved"] = {"algorithm": str(spec.speculative_algorithm),
                        "num_draft_tokens": spec.speculative_num_draft_tokens,
                        "target_context_len": target.context_len}
     if spec.speculative_draft_model_path is None:
         return "config"
-    draft = ModelConfig.from_server_args(
-        server_args, model_path=spec.speculative_draft_model_path,
-        model_revision=spec.speculative_draft_model_revision, is_draft_model=True,
-        context_length=target.context_len)
+    draft = draft_model_config(server_args, spec, target.context_len)
     out["resolved"]["draft_context_len"] = draft.context_len
     _, arch = get_model_architecture(draft)
     out["resolved"]["draft_architecture"] = arch

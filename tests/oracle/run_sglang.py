@@ -4,9 +4,10 @@ Run with the SGLang venv that tests/oracle/setup.sh makes (not with drafter-lint
     VENV/bin/python tests/oracle/run_sglang.py LAUNCHES.json OUT.jsonl
 
 Stages, each the runtime's own code:
-  args    ServerArgs(...).resolve_once() and check_server_args(): the whole argument
-          pipeline, with the speculative hook (algorithm aliases, per-algorithm checks,
-          DFlash block size, EAGLE defaults).
+  args    the release's parser on the algorithm name (its choices), then
+          ServerArgs(...).resolve_once() (before 0.5.19: __post_init__ at construction)
+          and check_server_args(): the whole argument pipeline, with the speculative hook
+          (algorithm aliases, per-algorithm checks, DFlash block size, EAGLE defaults).
   config  the target ModelConfig, then the draft's (is_draft_model=True, the target's
           context length), as the draft worker builds them; then the model registry lookup.
   init    the draft class's __init__ on the meta device (no weights).
@@ -34,10 +35,12 @@ from runner import launch_conditions, record  # noqa: E402
 from sglang_startup import (  # noqa: E402
     build_draft_on_meta,
     describe,
+    draft_model_config,
     emulate_h100,
     load_weights_on_meta,
-    publish_scheduler,
     raised_at,
+    resolve_arguments,
+    speculative_settings,
 )
 from verdict import refusal  # noqa: E402
 
@@ -61,6 +64,20 @@ def server_args(launch: dict):
     return ServerArgs(**kw)
 
 
+def parse(launch: dict) -> None:
+    """The release's own argument parser on the launch's speculative flags: an algorithm
+    name it does not list is refused there (sglang==0.5.10 server_args.py:4760-4763 lists
+    no DFLASH; 0.5.11 does). Raises argparse.ArgumentError; parses nothing else."""
+    import argparse
+
+    from sglang.srt.server_args import ServerArgs
+
+    parser = argparse.ArgumentParser(prog="sglang.launch_server", exit_on_error=False)
+    ServerArgs.add_cli_args(parser)
+    parser.parse_known_args(["--model-path", launch["target"],
+                             "--speculative-algorithm", launch["algorithm"]])
+
+
 def run(launch: dict) -> dict:
     out = {"id": launch["id"], "stages": {}}
     stage = "args"
@@ -70,25 +87,20 @@ def run(launch: dict) -> dict:
 
 def _run(launch: dict, out: dict, stage: str) -> dict:
     try:
+        parse(launch)
         args = server_args(launch)
-        args.resolve_once()
-        args.check_server_args()
+        resolve_arguments(args)
         out["stages"]["args"] = "accepted"
         stage = "config"
         from sglang.srt.configs.model_config import ModelConfig
         from sglang.srt.model_loader.utils import get_model_architecture
-        from sglang.srt.runtime_context import get_spec
 
-        publish_scheduler(args)
+        spec = speculative_settings(args)
         target = ModelConfig.from_server_args(args)
-        spec = get_spec()
         out["resolved"] = {"algorithm": str(spec.speculative_algorithm),
                            "num_draft_tokens": spec.speculative_num_draft_tokens,
                            "target_context_len": target.context_len}
-        draft = ModelConfig.from_server_args(
-            args, model_path=spec.speculative_draft_model_path,
-            model_revision=spec.speculative_draft_model_revision, is_draft_model=True,
-            context_length=target.context_len)
+        draft = draft_model_config(args, spec, target.context_len)
         out["resolved"]["draft_context_len"] = draft.context_len
         for key in DRAFT_KEYS:
             value = getattr(draft.hf_config, key, None)

@@ -66,17 +66,39 @@ vllm_env() {
 sglang_pins() {
   case "$1" in
     0.5.22|0.5.23) echo "torch==2.14.1 torchvision==0.29.1 transformers==5.19.0 tokenizers==0.23.2" ;;
-    0.5.19|0.5.20|0.5.21)
+    0.5.18|0.5.19|0.5.20|0.5.21)
       echo "torch==2.13.0 torchvision==0.28.0 transformers==5.12.1 tokenizers==0.22.2" ;;
-    *) echo "setup.sh: no pins recorded for sglang==$1 (before 0.5.19 the oracle's platform shim" \
-            "does not apply)" >&2; exit 2 ;;
+    # before 0.5.19 the oracle poses as a CUDA host through the release's utils module
+    # (sglang_startup.py emulate_h100_before_override); swap releases inside a group with
+    # `pip install --no-deps sglang==X "transformers==Y"` (its METADATA pin)
+    0.5.15|0.5.15.post1|0.5.16|0.5.17)
+      echo "torch==2.11.0 torchvision==0.26.0 transformers==5.12.1 tokenizers xgrammar==0.2.1" ;;
+    0.5.13|0.5.13.post1|0.5.14)
+      echo "torch==2.11.0 torchvision==0.26.0 transformers==5.8.1 tokenizers xgrammar==0.2.1" ;;
+    0.5.11|0.5.12|0.5.12.post1)
+      echo "torch==2.11.0 torchvision==0.26.0 transformers==5.6.0 tokenizers xgrammar==0.2.0" ;;
+    0.5.10rc0|0.5.10|0.5.10.post1)
+      echo "torch==2.9.1 torchvision==0.24.1 transformers==5.3.0 tokenizers xgrammar==0.1.32" ;;
+    0.5.6|0.5.6.post2|0.5.7|0.5.8|0.5.8.post1|0.5.9)
+      echo "torch==2.9.1 torchvision==0.24.1 transformers==4.57.1 tokenizers xgrammar==0.1.27" ;;
+    0.5.3.post2|0.5.3.post3|0.5.4*|0.5.5*)
+      echo "torch==2.8.0 torchvision==0.23.0 transformers==4.57.1 tokenizers xgrammar==0.1.25" ;;
+    0.5.2|0.5.2rc*|0.5.3rc0)        # pins in the `srt` extra before 0.5.3
+      echo "torch==2.8.0 torchvision==0.23.0 transformers==4.56.1 tokenizers xgrammar==0.1.24" ;;
+    0.5.0rc*|0.5.1*)
+      echo "torch==2.8.0 torchvision==0.23.0 transformers==4.55.0 tokenizers xgrammar==0.1.22" ;;
+    0.4.10*)
+      echo "torch==2.7.1 torchvision==0.22.1 transformers==4.54.1 tokenizers xgrammar==0.1.22" ;;
+    0.4.6*)
+      echo "torch==2.6.0 torchvision==0.21.0 transformers==4.51.1 tokenizers xgrammar==0.1.19" ;;
+    *) echo "setup.sh: no pins recorded for sglang==$1" >&2; exit 2 ;;
   esac
 }
 
 sglang_env() {
   local VERSION=${1:-0.5.23}
   local S="$DIR/sglang-$VERSION"
-  read -r TORCH VISION TRANSFORMERS TOKENIZERS <<< "$(sglang_pins "$VERSION")"
+  read -r TORCH VISION TRANSFORMERS TOKENIZERS GRAMMAR <<< "$(sglang_pins "$VERSION")"
   python3 -m venv "$S"
   local P="$S/bin/pip"
   if [ "$TORCH" = torch==2.13.0 ]; then "$P" install -q --isolated "$TORCH" "$VISION"
@@ -91,6 +113,8 @@ sglang_env() {
   "$P" install -q --no-deps 'apache-tvm-ffi==0.1.11' 'compressed-tensors==0.18.0'
   # 0.5.19-0.5.20 import xgrammar at start-up
   [ "$TORCH" != torch==2.13.0 ] || "$P" install -q --no-deps 'xgrammar==0.2.1'
+  # before 0.5.18 too, at their own pin
+  [ -z "${GRAMMAR:-}" ] || "$P" install -q --no-deps "$GRAMMAR"
   "$S/bin/python" -c 'import sglang; from sglang.srt.server_args import ServerArgs; from sglang.srt.models.registry import ModelRegistry; print("sglang", sglang.__version__, len(ModelRegistry.models), "architectures, ready")'
 }
 
