@@ -579,3 +579,31 @@ def test_questions_about_every_recorded_release():
     assert runtimes.recorded_for("serves.medusa") == ("sglang", "vllm")
     with pytest.raises(KeyError):
         runtimes.ever("serves.medusas")
+
+
+def test_each_probe_takes_the_range_of_the_row_its_evidence_was_read_for():
+    """The probes (release_probes.py) state no range: the n-th probe of a key, runtime and
+    runner takes the n-th such row of table.py. Each must be the probe the row's evidence
+    was read with. Mutations caught: two probes of a key swapped (each gets the other's
+    range), a row left without a probe or a probe without a row (import error)."""
+    import json
+    import sys
+
+    oracle = next(p for p in (ROOT / "tests" / "oracle", ROOT / "tools" / "oracle")
+                  if (p / "release_probes.py").exists())
+    sys.path.insert(0, str(oracle))
+    try:
+        from release_probes import PROBES
+    finally:
+        sys.path.remove(str(oracle))
+    evidence = json.loads((ROOT / "tests" / "data" / "release-evidence.json").read_text())
+    records = {(r["key"], r["runtime"], r["since"], r["until"], r.get("path", "")): r["probe"]
+               for r in evidence["records"]}
+    assert len(PROBES) == len(records)
+    for probe in PROBES:
+        recorded = records[(probe.key, probe.runtime, probe.since, probe.until, probe.path)]
+        assert recorded == ({"extract": probe.extract} if probe.extract else {
+            "files": probe.files, "pattern": probe.pattern,
+            **({"also": [list(p) for p in probe.also]} if probe.also else {}),
+            **({"also_not": [list(p) for p in probe.also_not]} if probe.also_not else {})}), \
+            (probe.key, probe.runtime, probe.since, probe.until)

@@ -5,29 +5,34 @@ A probe is files (a glob under the wheel root, `**/` for any folders) with a
 pattern (Python `re`, multi-line) that must match, optional `also` pairs that must match
 too and `also_not` pairs that must not; or an extractor that reads a value from the wheel,
 which must equal the row's value. Patterns name the code the row's cite points to.
+
+A probe names its row's key, runtime and runner, not its range: the probes of one key,
+runtime and runner are listed in the order of their rows in table.py, and take `since` and
+`until` from them (`_ranged`), so a range is written once, in the table.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, replace
 
-from drafter_lint.runtimes import registries
+from drafter_lint.runtimes import FACTS, registries
 
 
 @dataclass(frozen=True)
 class Probe:
     key: str
     runtime: str
-    since: str
-    until: str = ""
     files: str = ""
     pattern: str = ""
     also: tuple = ()
     also_not: tuple = ()
     extract: str = ""
     path: str = ""             # the row's runner ("v1", "v2"), when it names one
+    since: str = ""            # the row's range, taken from table.py (`_ranged`)
+    until: str = ""
 
     def globs(self) -> set[str]:
         if self.extract:
@@ -375,471 +380,493 @@ S_NO_LAYER_TYPES = (S_DFLASH, r"\A(?![\s\S]*layer_types)[\s\S]*attn_type\s*=\s*"
                               r"AttentionType\.ENCODER_ONLY")
 
 
-def _absent(key, runtime, since, until="", *, where, what, also=(), path=""):
+def _absent(key, runtime, *, where, what, also=(), path=""):
     """A row that holds where `what` (a (files, pattern) pair) is absent."""
     files, pattern = where
-    return Probe(key, runtime, since, until, files, pattern, also=also, also_not=(what,),
+    return Probe(key, runtime, files, pattern, also=also, also_not=(what,),
                  path=path)
 
 
-PROBES: tuple[Probe, ...] = (
+def _ranged(probes) -> tuple[Probe, ...]:
+    """Each probe with the range of its row: the n-th probe of a key, runtime and runner
+    takes the n-th such row of table.py. A row without a probe, or a probe without a row,
+    is an error."""
+    rows = defaultdict(list)
+    for fact in FACTS:
+        if fact.runtime != "reference":
+            rows[(fact.key, fact.runtime, fact.path)].append(fact)
+    out = []
+    for probe in probes:
+        group = rows[(probe.key, probe.runtime, probe.path)]
+        if not group:
+            raise ValueError(f"probe {probe.key} ({probe.runtime}, {probe.path or 'any'} "
+                             f"runner): more probes than table.py has rows")
+        row = group.pop(0)
+        out.append(replace(probe, since=row.since, until=row.until))
+    left = [(f.key, f.runtime, f.since, f.until, f.path) for g in rows.values() for f in g]
+    if left:
+        raise ValueError(f"rows of table.py without a probe: {left}")
+    return tuple(out)
+
+
+PROBES: tuple[Probe, ...] = _ranged((
     # runner
-    *(Probe("runner.v2-policy", V, since, until, extract="vllm-runner-policy")
-      for _, since, until, _, _ in registries.runs("runner.v2-policy")),
-    Probe("dflash.refuses-mixed-swa", V, "0.25.0", "0.26.0", V_DFLASH,
+    *(Probe("runner.v2-policy", V, extract="vllm-runner-policy")
+      for _ in registries.runs("runner.v2-policy")),
+    Probe("dflash.refuses-mixed-swa", V, V_DFLASH,
           r"DFlash does not yet support mixed sliding/full attention via"),
-    Probe("runner.v1-refuses-dflash2", V, "0.29.0", "", "vllm/config/vllm.py",
+    Probe("runner.v1-refuses-dflash2", V, "vllm/config/vllm.py",
           r'unsupported\.append\(\s*"(?:dflash2 drafts|DFlash candidate-head drafts)"',
           path="v1"),
-    Probe("runner.v1-refuses-dflash2", V, "0.28.0", "0.29.0", "vllm/config/vllm.py",
+    Probe("runner.v1-refuses-dflash2", V, "vllm/config/vllm.py",
           r"def _is_dflash2_draft",
           also_not=(("vllm/config/vllm.py", r'unsupported\.append\(\s*"dflash2 drafts"'),),
           path="v1"),
-    Probe("runner.v1-refuses-mixed-swa", V, "0.26.0", "", V_DFLASH, path="v1", pattern=
+    Probe("runner.v1-refuses-mixed-swa", V, V_DFLASH, path="v1", pattern=
           r"0\s*<\s*num_sliding\s*<\s*len\(layer_types\)\s*and\s+not\s+"
           r"get_current_vllm_config\(\)\.use_v2_model_runner"),
     # mask
-    Probe("dflash.mask-sources", V, "0.28.0", "", "vllm/v1/worker/gpu/spec_decode/utils.py",
+    Probe("dflash.mask-sources", V, "vllm/v1/worker/gpu/spec_decode/utils.py",
           r'"mask_token_id"\s+in\s+dflash_config[\s\S]*?getattr\(\s*hf_config,\s*"mask_token_id"'
           r'[\s\S]*?"dspark_noise_token_id"[\s\S]*?"pard_token"[\s\S]*?"ptd_token_id"',
           also=(("vllm/v1/spec_decode/*.py",
                  r'"mask_token_id"\s+in\s+dflash_config[\s\S]*?getattr\(\s*model_hf_config,\s*'
                  r'"mask_token_id"'),)),
-    Probe("dflash.mask-sources", V, "0.25.0", "0.28.0", V2_MASK[0], V2_MASK[1],
+    Probe("dflash.mask-sources", V, V2_MASK[0], V2_MASK[1],
           also=(V1_SHORT_MASK,), path="v2"),
-    Probe("dflash.mask-sources", V, "0.25.0", "0.28.0", *V1_SHORT_MASK, also=(V2_MASK,),
+    Probe("dflash.mask-sources", V, *V1_SHORT_MASK, also=(V2_MASK,),
           path="v1"),
-    Probe("dflash.mask-sources", V, "0.20.0", "0.25.0", *V1_SHORT_MASK, also_not=(V2_MASK,)),
-    Probe("speculators.dflash-mask-mapped", V, "0.20.0", "", V_ALGOS,
+    Probe("dflash.mask-sources", V, *V1_SHORT_MASK, also_not=(V2_MASK,)),
+    Probe("speculators.dflash-mask-mapped", V, V_ALGOS,
           r'"dflash_config"\]\s*=\s*\{\s*\n\s*"mask_token_id":\s*config_dict\["mask_token_id"\]'),
-    Probe("dflash.mask-sources", S, "0.5.18", "", S_UTILS,
+    Probe("dflash.mask-sources", S, S_UTILS,
           r'mask_token_id"\s*,\s*_cfg_get\(\s*draft_hf_config\s*,\s*"mask_token_id"'),
-    Probe("dflash.mask-sources", S, "0.5.11", "0.5.18", S_UTILS,
+    Probe("dflash.mask-sources", S, S_UTILS,
           r'dflash_cfg\.get\(\s*"mask_token_id"\s*,\s*None\s*\)'),
     # taps
-    Probe("dflash.tap-sources", V, "0.25.0", "",
+    Probe("dflash.tap-sources", V,
           "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
           r'getattr\(\s*hf_config,\s*"eagle_aux_hidden_state_layer_ids",\s*None\s*\)[\s\S]*?'
           r'\[\s*i\s*\+\s*1\s+for\s+i\s+in\s+\(\s*dflash_config\.get\(\s*"target_layer_ids"\s*\)'
           r'\s+or\s+\[\]\s*\)\s*\][\s\S]*?"dspark_target_layer_ids"', path="v2"),
-    Probe("dflash.tap-sources", V, "0.24.0", "0.25.0",
+    Probe("dflash.tap-sources", V,
           "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
           r'dflash_config\.get\(\s*"target_layer_ids"',
           also_not=(("vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
                      r'"dspark_target_layer_ids"'),), path="v2"),
-    Probe("dflash.tap-sources", V, "0.22.0", "", "vllm/v1/worker/gpu_model_runner.py",
+    Probe("dflash.tap-sources", V, "vllm/v1/worker/gpu_model_runner.py",
           r'layer_ids\s*=\s*\[\s*i\s*\+\s*1\s+for\s+i\s+in\s+\(\s*dflash_config\.get\(\s*'
           r'"target_layer_ids"\s*\)', path="v1"),
-    Probe("dflash.tap-sources", V, "0.20.0", "0.22.0", "vllm/v1/worker/gpu_model_runner.py",
+    Probe("dflash.tap-sources", V, "vllm/v1/worker/gpu_model_runner.py",
           r'layer_ids\s*=\s*dflash_config\.get\(\s*"target_layer_ids"\s*\)', path="v1"),
-    Probe("dflash.tap-sources", V, "0.20.0", "0.24.0", V_DFLASH_V1, r"\A",
+    Probe("dflash.tap-sources", V, V_DFLASH_V1, r"\A",
           also=(("vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
                  r"def get_eagle3_aux_layers_from_config"),),
           also_not=(("vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
                      r"dflash_config"),), path="v2"),
-    Probe("dflash.tap-sources", S, "0.5.11", "", S_UTILS,
+    Probe("dflash.tap-sources", S, S_UTILS,
           r'dflash_cfg\.get\(\s*"target_layer_ids"\s*,\s*_cfg_get\(\s*draft_hf_config\s*,\s*'
           r'"target_layer_ids"',
           also=(("sglang/srt/models/qwen3.py", r"def\s+set_dflash_layers_to_capture[\s\S]{0,600}?"
                  r"layers_to_capture\s*=\s*\[\s*val\s*\+\s*1"),)),
-    Probe("dflash.depth-without-num-target-layers", S, "0.5.18", "", S_DFLASH,
+    Probe("dflash.depth-without-num-target-layers", S, S_DFLASH,
           r"target_num_layers\s*=\s*max\(\s*draft_config\.target_layer_ids\s*\)\s*\+\s*1"),
-    Probe("dflash.depth-without-num-target-layers", S, "0.5.11", "0.5.18", S_DFLASH,
+    Probe("dflash.depth-without-num-target-layers", S, S_DFLASH,
           r"if\s+draft_config\.num_target_layers\s+is\s+not\s+None\s*\n\s*else\s+num_layers"),
-    Probe("dflash.derives-missing-taps", S, "0.5.11", "", S_UTILS,
+    Probe("dflash.derives-missing-taps", S, S_UTILS,
           r"if\s+self\.target_layer_ids\s+is\s+None:[\s\S]{0,200}?build_target_layer_ids\(\s*"
           r"target_num_layers"),
-    Probe("dflash.captures-last-layer", V, "0.20.0", "", "vllm/model_executor/models/llama.py",
+    Probe("dflash.captures-last-layer", V, "vllm/model_executor/models/llama.py",
           r"_maybe_add_hidden_state\(\s*aux_hidden_states,\s*idx\s*\+\s*1,", also=(DFLASH_V,)),
-    Probe("dflash.captures-last-layer", S, "0.5.11", "", "sglang/srt/models/qwen2.py",
+    Probe("dflash.captures-last-layer", S, "sglang/srt/models/qwen2.py",
           r"for\s+i\s+in\s+range\(\s*self\.start_layer\s*,\s*self\.end_layer\s*\):[\s\S]{0,300}?"
           r"\bi\s+in\s+self\.layers_to_capture", also=(DFLASH_S,)),
-    Probe("dflash.checks-num-target-layers", V, "0.20.0", "", V_DFLASH,
+    Probe("dflash.checks-num-target-layers", V, V_DFLASH,
           r"\A(?![\s\S]*num_target_layers)"),
-    Probe("dflash.checks-num-target-layers", S, "0.5.11", "", S_UTILS,
+    Probe("dflash.checks-num-target-layers", S, S_UTILS,
           r"val\s*<\s*0\s+or\s+val\s*>=\s*target_num_layers"),
     # windows
-    Probe("dflash.null-window-with-sliding-layers", V, "0.25.0", "", V_DFLASH,
+    Probe("dflash.null-window-with-sliding-layers", V, V_DFLASH,
           r'if\s+sliding_window\s+is\s+None:\s*raise\s+ValueError\(\s*"DFlash sliding attention '
           r'requires a window size'),
-    Probe("dflash.null-window-with-sliding-layers", V, "0.20.0", "0.25.0", *V_NO_WINDOW),
-    Probe("dflash.null-window-with-sliding-layers", S, "0.5.14", "", S_UTILS,
+    Probe("dflash.null-window-with-sliding-layers", V, *V_NO_WINDOW),
+    Probe("dflash.null-window-with-sliding-layers", S, S_UTILS,
           r"DFLASH sliding_attention layers require config\.sliding_window"),
-    Probe("dflash.null-window-with-sliding-layers", S, "0.5.11", "0.5.14", *S_NO_LAYER_TYPES),
-    Probe("dflash.window-sources", V, "0.25.0", "", V_DFLASH,
+    Probe("dflash.null-window-with-sliding-layers", S, *S_NO_LAYER_TYPES),
+    Probe("dflash.window-sources", V, V_DFLASH,
           r'sliding_window\s*=\s*dflash_config\.get\(\s*"swa_window_size",\s*getattr\(\s*config,'
           r'\s*"sliding_window",\s*None\s*\)\s*\)'),
-    Probe("dflash.window-sources", V, "0.20.0", "0.25.0", *V_NO_WINDOW),
-    Probe("dflash.window-sources", S, "0.5.14", "", S_UTILS,
+    Probe("dflash.window-sources", V, *V_NO_WINDOW),
+    Probe("dflash.window-sources", S, S_UTILS,
           r'def\s+get_dflash_attention_sliding_window_size[\s\S]{0,500}?"sliding_window"'
           r'[\s\S]{0,400}?require config\.sliding_window'),
-    Probe("dflash.window-sources", S, "0.5.11", "0.5.14", *S_NO_LAYER_TYPES),
-    Probe("dflash.reads-use-swa", V, "0.25.0", "", V_DFLASH,
+    Probe("dflash.window-sources", S, *S_NO_LAYER_TYPES),
+    Probe("dflash.reads-use-swa", V, V_DFLASH,
           r'use_swa\s*=\s*dflash_config\.get\(\s*"use_swa",\s*False\s*\)'),
-    Probe("dflash.reads-use-swa", V, "0.20.0", "0.25.0", V_DFLASH, r"\A(?![\s\S]*use_swa)"),
-    Probe("dflash.reads-use-swa", S, "0.5.11", "", S_DFLASH,
+    Probe("dflash.reads-use-swa", V, V_DFLASH, r"\A(?![\s\S]*use_swa)"),
+    Probe("dflash.reads-use-swa", S, S_DFLASH,
           r"\A(?![\s\S]*use_swa)[\s\S]*class\s+DFlashDraftModel"),
     # causality
-    Probe("dflash.causal-sources", V, "0.28.0", "", V_DFLASH,
+    Probe("dflash.causal-sources", V, V_DFLASH,
           r'def _dflash_layer_causal[\s\S]{0,300}?getattr\(\s*config,\s*"is_causal",\s*None\s*\)'
           r'[\s\S]{0,300}?\.get\(\s*"causal"\s*\)[\s\S]{0,300}?layer_types\[layer_idx\]\s*==\s*'
           r'_SLIDING_ATTENTION'),
-    Probe("dflash.causal-sources", V, "0.26.0", "0.28.0", V_DFLASH,
+    Probe("dflash.causal-sources", V, V_DFLASH,
           r'def _dflash_layer_causal[\s\S]{0,300}?\.get\(\s*"causal"\s*\)[\s\S]{0,300}?'
           r'layer_types\[layer_idx\]\s*==\s*_SLIDING_ATTENTION',
           also_not=((V_DFLASH, r'def _dflash_layer_causal[\s\S]{0,300}?"is_causal"'),)),
-    Probe("dflash.causal-sources", V, "0.23.0", "0.26.0", "vllm/v1/spec_decode/dflash.py",
+    Probe("dflash.causal-sources", V, "vllm/v1/spec_decode/dflash.py",
           r'self\.dflash_causal\s*=\s*self\.dflash_config\.get\(\s*"causal",\s*False\s*\)'),
-    Probe("dflash.causal-sources", V, "0.20.0", "0.23.0", "vllm/v1/spec_decode/dflash.py",
+    Probe("dflash.causal-sources", V, "vllm/v1/spec_decode/dflash.py",
           r"causal=False,\s*#\s*Non-causal attention is required for DFlash"),
-    Probe("dflash.causal-sources", S, "0.5.18", "", S_DFLASH,
+    Probe("dflash.causal-sources", S, S_DFLASH,
           r'if\s+layer_type\s*==\s*"sliding_attention":[\s\S]{0,300}?_get_dflash_attention_type'
           r'\(\s*config\s*,\s*default\s*=\s*AttentionType\.DECODER'),
-    Probe("dflash.causal-sources", S, "0.5.14", "0.5.17", S_DFLASH,
+    Probe("dflash.causal-sources", S, S_DFLASH,
           r'if\s+layer_type\s*==\s*"full_attention":\s*\n\s*return\s+-1\s*,\s*'
           r'AttentionType\.ENCODER_ONLY[\s\S]{0,300}?return\s+sliding_window_size\s*,\s*'
           r'AttentionType\.DECODER'),
-    Probe("dflash.causal-sources", S, "0.5.11", "0.5.14", *S_NO_LAYER_TYPES),
-    Probe("speculators.non-causal-flag-global", V, "0.26.0", "", V_ALGOS,
+    Probe("dflash.causal-sources", S, *S_NO_LAYER_TYPES),
+    Probe("speculators.non-causal-flag-global", V, V_ALGOS,
           r'\["causal"\]\s*=\s*not\s+config_dict\.get\(\s*"sliding_window_non_causal",'
           r'\s*True\s*\)'),
     # block sizes and draft tokens
-    Probe("dflash.block-size-sources", V, "0.20.0", "", V_DFLASH, r"\A(?![\s\S]*block_size)",
+    Probe("dflash.block-size-sources", V, V_DFLASH, r"\A(?![\s\S]*block_size)",
           also_not=(("vllm/v1/spec_decode/dflash.py",
                      r'(dflash_config|hf_config)(\.get\(\s*|,\s*)"block_size"'),)),
-    Probe("dflash.block-size-sources", S, "0.5.11", "", S_UTILS,
+    Probe("dflash.block-size-sources", S, S_UTILS,
           r'dflash_cfg\.get\(\s*"block_size"\s*,\s*_cfg_get\(\s*draft_hf_config\s*,\s*"block_size"',
           also=((S_DFLASH, r"resolve_block_size\(\s*default\s*=\s*16\s*\)"),)),
-    Probe("dflash.tokens-per-block", V, "0.20.0", "", "vllm/v1/spec_decode/dflash.py",
+    Probe("dflash.tokens-per-block", V, "vllm/v1/spec_decode/dflash.py",
           r"num_query_per_req\s*=\s*1\s*\+\s*self\.num_speculative_tokens"),
-    Probe("dflash.tokens-per-block", S, "0.5.11", "", "sglang/srt/**/s*.py",
+    Probe("dflash.tokens-per-block", S, "sglang/srt/**/s*.py",
           r"speculative_num_draft_tokens\s*=\s*inferred_block_size"),
-    Probe("dspark.tokens-per-block", V, "0.27.0", "",
+    Probe("dspark.tokens-per-block", V,
           "vllm/v1/worker/gpu/spec_decode/dspark/speculator.py",
           r"if\s+self\.sample_from_anchor:\s*self\.num_query_per_req\s*=\s*"
           r"self\.num_speculative_steps\s*else:\s*self\.num_query_per_req\s*=\s*1\s*\+\s*"
           r"self\.num_speculative_steps",
           also=(("vllm/v1/worker/gpu/spec_decode/dspark/speculator.py",
                  r'getattr\(\s*self\.draft_model_config\.hf_config,\s*"sample_from_anchor"'),)),
-    Probe("dspark.tokens-per-block", S, "0.5.16", "", S_DSPARK,
+    Probe("dspark.tokens-per-block", S, S_DSPARK,
           r"gamma\s*=\s*int\(\s*num_draft_tokens\s*\)\s*-\s*1"),
-    Probe("dspark.sample-from-anchor-default", S, "0.5.19", "", "sglang/srt/speculative/"
+    Probe("dspark.sample-from-anchor-default", S, "sglang/srt/speculative/"
           "dspark_components/*.py", r'def\s+get_dspark_sample_from_anchor[\s\S]{0,200}?'
           r'"sample_from_anchor"\s*,\s*True'),
-    Probe("dspark.sample-from-anchor-default", V, "0.27.0", "",
+    Probe("dspark.sample-from-anchor-default", V,
           "vllm/v1/worker/gpu/spec_decode/dspark/speculator.py",
           r'self\.sample_from_anchor\s*=\s*getattr\(\s*self\.draft_model_config\.hf_config,\s*'
           r'"sample_from_anchor",\s*True\s*\)',
           also=((V_ALGOS, r'def update_dspark[\s\S]*?config_dict\.get\(\s*"sample_from_anchor",'
                           r'\s*False\s*\)'),)),
-    Probe("speculators.verifier-must-be-a-repo", V, "0.33.0", "",
+    Probe("speculators.verifier-must-be-a-repo", V,
           "vllm/transformers_utils/config.py", r"Speculators verifier must name a remote model"),
-    Probe("speculators.verifier-must-be-a-repo", V, "0.10.1", "0.33.0",
+    Probe("speculators.verifier-must-be-a-repo", V,
           "vllm/transformers_utils/config.py", r'\["verifier"\]\["name_or_path"\]',
           also_not=(("vllm/transformers_utils/config.py",
                      r"Speculators verifier must name a remote model"),)),
-    Probe("dflash.sample-from-anchor-refused", V, "0.27.0", "",
+    Probe("dflash.sample-from-anchor-refused", V,
           "vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
           r'if\s+dflash_config\.get\(\s*"sample_from_anchor",\s*False\s*\):\s*raise\s+ValueError',
           path="v2"),
-    Probe("dflash.sample-from-anchor-refused", V, "0.27.0", "", V_DFLASH_V1, path="v1",
+    Probe("dflash.sample-from-anchor-refused", V, V_DFLASH_V1, path="v1",
           pattern=r"\A(?![\s\S]*sample_from_anchor)",
           also=(("vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
                  r'dflash_config\.get\(\s*"sample_from_anchor"'),)),
-    Probe("dflash.sample-from-anchor-refused", V, "0.20.0", "0.27.0", *V_ANY,
+    Probe("dflash.sample-from-anchor-refused", V, *V_ANY,
           also=(DFLASH_V,), also_not=(("vllm/v1/worker/gpu/spec_decode/dflash/speculator.py",
                                        r'dflash_config\.get\(\s*"sample_from_anchor"'),)),
-    Probe("dspark.exact-token-architectures", V, "0.29.0", "", "vllm/config/speculative.py",
+    Probe("dspark.exact-token-architectures", V, "vllm/config/speculative.py",
           r"if\s+num_speculative_tokens\s*!=\s*block_size:\s*raise\s+ValueError\(\s*"
           r'"Qwen3-Omni DSpark requires num_speculative_tokens to match'),
-    Probe("dspark.exact-token-architectures", V, "0.25.0", "0.29.0", V_REGISTRY,
+    Probe("dspark.exact-token-architectures", V, V_REGISTRY,
           r'"Qwen3DSparkModel"\s*:',
           also_not=(("vllm/config/speculative.py", r"Qwen3-Omni DSpark requires"),)),
-    Probe("dspark.self-contained-model-types", V, "0.25.0", "0.29.0", _SPECULATIVE[0],
+    Probe("dspark.self-contained-model-types", V, _SPECULATIVE[0],
           r"# DeepSeek-V4 DSpark reuses the full",
           also_not=((_SPECULATIVE[0], r'model_type == "qwen3"'),)),
-    Probe("dspark.self-contained-model-types", V, "0.29.0", "", _SPECULATIVE[0],
+    Probe("dspark.self-contained-model-types", V, _SPECULATIVE[0],
           r'"DSparkDraftModel" in self\.draft_model_config\.architectures\s*and '
           r'self\.draft_model_config\.hf_config\.model_type == "qwen3"'),
-    Probe("dspark.markov-rank-sources", V, "0.25.0", "",
+    Probe("dspark.markov-rank-sources", V,
           "vllm/model_executor/models/qwen3_dspark.py", r"config\.markov_rank\b"),
-    Probe("dspark.markov-rank-sources", S, "0.5.16", "", "sglang/srt/models/dspark.py",
+    Probe("dspark.markov-rank-sources", S, "sglang/srt/models/dspark.py",
           r'def\s+build_markov_head[\s\S]{0,200}?getattr\(\s*config\s*,\s*"markov_rank"\s*,\s*0\s*'
           r'\)[\s\S]{0,100}?if\s+markov_rank\s*<=\s*0:\s*\n\s*raise'),
     # which families each runtime serves
-    Probe("serves.dflash", V, "0.20.0", "", V_REGISTRY, r'"DFlashDraftModel"\s*:'),
-    Probe("serves.dflash", S, "0.5.11", "", S_DFLASH,
+    Probe("serves.dflash", V, V_REGISTRY, r'"DFlashDraftModel"\s*:'),
+    Probe("serves.dflash", S, S_DFLASH,
           r"EntryClass\s*=[\s\S]{0,80}?DFlashDraftModel", also=((S_SPEC, r"\bDFLASH\b"),)),
-    Probe("serves.eagle3", V, "0.8.5", "", V_EAGLE3, r"class Eagle3LlamaForCausalLM",
+    Probe("serves.eagle3", V, V_EAGLE3, r"class Eagle3LlamaForCausalLM",
           also=((V_REGISTRY, r'"Eagle3LlamaForCausalLM"'),)),
-    Probe("serves.eagle3", S, "0.5.0rc0", "", S_EAGLE3, r"class\s+LlamaForCausalLMEagle3",
+    Probe("serves.eagle3", S, S_EAGLE3, r"class\s+LlamaForCausalLMEagle3",
           also=((S_SPEC, r"\bEAGLE3\b"),)),
-    Probe("serves.eagle", V, "0.8.0", "", V_REGISTRY, r'"(EAGLEModel|EagleLlamaForCausalLM)"\s*:'),
-    Probe("serves.eagle", S, "0.5.0rc0", "", "sglang/srt/models/llama_eagle.py",
+    Probe("serves.eagle", V, V_REGISTRY, r'"(EAGLEModel|EagleLlamaForCausalLM)"\s*:'),
+    Probe("serves.eagle", S, "sglang/srt/models/llama_eagle.py",
           r"class\s+LlamaForCausalLMEagle\b"),
-    Probe("serves.mtp", V, "0.8.0", "", V_REGISTRY, r'"DeepSeekMTPModel"\s*:'),
-    Probe("serves.mtp", S, "0.5.0rc0", "", "sglang/srt/models/deepseek_nextn.py",
+    Probe("serves.mtp", V, V_REGISTRY, r'"DeepSeekMTPModel"\s*:'),
+    Probe("serves.mtp", S, "sglang/srt/models/deepseek_nextn.py",
           r"class\s+DeepseekV3ForCausalLMNextN"),
-    Probe("serves.dflash2", V, "0.28.0", "", V_REGISTRY, r'"DFlash2DraftModel"\s*:\s*\(',
+    Probe("serves.dflash2", V, V_REGISTRY, r'"DFlash2DraftModel"\s*:\s*\(',
           also=(("vllm/v1/worker/gpu/spec_decode/__init__.py", r"DFlash2Speculator"),)),
-    Probe("serves.dflash2", S, "0.5.19", "", S_DFLASH, r"^class DFlash2DraftModel\("),
-    Probe("serves.medusa", V, "0.33.0", "", *V_ANY, also_not=((V_REGISTRY, r'"MedusaModel"'),)),
-    Probe("serves.medusa", V, "0.8.0", "0.33.0", V_REGISTRY, r'"MedusaModel"'),
-    Probe("serves.medusa", S, "0.5.0rc0", "", *S_ANY,
+    Probe("serves.dflash2", S, S_DFLASH, r"^class DFlash2DraftModel\("),
+    Probe("serves.medusa", V, *V_ANY, also_not=((V_REGISTRY, r'"MedusaModel"'),)),
+    Probe("serves.medusa", V, V_REGISTRY, r'"MedusaModel"'),
+    Probe("serves.medusa", S, *S_ANY,
           also_not=((S_SPEC, r"\bMEDUSA\b"), ("sglang/srt/server_args.py", r'"MEDUSA"'))),
-    Probe("serves.dspark", V, "0.25.0", "", V_REGISTRY,
+    Probe("serves.dspark", V, V_REGISTRY,
           r'"(DSparkDraftModel|Qwen3DSparkModel)"\s*:',
           also=(("vllm/v1/worker/gpu/spec_decode/dspark/speculator.py",
                  r"class DSparkSpeculator"),)),
-    Probe("serves.dspark", S, "0.5.16", "", "sglang/srt/models/dspark.py",
+    Probe("serves.dspark", S, "sglang/srt/models/dspark.py",
           r"^EntryClass = \[Qwen3DSparkModel"),
-    Probe("serves.speculators", V, "0.29.0", "", V_ALGOS, r'@register_speculator\("dflash2"\)'),
-    Probe("serves.speculators", V, "0.25.0", "0.29.0", V_ALGOS, r'@register_speculator\("dspark"\)',
+    Probe("serves.speculators", V, V_ALGOS, r'@register_speculator\("dflash2"\)'),
+    Probe("serves.speculators", V, V_ALGOS, r'@register_speculator\("dspark"\)',
           also_not=((V_ALGOS, r'@register_speculator\("dflash2"\)'),)),
-    Probe("serves.speculators", V, "0.22.0", "0.25.0", V_ALGOS, r'@register_speculator\("peagle"\)',
+    Probe("serves.speculators", V, V_ALGOS, r'@register_speculator\("peagle"\)',
           also_not=((V_ALGOS, r'@register_speculator\("dspark"\)'),)),
-    Probe("serves.speculators", V, "0.20.0", "0.22.0", V_ALGOS, r'@register_speculator\("dflash"\)',
+    Probe("serves.speculators", V, V_ALGOS, r'@register_speculator\("dflash"\)',
           also_not=((V_ALGOS, r'@register_speculator\("peagle"\)'),)),
-    Probe("serves.speculators", V, "0.10.1", "0.20.0", V_ALGOS, r'@register_speculator\("eagle3"\)',
+    Probe("serves.speculators", V, V_ALGOS, r'@register_speculator\("eagle3"\)',
           also_not=((V_ALGOS, r'@register_speculator\("dflash"\)'),)),
-    _absent("serves.speculators", V, "0.8.0", "0.10.1", where=V_ANY, what=(V_ALGOS, r"\A")),
-    _absent("serves.speculators", S, "0.5.0rc0", where=S_ANY,
+    _absent("serves.speculators", V, where=V_ANY, what=(V_ALGOS, r"\A")),
+    _absent("serves.speculators", S, where=S_ANY,
             what=("sglang/srt/configs/**/*.py", r"speculators_config")),
     # launch methods
-    Probe("launch.methods", V, "0.33.0", "", "vllm/config/speculative.py",
+    Probe("launch.methods", V, "vllm/config/speculative.py",
           r'^DSparkModelTypes\s*=\s*Literal\[\s*"dspark"',
           also=((V_REGISTRY, r'"DFlash2DraftModel"\s*:'),),
           also_not=(("vllm/config/speculative.py", r'^\s*"medusa",'),)),
-    Probe("launch.methods", V, "0.28.0", "0.33.0", "vllm/config/speculative.py", r'^\s*"medusa",',
+    Probe("launch.methods", V, "vllm/config/speculative.py", r'^\s*"medusa",',
           also=((V_REGISTRY, r'"DFlash2DraftModel"\s*:'),)),
-    Probe("launch.methods", V, "0.25.0", "0.28.0", "vllm/config/speculative.py",
+    Probe("launch.methods", V, "vllm/config/speculative.py",
           r'^DSparkModelTypes\s*=\s*Literal\[\s*"dspark"',
           also_not=((V_REGISTRY, r'"DFlash2DraftModel"\s*:'),)),
-    Probe("launch.methods", V, "0.20.0", "0.25.0", "vllm/config/speculative.py",
+    Probe("launch.methods", V, "vllm/config/speculative.py",
           r'^DFlashModelTypes\s*=\s*Literal\[\s*"dflash"',
           also_not=(("vllm/config/speculative.py", r"^DSparkModelTypes"),)),
-    Probe("launch.methods", V, "0.11.0", "0.20.0", "vllm/config/speculative.py",
+    Probe("launch.methods", V, "vllm/config/speculative.py",
           r'"mtp"\]|^\s*"mtp",', also_not=(("vllm/config/speculative.py", r"^DFlashModelTypes"),)),
-    Probe("launch.methods", V, "0.10.2", "0.11.0", V_CONFIG,
+    Probe("launch.methods", V, V_CONFIG,
           r'self\.method\s*=\s*"qwen3_next_mtp"'),
-    Probe("launch.methods", V, "0.10.1", "0.10.2", V_CONFIG, r'self\.method\s*=\s*"deepseek_mtp"',
+    Probe("launch.methods", V, V_CONFIG, r'self\.method\s*=\s*"deepseek_mtp"',
           also=((V_ALGOS, r'@register_speculator\("eagle3"\)'),),
           also_not=((V_CONFIG, r'self\.method\s*=\s*"qwen3_next_mtp"'),)),
-    Probe("launch.methods", V, "0.9.0", "0.10.1", V_CONFIG, r'self\.method\s*=\s*"deepseek_mtp"',
+    Probe("launch.methods", V, V_CONFIG, r'self\.method\s*=\s*"deepseek_mtp"',
           also_not=((V_ALGOS, r"\A"),)),
-    Probe("launch.methods", V, "0.8.5", "0.9.0", "vllm/config.py", r'method\s*==\s*"eagle3"',
+    Probe("launch.methods", V, "vllm/config.py", r'method\s*==\s*"eagle3"',
           also_not=((V_CONFIG, r'self\.method\s*=\s*"deepseek_mtp"'),)),
-    Probe("launch.methods", S, "0.5.16", "", S_SPEC, r"\bDSPARK\b",
+    Probe("launch.methods", S, S_SPEC, r"\bDSPARK\b",
           also=((S_SPEC, r"\bDFLASH\b"),)),
-    Probe("launch.methods", S, "0.5.11", "0.5.16", S_SPEC, r"\bDFLASH\b",
+    Probe("launch.methods", S, S_SPEC, r"\bDFLASH\b",
           also_not=((S_SPEC, r"\bDSPARK\b"),)),
-    Probe("launch.methods", S, "0.5.0rc0", "0.5.11", "sglang/srt/server_args.py",
+    Probe("launch.methods", S, "sglang/srt/server_args.py",
           r'"EAGLE3"', also_not=((S_SPEC, r"\bDFLASH\b"),)),
     # EAGLE-3
-    Probe("eagle3.aux-sources", V, "0.17.0", "",
+    Probe("eagle3.aux-sources", V,
           "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
           r"eagle_aux_hidden_state_layer_ids", path="v2"),
-    Probe("eagle3.aux-sources", V, "0.22.0", "", "vllm/v1/worker/gpu_model_runner.py",
+    Probe("eagle3.aux-sources", V, "vllm/v1/worker/gpu_model_runner.py",
           r'eagle_config\.get\(\s*"eagle_aux_hidden_state_layer_ids"', path="v1"),
-    Probe("eagle3.aux-sources", V, "0.11.1", "0.22.0", "vllm/v1/worker/gpu_model_runner.py",
+    Probe("eagle3.aux-sources", V, "vllm/v1/worker/gpu_model_runner.py",
           r'"eagle_aux_hidden_state_layer_ids"',
           also_not=(("vllm/v1/worker/gpu_model_runner.py",
                      r'eagle_config\.get\(\s*"eagle_aux_hidden_state_layer_ids"'),), path="v1"),
-    Probe("eagle3.aux-sources", V, "0.8.5", "0.11.1", V_EAGLE3, r"\A",
+    Probe("eagle3.aux-sources", V, V_EAGLE3, r"\A",
           also_not=(("vllm/v1/worker/gpu_model_runner.py", r"eagle_aux_hidden_state_layer_ids"),)),
-    Probe("eagle3.aux-sources", S, "0.5.0rc0", "", "sglang/srt/model_executor/**/*.py",
+    Probe("eagle3.aux-sources", S, "sglang/srt/model_executor/**/*.py",
           r'eagle_config\s*=\s*getattr\(\s*[\w.]+hf_config\s*,\s*"eagle_config"\s*,\s*None\s*\)'
           r'[\s\S]{0,400}?eagle_config\[\s*"eagle_aux_hidden_state_layer_ids"\s*\]'),
-    Probe("eagle3.aux-convention", V, "0.8.5", "", "vllm/model_executor/models/llama.py",
+    Probe("eagle3.aux-convention", V, "vllm/model_executor/models/llama.py",
           r"(if idx in self\.aux_hidden_state_layers:\s*\n\s*aux_hidden_states\.append\("
           r"hidden_states \+ residual\)\s*\n\s*hidden_states, residual = layer\(|"
           r"_maybe_add_hidden_state\(\s*aux_hidden_states,\s*idx \+ 1,)"),
-    Probe("eagle3.aux-convention", S, "0.5.0rc0", "", "sglang/srt/models/llama.py",
+    Probe("eagle3.aux-convention", S, "sglang/srt/models/llama.py",
           r"def\s+set_eagle3_layers_to_capture[\s\S]{0,600}?layers_to_capture\s*=\s*\[\s*val\s*"
           r"\+\s*1\s+for\s+val\s+in\s+layer_ids\s*\]"),
-    Probe("eagle3.aux-shift-if-first-is-one", S, "0.5.13", "", "sglang/srt/models/deepseek_v2.py",
+    Probe("eagle3.aux-shift-if-first-is-one", S, "sglang/srt/models/deepseek_v2.py",
           r"if\s+layer_ids\s+and\s+layer_ids\[0\]\s*==\s*1:"),
-    _absent("eagle3.aux-shift-if-first-is-one", S, "0.5.0rc0", "0.5.13", where=S_ANY,
+    _absent("eagle3.aux-shift-if-first-is-one", S, where=S_ANY,
             what=("sglang/srt/models/deepseek_v2.py",
                   r"if\s+layer_ids\s+and\s+layer_ids\[0\]\s*==\s*1:")),
-    Probe("eagle3.one-layer-architectures", S, "0.5.12", "", "sglang/srt/models/*.py",
+    Probe("eagle3.one-layer-architectures", S, "sglang/srt/models/*.py",
           r"EntryClass\s*=[\s\S]{0,80}?Eagle3DeepseekV2ForCausalLM",
           also=(("sglang/srt/models/*.py", r"EAGLE3 currently only supports 1 layer"),),
           also_not=((S_EAGLE3, r"EAGLE3 currently only supports 1 layer"),)),
-    Probe("eagle3.one-layer-architectures", S, "0.5.0rc0", "0.5.12", S_EAGLE3,
+    Probe("eagle3.one-layer-architectures", S, S_EAGLE3,
           r"EAGLE3 currently only supports 1 layer"),
-    Probe("eagle3.tied-head-is-embedding", S, "0.5.12", "", "sglang/srt/models/kimi_k25_eagle3.py",
+    Probe("eagle3.tied-head-is-embedding", S, "sglang/srt/models/kimi_k25_eagle3.py",
           r"if\s+(self\.)?config\.tie_word_embeddings:\s*\n\s*self\.lm_head\s*=\s*"
           r"self\.model\.embed_tokens",
           also=((S_EAGLE3, r"if\s+self\.config\.tie_word_embeddings:\s*\n\s*self\.lm_head\s*=\s*"
                            r"self\.model\.embed_tokens"),)),
-    Probe("eagle3.tied-head-is-embedding", S, "0.5.0rc0", "0.5.12", S_EAGLE3,
+    Probe("eagle3.tied-head-is-embedding", S, S_EAGLE3,
           r"if\s+self\.config\.tie_word_embeddings:\s*\n\s*self\.lm_head\s*=\s*"
           r"self\.model\.embed_tokens",
           also_not=(("sglang/srt/models/kimi_k25_eagle3.py", r"\A"),)),
-    Probe("eagle3.requires-architectures", V, "0.9.0", "", V_EAGLE_CONFIG,
+    Probe("eagle3.requires-architectures", V, V_EAGLE_CONFIG,
           r"for\s+arch\s+in\s+self\.model\.architectures"),
-    Probe("eagle3.requires-draft-vocab-size", S, "0.5.5", "", S_EAGLE3,
+    Probe("eagle3.requires-draft-vocab-size", S, S_EAGLE3,
           r"config_\.vocab_size\s*=\s*\(\s*config_\.draft_vocab_size"),
-    Probe("eagle3.requires-draft-vocab-size-untied", S, "0.5.0rc0", "0.5.5", S_EAGLE3,
+    Probe("eagle3.requires-draft-vocab-size-untied", S, S_EAGLE3,
           r"ParallelLMHead\(\s*config\.draft_vocab_size",
           also_not=((S_EAGLE3, r"config_\.vocab_size\s*=\s*\(\s*config_\.draft_vocab_size"),)),
-    Probe("draft.short-context-raised", S, "0.5.3", "", "sglang/srt/configs/model_config.py",
+    Probe("draft.short-context-raised", S, "sglang/srt/configs/model_config.py",
           r"Overriding the draft model's max_position_embeddings"),
-    Probe("draft.short-context-raised", S, "0.5.0rc0", "0.5.3",
+    Probe("draft.short-context-raised", S,
           "sglang/srt/configs/model_config.py", r"is greater than the derived context_length",
           also_not=(("sglang/srt/configs/model_config.py",
                      r"Overriding the draft model's max_position_embeddings"),)),
     # draft context
-    Probe("draft.raises-max-position-for", V, "0.33.0", "", "vllm/config/speculative.py",
+    Probe("draft.raises-max-position-for", V, "vllm/config/speculative.py",
           r"_CACHE_ONLY_ROPE_TYPES = frozenset"),
-    Probe("draft.raises-max-position-for", V, "0.27.0", "0.33.0", "vllm/config/speculative.py",
+    Probe("draft.raises-max-position-for", V, "vllm/config/speculative.py",
           r"def _maybe_override_draft_max_position_embeddings",
           also_not=(("vllm/config/speculative.py", r"_CACHE_ONLY_ROPE_TYPES = frozenset"),)),
-    Probe("draft.raises-max-position-for", V, "0.8.0", "0.27.0", V_CONFIG,
+    Probe("draft.raises-max-position-for", V, V_CONFIG,
           r"class SpeculativeConfig",
           also_not=((V_CONFIG, r"def _maybe_override_draft_max_position_embeddings"),)),
-    Probe("draft.raises-max-position-methods", V, "0.33.0", "", "vllm/config/speculative.py",
+    Probe("draft.raises-max-position-methods", V, "vllm/config/speculative.py",
           r'if self\.method != "draft_model":\s*#[^\n]*\n(\s*#[^\n]*\n)*\s*SpeculativeConfig\.'
           r"_maybe_override_draft_max_position_embeddings"),
-    Probe("draft.raises-max-position-methods", V, "0.27.0", "0.33.0",
+    Probe("draft.raises-max-position-methods", V,
           "vllm/config/speculative.py",
           r'if self\.method in \("eagle", "eagle3"\):\s*#[^\n]*\n(\s*#[^\n]*\n)*\s*'
           r"SpeculativeConfig\._maybe_override_draft_max_position_embeddings"),
-    Probe("draft.raises-max-position-methods", V, "0.8.0", "0.27.0", V_CONFIG,
+    Probe("draft.raises-max-position-methods", V, V_CONFIG,
           r"class SpeculativeConfig",
           also_not=((V_CONFIG, r"def _maybe_override_draft_max_position_embeddings"),)),
-    Probe("eagle3.fc-count-sources", V, "0.22.0", "", V_EAGLE3,
+    Probe("eagle3.fc-count-sources", V, V_EAGLE3,
           r'getattr\(\s*self\.config,\s*"num_aux_hidden_states"'),
-    Probe("eagle3.fc-count-sources", V, "0.8.5", "0.22.0", V_EAGLE3,
+    Probe("eagle3.fc-count-sources", V, V_EAGLE3,
           r"target_hidden_size\s*\*\s*3|hidden_size\s*\*\s*3",
           also_not=((V_EAGLE3, r'"num_aux_hidden_states"'),)),
-    Probe("eagle3.fc-count-sources", S, "0.5.12", "", S_EAGLE3, r"num_aux_hidden_states",
+    Probe("eagle3.fc-count-sources", S, S_EAGLE3, r"num_aux_hidden_states",
           also=((S_EAGLE3, r'eagle_config\.get\(\s*"eagle_aux_hidden_state_layer_ids"'),)),
-    Probe("eagle3.fc-count-sources", S, "0.5.0rc0", "0.5.12", S_EAGLE3,
+    Probe("eagle3.fc-count-sources", S, S_EAGLE3,
           r"self\.hidden_size_in\s*\*\s*3\b", also_not=((S_EAGLE3, r"num_aux_hidden_states"),)),
-    Probe("eagle3.reads-3.1-flags", V, "0.22.0", "", V_EAGLE3,
+    Probe("eagle3.reads-3.1-flags", V, V_EAGLE3,
           r'getattr\(\s*self\.config,\s*"fc_norm"',
           also=((V_EAGLE3, r'getattr\(\s*self\.config,\s*"norm_output"'),
                 (V_EAGLE3, r'eagle_config\.get\(\s*"norm_before_fc"'),)),
-    Probe("eagle3.reads-3.1-flags", V, "0.18.0", "0.22.0", V_EAGLE3,
+    Probe("eagle3.reads-3.1-flags", V, V_EAGLE3,
           r'getattr\(\s*self\.config,\s*"norm_before_fc"',
           also_not=((V_EAGLE3, r'"fc_norm"'),)),
-    Probe("eagle3.reads-3.1-flags", V, "0.8.5", "0.18.0", V_EAGLE3, r"\A",
+    Probe("eagle3.reads-3.1-flags", V, V_EAGLE3, r"\A",
           also_not=((V_EAGLE3, r'"(fc_norm|norm_output|norm_before_fc)"'),)),
-    Probe("eagle3.reads-3.1-flags", S, "0.5.17", "", S_EAGLE3, r'"norm_before_fc"',
+    Probe("eagle3.reads-3.1-flags", S, S_EAGLE3, r'"norm_before_fc"',
           also=((S_EAGLE3, r'"fc_norm"'), (S_EAGLE3, r'"use_aux_norm"'),
                 (S_EAGLE3, r'"norm_output"'))),
-    Probe("eagle3.reads-3.1-flags", S, "0.5.12", "0.5.17", S_EAGLE3, r'"fc_norm"',
+    Probe("eagle3.reads-3.1-flags", S, S_EAGLE3, r'"fc_norm"',
           also=((S_EAGLE3, r'"use_aux_norm"'), (S_EAGLE3, r'"norm_output"')),
           also_not=((S_EAGLE3, r'"norm_before_fc"'),)),
-    Probe("eagle3.reads-3.1-flags", S, "0.5.0rc0", "0.5.12", S_EAGLE3, r"\A",
+    Probe("eagle3.reads-3.1-flags", S, S_EAGLE3, r"\A",
           also_not=((S_EAGLE3, r'"(fc_norm|use_aux_norm|norm_output|norm_before_fc)"'),)),
-    Probe("eagle3.reads-norm-before-residual", V, "0.10.1", "", V_EAGLE3,
+    Probe("eagle3.reads-norm-before-residual", V, V_EAGLE3,
           r'if getattr\(\s*config,\s*"norm_before_residual",\s*False\s*\):'),
-    Probe("eagle3.reads-norm-before-residual", V, "0.8.5", "0.10.1", V_EAGLE3, r"\A",
+    Probe("eagle3.reads-norm-before-residual", V, V_EAGLE3, r"\A",
           also_not=((V_EAGLE3, r"norm_before_residual"),)),
-    _absent("eagle3.reads-norm-before-residual", S, "0.5.0rc0", where=(S_EAGLE3, r"\A"),
+    _absent("eagle3.reads-norm-before-residual", S, where=(S_EAGLE3, r"\A"),
             what=("sglang/srt/models/*eagle*.py", r"norm_before_residual")),
     # eagle_config.use_aux_hidden_state: false
-    Probe("eagle3.reads-use-aux-hidden-state", V, "0.12.0", "", "vllm/v1/spec_decode/*.py",
+    Probe("eagle3.reads-use-aux-hidden-state", V, "vllm/v1/spec_decode/*.py",
           r'eagle_config\.get\(\s*"use_aux_hidden_state"', path="v1"),
-    _absent("eagle3.reads-use-aux-hidden-state", V, "0.8.5", "0.12.0", where=(V_EAGLE3, r"\A"),
+    _absent("eagle3.reads-use-aux-hidden-state", V, where=(V_EAGLE3, r"\A"),
             what=("vllm/v1/spec_decode/*.py", r'"use_aux_hidden_state"'), path="v1"),
-    Probe("eagle3.reads-use-aux-hidden-state", V, "0.17.0", "0.33.0", V_EAGLE3_V2,
+    Probe("eagle3.reads-use-aux-hidden-state", V, V_EAGLE3_V2,
           r"\A(?![\s\S]*use_aux_hidden_state)", path="v2"),
-    Probe("eagle3.reads-use-aux-hidden-state", V, "0.33.0", "", V_EAGLE3_V2,
+    Probe("eagle3.reads-use-aux-hidden-state", V, V_EAGLE3_V2,
           r'eagle_config\.get\(\s*"use_aux_hidden_state"', path="v2"),
-    Probe("eagle3.reads-use-aux-hidden-state", S, "0.5.8", "", "sglang/srt/model_executor/**/*.py",
+    Probe("eagle3.reads-use-aux-hidden-state", S, "sglang/srt/model_executor/**/*.py",
           r'\.get\(\s*"use_aux_hidden_state"'),
-    _absent("eagle3.reads-use-aux-hidden-state", S, "0.5.0rc0", "0.5.8", where=(S_EAGLE3, r"\A"),
+    _absent("eagle3.reads-use-aux-hidden-state", S, where=(S_EAGLE3, r"\A"),
             what=("sglang/srt/model_executor/**/*.py", r'"use_aux_hidden_state"')),
     # RoPE
-    Probe("rope.partial-rotary-applied", V, "0.8.0", "", "vllm/model_executor/**/*.py",
+    Probe("rope.partial-rotary-applied", V, "vllm/model_executor/**/*.py",
           r"rotary_dim\s*=\s*int\(\s*head_size\s*\*\s*partial_rotary_factor\s*\)|"
           r'self\.partial_rotary_factor\s*=\s*getattr\(\s*config,\s*"partial_rotary_factor"|'
           r"self\.rotary_dim\s*=\s*int\(\s*partial_rotary_factor\s*\*\s*self\.head_dim\)"),
-    Probe("rope.partial-rotary-applied", S, "0.5.20", "", S_DFLASH,
+    Probe("rope.partial-rotary-applied", S, S_DFLASH,
           r'getattr\(\s*config\s*,\s*"partial_rotary_factor"\s*,\s*1\.0\s*\)'),
-    Probe("rope.partial-rotary-applied", S, "0.5.11", "0.5.20", S_DFLASH,
+    Probe("rope.partial-rotary-applied", S, S_DFLASH,
           r"EntryClass", also_not=((S_DFLASH, r"partial_rotary_factor"),)),
     # MTP
-    Probe("mtp.shares-target-lm-head", V, "0.16.0", "", "vllm/v1/spec_decode/*.py",
+    Probe("mtp.shares-target-lm-head", V, "vllm/v1/spec_decode/*.py",
           r"sh\.head\s*=\s*target_language_model\.lm_head"),
-    Probe("mtp.shares-target-lm-head", V, "0.8.0", "0.16.0", *V_ANY,
+    Probe("mtp.shares-target-lm-head", V, *V_ANY,
           also_not=(("vllm/v1/spec_decode/*.py",
                      r"sh\.head\s*=\s*target_language_model\.lm_head"),)),
-    Probe("vllm.legacy-speculative-flags", V, "0.8.3", "", V_ARGS, r"speculative[-_]config",
+    Probe("vllm.legacy-speculative-flags", V, V_ARGS, r"speculative[-_]config",
           also_not=((V_ARGS, r"""['"]--speculative-model['"]"""),)),
-    Probe("vllm.legacy-speculative-flags", V, "0.8.0", "0.8.3", V_ARGS,
+    Probe("vllm.legacy-speculative-flags", V, V_ARGS,
           r"""['"]--speculative-model['"]"""),
-    Probe("eagle3.head-from-target-only-without-draft-vocab", S, "0.5.2", "", S_EAGLE3,
+    Probe("eagle3.head-from-target-only-without-draft-vocab", S, S_EAGLE3,
           r"draft_vocab_size is None:\s+self\.load_lm_head_from_target = True"),
-    Probe("eagle3.head-from-target-only-without-draft-vocab", S, "0.5.0rc0", "0.5.2",
+    Probe("eagle3.head-from-target-only-without-draft-vocab", S,
           S_EAGLE3, r"class\s+LlamaForCausalLMEagle3",
           also_not=((S_EAGLE3, r"load_lm_head_from_target"),)),
-    Probe("quant.moe-exclusions-read", V, "0.12.0", "", V_MODELOPT,
+    Probe("quant.moe-exclusions-read", V, V_MODELOPT,
           r"if self\.is_layer_excluded\(prefix\):\s+if isinstance\(layer, [^\n]*\n\s+"
           r"return UnquantizedLinearMethod\(\)\s+return None"),
-    Probe("quant.moe-exclusions-read", V, "0.11.1", "0.12.0", V_MODELOPT,
+    Probe("quant.moe-exclusions-read", V, V_MODELOPT,
           r"if skip_layer:\s+return None\s+return ModelOptNvFp4FusedMoE"),
-    Probe("quant.moe-exclusions-read", V, "0.9.0", "0.11.1", V_MODELOPT,
+    Probe("quant.moe-exclusions-read", V, V_MODELOPT,
           r"elif isinstance\(layer, FusedMoE\):\s+return ModelOptNvFp4FusedMoE\(self"),
-    Probe("mtp.quark-unquantized-when", S, "0.5.21", "", S_QWEN35_MTP,
+    Probe("mtp.quark-unquantized-when", S, S_QWEN35_MTP,
           r'if mtp_excludes and any\("mlp\.experts" in layer'),
-    Probe("mtp.quark-unquantized-when", S, "0.5.12", "0.5.21", S_QWEN35_MTP,
+    Probe("mtp.quark-unquantized-when", S, S_QWEN35_MTP,
           r'layer\.startswith\("mtp\."\)', also_not=((S_QWEN35_MTP, r"mtp_excludes"),)),
-    Probe("mtp.quark-unquantized-when", S, "0.5.9", "0.5.12", S_QWEN35_MTP,
+    Probe("mtp.quark-unquantized-when", S, S_QWEN35_MTP,
           r"class Qwen3_5ForCausalLMMTP",
           also_not=((S_QWEN35_MTP, r'layer\.startswith\("mtp\."\)'),)),
-    Probe("mtp.fused-names-expanded", S, "0.5.21", "", S_QWEN35_MTP, S_MTP_PACKED),
-    Probe("mtp.fused-names-expanded", S, "0.5.9", "0.5.21", S_QWEN35_MTP,
+    Probe("mtp.fused-names-expanded", S, S_QWEN35_MTP, S_MTP_PACKED),
+    Probe("mtp.fused-names-expanded", S, S_QWEN35_MTP,
           r"class Qwen3_5ForCausalLMMTP", also_not=((S_QWEN35_MTP, S_MTP_PACKED),)),
-    Probe("mtp.unquantized-layers-under-dynamic-mtp", V, "0.27.0", "", V_QWEN35_MTP,
+    Probe("mtp.unquantized-layers-under-dynamic-mtp", V, V_QWEN35_MTP,
           DYNAMIC_MTP),
-    Probe("mtp.unquantized-layers-under-dynamic-mtp", V, "0.17.0", "0.27.0", V_QWEN35_MTP,
+    Probe("mtp.unquantized-layers-under-dynamic-mtp", V, V_QWEN35_MTP,
           r"class Qwen3_5MultiTokenPredictor", also_not=((V_QWEN35_MTP, DYNAMIC_MTP),)),
-    Probe("mtp.unquantized-fc-under", V, "0.25.0", "", V_NEXT_MTP, MODELOPT_FP4),
-    Probe("mtp.unquantized-fc-under", V, "0.20.0", "0.25.0", V_QWEN35_MTP, MODELOPT_FP4,
+    Probe("mtp.unquantized-fc-under", V, V_NEXT_MTP, MODELOPT_FP4),
+    Probe("mtp.unquantized-fc-under", V, V_QWEN35_MTP, MODELOPT_FP4,
           also_not=((V_NEXT_MTP, MODELOPT_FP4),)),
-    Probe("mtp.unquantized-fc-under", V, "0.10.2", "0.20.0", V_NEXT_MTP, r"class Qwen3NextMTP",
+    Probe("mtp.unquantized-fc-under", V, V_NEXT_MTP, r"class Qwen3NextMTP",
           also_not=(("vllm/model_executor/models/qwen3_*_mtp.py", MODELOPT_FP4),)),
     # draft class renames
-    Probe("registry.draft-rewrite", V, "0.31.0", "", V_EAGLE_CONFIG,
+    Probe("registry.draft-rewrite", V, V_EAGLE_CONFIG,
           r'arch\s*==\s*"LiLiCorrDraftModel"'),
-    Probe("registry.draft-rewrite", V, "0.20.0", "0.31.0", V_EAGLE_CONFIG,
+    Probe("registry.draft-rewrite", V, V_EAGLE_CONFIG,
           r'arch\.startswith\("DFlash"\)\s*or\s+arch\.endswith\("DFlash"\)',
           also_not=((V_EAGLE_CONFIG, r'"LiLiCorrDraftModel"'),)),
-    Probe("registry.draft-rewrite", V, "0.10.1", "0.20.0", V_EAGLE_CONFIG,
+    Probe("registry.draft-rewrite", V, V_EAGLE_CONFIG,
           r'arch\.startswith\("Eagle3"\)\s*or\s+arch\.endswith\("Eagle3"\)',
           also_not=((V_EAGLE_CONFIG, r'"DFlash"'),)),
-    Probe("registry.draft-rewrite", V, "0.9.0", "0.10.1", V_EAGLE_CONFIG,
+    Probe("registry.draft-rewrite", V, V_EAGLE_CONFIG,
           r'f"Eagle3\{arch\}"\s*if\s+not\s+arch\.startswith\("Eagle3"\)',
           also_not=((V_EAGLE_CONFIG, r'arch\.endswith\("Eagle3"\)'),)),
-    _absent("registry.draft-rewrite", S, "0.5.0rc0", where=("sglang/srt/configs/model_config.py",
+    _absent("registry.draft-rewrite", S, where=("sglang/srt/configs/model_config.py",
             r'architectures\[0\]\s*=\s*"DeepseekV3ForCausalLMNextN"'),
             what=("sglang/srt/configs/model_config.py",
                   r'architectures(\[0\])?\s*=\s*\[?\s*"[A-Za-z0-9_]*(Eagle|DFlash)')),
-    Probe("draft.short-context-refused", S, "0.5.1", "", "sglang/srt/configs/model_config.py",
+    Probe("draft.short-context-refused", S, "sglang/srt/configs/model_config.py",
           r'SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN("\s*\)|\.get\(\))\s*or\s+is_in_ci\(\)'),
-    Probe("draft.short-context-refused", S, "0.5.0rc0", "0.5.1",
+    Probe("draft.short-context-refused", S,
           "sglang/srt/configs/model_config.py",
           r'"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"\s*,\s*default\s*=\s*"True"'),
-    _absent("config.unknown-model-types", V, "0.8.0", where=("vllm-*.dist-info/METADATA",
+    _absent("config.unknown-model-types", V, where=("vllm-*.dist-info/METADATA",
             r"^Requires-Dist: transformers"),
             what=("vllm/transformers_utils/config.py", r'^\s*"(dflash|dspark)"\s*:')),
-    _absent("config.unknown-model-types", S, "0.5.0rc0", where=S_ANY,
+    _absent("config.unknown-model-types", S, where=S_ANY,
             what=("sglang/srt/configs/**/*.py", r'AutoConfig\.register\(\s*"(dflash|dspark)"|'
                   r'^\s*"(dflash|dspark)"\s*:\s*\w+Config')),
     # extracted: every run of releases with one value is a row of its own
-    *(Probe("registry.architectures", runtime, since, until, extract=f"{runtime}-registry")
-      for runtime, since, until, _, _ in registries.runs("registry.architectures")),
-    *(Probe("mtp.mapped-targets", runtime, since, until, extract="vllm-mtp-targets")
-      for runtime, since, until, _, _ in registries.runs("mtp.mapped-targets")),
-    *(Probe("aux.target-model-types", runtime, since, until, extract="vllm-aux-targets")
-      for runtime, since, until, _, _ in registries.runs("aux.target-model-types")),
-    *(Probe("transformers.pin", runtime, since, until, extract="transformers-pin")
-      for runtime, since, until, _, _ in registries.runs("transformers.pin")),
-    *(Probe("eagle3.target-architectures", runtime, since, until, extract="vllm-eagle3-classes")
-      for runtime, since, until, _, _ in registries.runs("eagle3.target-architectures")),
-)
+    *(Probe("registry.architectures", runtime, extract=f"{runtime}-registry")
+      for runtime, *_ in registries.runs("registry.architectures")),
+    *(Probe("mtp.mapped-targets", runtime, extract="vllm-mtp-targets")
+      for runtime, *_ in registries.runs("mtp.mapped-targets")),
+    *(Probe("aux.target-model-types", runtime, extract="vllm-aux-targets")
+      for runtime, *_ in registries.runs("aux.target-model-types")),
+    *(Probe("transformers.pin", runtime, extract="transformers-pin")
+      for runtime, *_ in registries.runs("transformers.pin")),
+    *(Probe("eagle3.target-architectures", runtime, extract="vllm-eagle3-classes")
+      for runtime, *_ in registries.runs("eagle3.target-architectures")),
+))
