@@ -92,7 +92,7 @@ def is_checkpoint(folder: Path) -> bool:
     if not config.exists():
         return False
     try:            # a FIFO or device is refused at once, never waited on
-        data = json.loads(read_regular(config, 4 << 20))
+        data = json.loads(read_regular(config, MAX_CONFIG_BYTES))
     except (OSError, ValueError, RecursionError):
         return True
     return not isinstance(data, dict) or any(k in data for k in MODEL_KEYS)

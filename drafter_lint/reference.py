@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drafter_lint.checkpoint import CONFIG, read_json_file
+from drafter_lint.checkpoint import CARD, CONFIG, read_json_file
 from drafter_lint.errors import ReferenceUnusable
 from drafter_lint.findings import describe
 from drafter_lint.hub import HubError, fetch, parse_repo_arg, read_card
@@ -27,8 +27,8 @@ def read_reference(arg: str, offline: bool = False, card: bool = False) -> Refer
     if path.exists():
         config_path = path / CONFIG if path.is_dir() else path
         card_data = {}
-        if card and (config_path.parent / "README.md").is_file():
-            card_data = read_card(config_path.parent / "README.md")
+        if card and (config_path.parent / CARD).is_file():
+            card_data = read_card(config_path.parent / CARD)
         return Reference(arg, _load(config_path, arg), True, card_data)
 
     if parse_repo_arg(arg) is None:
