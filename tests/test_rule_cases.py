@@ -31,10 +31,16 @@ def transformers_major() -> str:
 
 
 def recorded(finding, root) -> dict:
-    """A finding as the snapshot keeps it: the case's folder written `<case>`."""
+    """A finding as the snapshot keeps it: the case's folder written `<case>`, the installed
+    transformers release `<installed>` (a snapshot is per major, not per release)."""
+    from drafter_lint.loading import transformers_version
+
+    message = finding.message.replace(str(root), "<case>")
+    if transformers_version():
+        message = message.replace(f"transformers {transformers_version()}",
+                                  "transformers <installed>")
     entry = {"severity": finding.severity.value, "file": finding.file,
-             "pointer": finding.pointer,
-             "message": finding.message.replace(str(root), "<case>")}
+             "pointer": finding.pointer, "message": message}
     if finding.fix is not None:
         entry["fix"] = finding.fix.to_json()
     return entry
