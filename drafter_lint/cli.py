@@ -299,7 +299,7 @@ def _fix_paths(paths, output, writes: bool, offline: bool) -> list:
     """PATHS, a hub repo id that will be written replaced by a full download of it (U5-1:
     drafter-lint's own cached copy, which check and gate trust, is never the one fixed);
     without --output such an id is refused."""
-    from drafter_lint import repair
+    from drafter_lint.fix import apply
     from drafter_lint.hub import parse_repo_arg
 
     out = []
@@ -317,7 +317,7 @@ def _fix_paths(paths, output, writes: bool, offline: bool) -> list:
         if len(paths) > 1:
             raise Abort("--output takes one checkpoint")
         _note(f"downloading {raw} into the Hugging Face cache for --output")
-        out.append(str(repair.download_repo(str(raw), offline)))
+        out.append(str(apply.download_repo(str(raw), offline)))
     return out
 
 
@@ -325,11 +325,12 @@ def _fix_one(run, root, options, fail_on, show_diff, dry_run, output, unsafe_fix
              no_backup, fmt="text", colour="auto"):
     """(exit code, the result of what is left at or above fail_on, or None). With --diff
     or --format json only the patch / the JSON report goes to stdout, the log to stderr."""
-    from drafter_lint import pipeline, repair
+    from drafter_lint import pipeline
+    from drafter_lint.fix import apply
     from drafter_lint.findings import Severity, one_line
     from drafter_lint.report import failing, locate, render
     checkpoint = pipeline.read(run, root, options.family)
-    outcome = repair.run(checkpoint, options, unsafe=unsafe_fixes,
+    outcome = apply.run(checkpoint, options, unsafe=unsafe_fixes,
                          write=not (show_diff or dry_run), output=output, backup=not no_backup)
     log_to_stderr = show_diff or fmt == "json"
     for line in outcome.lines:
@@ -477,7 +478,7 @@ def _exec(server) -> None:
 @click.option("--family", type=click.Choice(families.CHOICES), default=None)
 def inspect(path, target_arg, offline, family):
     """Draw how the drafter is wired to its target: layers, taps per runtime, block, mask."""
-    from drafter_lint import picture, pipeline
+    from drafter_lint import inspect_view, pipeline
     from drafter_lint.facts import Facts
     from drafter_lint.findings import escape_lines
     run = pipeline.prepare(target_arg=target_arg, offline=offline, no_cache=True,
@@ -492,7 +493,7 @@ def inspect(path, target_arg, offline, family):
     if options.target is None:
         options = options.but(target=pipeline.card_target(run, root, note=_note))
     facts = Facts(checkpoint, options, checkpoint.family)
-    click.echo(escape_lines(picture.render(facts)), nl=False)
+    click.echo(escape_lines(inspect_view.render(facts)), nl=False)
 
 
 @cli.command()
@@ -514,7 +515,7 @@ def releases(paths, target_arg, offline, family, ignore, runtime, server_env, fm
     every one, the releases that draw no error are given as ranges, and the first error
     just outside each range is shown. Exit 0 when some release of each runtime asked for
     serves it, 1 when one serves none, 2 when a path or the target cannot be read."""
-    from drafter_lint import pipeline, runtimes, serving
+    from drafter_lint import pipeline, releases_view, runtimes
     from drafter_lint.progress import Progress
     run = pipeline.prepare(target_arg=target_arg, offline=offline, ignore=ignore,
                            no_cache=True, family=family, note=_note, env=server_env)
@@ -525,11 +526,11 @@ def releases(paths, target_arg, offline, family, ignore, runtime, server_env, fm
                         "drafter-lint releases")
     for root in roots:
         checkpoint, folder, _ = pipeline.prepare_folder(run, root)
-        found = [serving.serving(checkpoint, folder, r, progress.step) for r in names]
+        found = [releases_view.serving(checkpoint, folder, r, progress.step) for r in names]
         none = none or any(not s.ranges for s in found)
         report.append((checkpoint.display, found))
     progress.close()
-    click.echo(serving.render(report, fmt), nl=False)
+    click.echo(releases_view.render(report, fmt), nl=False)
     sys.exit(1 if none else 0)
 
 

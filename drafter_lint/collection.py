@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from drafter_lint import hub, pipeline, remote, runtimes, serving
+from drafter_lint import hub, pipeline, releases_view, remote, runtimes
 from drafter_lint.engine import variants
 from drafter_lint.errors import DrafterLintError, HubError
 from drafter_lint.findings import Result, Severity, Skipped, one_line
@@ -178,7 +178,7 @@ def lint_repos(run: Run, repos: Iterable[str], jobs: int = DEFAULT_JOBS,
                ranges: bool = False) -> list[Result]:
     """One result per repo, in the order given: findings pinned to the resolved commit,
     or a one-line `error` for a repo that could not be read; with `ranges`, the releases
-    of each runtime that serve it (drafter_lint/serving.py)."""
+    of each runtime that serve it (drafter_lint/releases_view.py)."""
     repos = list(dict.fromkeys(repos))
     results: dict[str, Result] = {}
     for fetched in _fetched(run, repos, jobs):
@@ -202,7 +202,7 @@ def _lint(run: Run, fetched: Fetched, baseline_arg, ranges: bool = False) -> Res
         _mark_unread_target(run, result, checkpoint, options)
         if ranges:
             runs = [options.runtime] if options.runtime else runtimes.default_releases()
-            result.ranges = {runtime: serving.serving(checkpoint, options, runtime).to_json()
+            result.ranges = {runtime: releases_view.serving(checkpoint, options, runtime).to_json()
                              for runtime in dict.fromkeys(r.runtime for r in runs)}
     except DrafterLintError as exc:
         return Result(path=fetched.display, family="unknown", error=one_line(str(exc)))

@@ -120,7 +120,7 @@ class _Parser:
         self.line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
         self.positions: dict[str, tuple[int, int]] = {}
         self.duplicates: list[Duplicate] = []
-        # offsets for rewriting in place (drafter_lint/restyle.py): pointer -> (start, end)
+        # offsets for rewriting in place (drafter_lint/fix/restyle.py): pointer -> (start, end)
         # of the value, of the whole member (key to value) and the container's closer
         self.spans: dict[str, tuple[int, int]] = {}
         self.members: dict[str, tuple[int, int]] = {}

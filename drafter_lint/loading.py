@@ -23,7 +23,7 @@ from drafter_lint import transformers_child as child
 from drafter_lint.bounded import read_text
 from drafter_lint.family import loader_model_type, through_transformers
 from drafter_lint.transformers_child import NOT_TRANSFORMERS_MODEL_TYPES, Loaded
-from drafter_lint.write import atomic_write
+from drafter_lint.fix.write import atomic_write
 
 __all__ = ["Loaded", "Pending", "load", "loads_through_transformers", "start",
            "transformers_version"]

@@ -25,7 +25,7 @@ from drafter_lint.bounded import read_text
 from drafter_lint.cache import cache_dir
 from drafter_lint.family import select_shards
 from drafter_lint.safetensors_header import MAX_HEADER_BYTES
-from drafter_lint.write import atomic_write
+from drafter_lint.fix.write import atomic_write
 
 MARK = ".drafter-lint-remote.json"
 FIRST_READ = 100_000            # bytes of each weights file asked for first

@@ -33,7 +33,7 @@ from drafter_lint.bounded import read_text
 from drafter_lint.errors import SettingsError
 from drafter_lint.findings import describe
 from drafter_lint.rules import RULES, redirect
-from drafter_lint.write import WriteError, atomic_write
+from drafter_lint.fix.write import WriteError, atomic_write
 
 try:
     import tomllib

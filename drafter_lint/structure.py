@@ -11,7 +11,7 @@ from drafter_lint import __version__, jsondoc
 from drafter_lint.bounded import read_text
 from drafter_lint.cache import cache_dir
 from drafter_lint.findings import Finding
-from drafter_lint.write import atomic_write
+from drafter_lint.fix.write import atomic_write
 
 
 @lru_cache(maxsize=None)

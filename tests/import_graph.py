@@ -25,7 +25,7 @@ PACKAGE = "drafter_lint"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("drafter_lint", "drafter_lint.errors", "drafter_lint.bounded",
               "drafter_lint.cache", "drafter_lint.jsondoc", "drafter_lint.findings",
-              "drafter_lint.progress", "drafter_lint.write",
+              "drafter_lint.progress", "drafter_lint.fix", "drafter_lint.fix.write",
               "drafter_lint.transformers_child")),
     ("runtimes", ("drafter_lint.runtimes.",)),
     ("families", ("drafter_lint.family",)),
@@ -39,10 +39,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("rules", ("drafter_lint.rules.",)),
     ("engine", ("drafter_lint.settings", "drafter_lint.engine", "drafter_lint.card_lint",
                 "drafter_lint.stages")),
-    ("report", ("drafter_lint.report.", "drafter_lint.picture")),
-    ("fix", ("drafter_lint.restyle", "drafter_lint.fix", "drafter_lint.repair")),
+    ("report", ("drafter_lint.report.", "drafter_lint.inspect_view")),
+    ("fix", ("drafter_lint.fix.restyle", "drafter_lint.fix.plan", "drafter_lint.fix.apply")),
     ("app", ("drafter_lint.run", "drafter_lint.pipeline", "drafter_lint.collection", "drafter_lint.precommit",
-             "drafter_lint.gate", "drafter_lint.serving", "drafter_lint.cli",
+             "drafter_lint.gate", "drafter_lint.releases_view", "drafter_lint.cli",
              "drafter_lint.entry", "drafter_lint.__main__", "drafter_lint.api")),
 )
 SCRIPTS = "drafter_lint.dryrun"

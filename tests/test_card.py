@@ -345,7 +345,7 @@ def test_releases_judge_the_checkpoint_not_its_card(carded, tiny):
     one release each). Mutation caught: the pinned release's error counted for every
     release."""
     from drafter_lint import pipeline
-    from drafter_lint.serving import serving
+    from drafter_lint.releases_view import serving
 
     run = pipeline.prepare(target_arg=str(tiny / "target"))
     with_card = serving(*pipeline.prepare_folder(run, carded)[:2], "vllm").ranges

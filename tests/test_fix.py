@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from sparse import FIXTURES, apply_ops, load_manifest
 
-from drafter_lint.write import backups_of
+from drafter_lint.fix.write import backups_of
 
 TAPS = "/dflash_config/target_layer_ids"
 MASK = "/dflash_config/mask_token_id"
@@ -168,7 +168,7 @@ def test_full_disk_real_tmpfs(cli, tiny, tmp_path):
                                        (errno.EIO, "I/O error")])
 def test_write_errors_simulated(cli, tiny, monkeypatch, code, text):
     """The same refusals without mount privileges: the failing call is the data fsync."""
-    from drafter_lint import write
+    from drafter_lint.fix import write
 
     real_fsync = os.fsync
 
@@ -189,7 +189,7 @@ def test_write_errors_simulated(cli, tiny, monkeypatch, code, text):
 
 
 def test_read_back_mismatch_restores_the_original(cli, tiny, monkeypatch):
-    from drafter_lint import write
+    from drafter_lint.fix import write
 
     real = write.read_back
     calls = []
@@ -242,7 +242,7 @@ def test_fix_does_not_advertise_itself(cli, tiny):
 
 def test_concurrent_edit_is_not_overwritten(cli, tiny, monkeypatch):
     """A file changed between reading and the locked write is left alone."""
-    from drafter_lint import fix
+    from drafter_lint.fix import plan as fix
 
     real_plan = fix.plan
     guessed = tiny / "drafter-guessed"
@@ -267,7 +267,7 @@ def _target(fd: Path) -> str:
 
 
 def test_lock_serializes_two_fixes(tiny, tmp_path):
-    from drafter_lint import write
+    from drafter_lint.fix import write
     from drafter_lint.cache import cache_dir
 
     guessed = tiny / "drafter-guessed"
@@ -314,7 +314,7 @@ def test_second_concurrent_fix_with_the_same_result_succeeds(cli, tiny, monkeypa
     """Two fixes planned from the same bytes: the second finds the file already holding
     its result and reports success. Mutation caught: exit 2 'changed while it was being
     fixed' although the file ends fixed."""
-    from drafter_lint import fix
+    from drafter_lint.fix import plan as fix
 
     guessed = tiny / "drafter-guessed"
     real_plan = fix.plan
@@ -456,7 +456,7 @@ def test_fix_output_failing_midway_leaves_nothing(cli, tiny, tmp_path, monkeypat
     the disk is full."""
     import shutil
 
-    from drafter_lint import repair
+    from drafter_lint.fix import apply as repair
 
     def no_link(src, dst):
         raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
@@ -542,8 +542,9 @@ def test_a_parent_and_a_child_edit_are_not_applied_in_one_round(tiny, monkeypatc
     """An edit at /a and one at /a/b overlap: the first (by the planner's order) applies,
     the second waits for the next round's re-lint. Mutation caught: M13 (`fix._overlaps`
     comparing equal pointers only, so both apply in one round)."""
-    from drafter_lint import findings, fix, pipeline
+    from drafter_lint import findings, pipeline
     from drafter_lint.checkpoint import read_checkpoint
+    from drafter_lint.fix import plan as fix
 
     parent = findings.Finding("/a", "add a", fix=findings.add("/a", {"b": 1}, findings.SAFE),
                               rule="X001", severity=findings.Severity.ERROR)

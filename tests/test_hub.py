@@ -63,7 +63,7 @@ def test_incident_end_to_end(cli, hub, guessed):
     assert fixed.code == 0, fixed.out + fixed.err
     assert f"{REPO}@{commit}" in fixed.out and "'main' resolved" in fixed.out
     assert json.loads(config.read_text()) == published()
-    from drafter_lint.write import backups_of
+    from drafter_lint.fix.write import backups_of
 
     assert [b.read_bytes() for b in backups_of(config)] == [original]
     again = cli("check", guessed, "--from-hub", REPO, "--format", "json")

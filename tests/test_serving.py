@@ -20,11 +20,11 @@ def releases(*args, cwd=None):
 
 
 def ranges(path, target=None):
-    from drafter_lint import pipeline, serving
+    from drafter_lint import pipeline, releases_view
 
     run = pipeline.prepare(target_arg=str(target) if target else None)
     checkpoint, folder, _ = pipeline.prepare_folder(run, path)
-    return {r: serving.serving(checkpoint, folder, r) for r in ("vllm", "sglang")}
+    return {r: releases_view.serving(checkpoint, folder, r) for r in ("vllm", "sglang")}
 
 
 def inside(found, version: str) -> bool:
@@ -76,7 +76,7 @@ def test_ranges_agree_with_the_documented_failures(tmp_path, case, failure):
     ranges computed from the newest facts only, or grouped without the errors."""
     from drafter_lint import pipeline, runtimes
     from drafter_lint.registry import release_dependent
-    from drafter_lint.serving import errors
+    from drafter_lint.releases_view import errors
 
     drafter, target = materialize(case, tmp_path)
     found = ranges(drafter, target)[failure["runtime"]]

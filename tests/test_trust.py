@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sparse import FIXTURES, write_safetensors
 
-from drafter_lint.write import backups_of
+from drafter_lint.fix.write import backups_of
 
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.engine import lint

@@ -18,14 +18,14 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drafter_lint import fix as fixes
-from drafter_lint import hub, jsondoc, loading, write
+from drafter_lint import hub, jsondoc, loading
 from drafter_lint.cache import cache_dir
 from drafter_lint.checkpoint import CONFIG, Checkpoint
 from drafter_lint.checkpoint import _contained as contained  # check's own link test
 from drafter_lint.errors import HubError, RepairRefused
 from drafter_lint.family import detect
 from drafter_lint.findings import Result, escape_lines
+from drafter_lint.fix import plan, write
 from drafter_lint.hub import in_hub_cache
 from drafter_lint.options import Options
 from drafter_lint.remote import MARK
@@ -51,7 +51,7 @@ def run(checkpoint: Checkpoint, options: Options, unsafe: bool, write: bool,
     if checkpoint.config_doc is None or checkpoint.config is None:
         outcome.lines.append(_unreadable(checkpoint))
         return outcome
-    planned = fixes.plan(checkpoint, options, unsafe)
+    planned = plan.plan(checkpoint, options, unsafe)
     outcome.result = planned.result
     outcome.documents = {CONFIG: jsondoc.parse(planned.text)}
     outcome.documents.update({k: v for k, v in checkpoint.documents.items() if k != CONFIG})
@@ -311,7 +311,7 @@ def _in_place_or_none(checkpoint: Checkpoint) -> Path | None:
         return None
 
 
-def _write_verified(path: Path, planned: fixes.Plan, options: Options,
+def _write_verified(path: Path, planned: plan.Plan, options: Options,
                     checkpoint: Checkpoint, backup: bool) -> tuple[str | None, Path | None]:
     """Write the plan's text to `path` under the folder lock; verify; restore on mismatch.
     (what the read-back verified, or None when a concurrent run had written it; the
@@ -351,7 +351,7 @@ def _write_verified(path: Path, planned: fixes.Plan, options: Options,
     return verified, saved
 
 
-def _verify(path: Path, data: bytes, planned: fixes.Plan, checkpoint: Checkpoint,
+def _verify(path: Path, data: bytes, planned: plan.Plan, checkpoint: Checkpoint,
             options: Options) -> tuple[str | None, str]:
     """(the mismatch or None, what was verified). The bytes on disk must be the bytes
     written; then transformers' load of them must hold the value of each add/replace
@@ -390,7 +390,7 @@ def _verify(path: Path, data: bytes, planned: fixes.Plan, checkpoint: Checkpoint
                   f"value{'s' if len(intended) != 1 else ''}")
 
 
-def _intended(planned: fixes.Plan) -> list[tuple[str, object]]:
+def _intended(planned: plan.Plan) -> list[tuple[str, object]]:
     """(pointer, value) the plan's adds and replaces leave in the fixed document, once
     each; bookkeeping keys transformers rewrites by design are not compared."""
     out: dict[str, object] = {}

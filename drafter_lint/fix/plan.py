@@ -1,5 +1,5 @@
 """Turn findings' fixes (RFC 6902 edits) into a new config.json text, re-linting until
-nothing fixable is left. No file is written here (see write.py)."""
+nothing fixable is left. No file is written here (see apply.py and write.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from drafter_lint.stages import lint_with_settings
 from drafter_lint.errors import PatchError
 from drafter_lint.findings import DISPLAY_ONLY, SAFE, UNSAFE, Finding, Result
 from drafter_lint.options import Options
-from drafter_lint.restyle import rewrite
+from drafter_lint.fix.restyle import rewrite
 
 MAX_ROUNDS = 5
 
@@ -70,7 +70,7 @@ def apply_edit(document: object, edit: dict) -> object:
 
 def serialize(value: object, like: jsondoc.JsonDocument) -> str:
     """`value` as JSON in the file's own style: the original text with only the changed
-    values re-serialized (drafter_lint/restyle.py), else a whole serialization with its
+    values re-serialized (restyle.py), else a whole serialization with its
     indent, key order, line endings and final newline."""
 
     def whole(new: object) -> str:
