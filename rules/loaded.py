@@ -11,6 +11,7 @@ import json
 import re
 
 from drafter_lint.rules.rope import capping_releases, rope_types
+from drafter_lint.rules.startup import type_refused
 
 from drafter_lint import runtimes
 from drafter_lint.facts import MISSING, Facts
@@ -65,9 +66,7 @@ def transformers_refuses(facts: Facts):
     if not loaded.error:
         return
     if loaded.config_class is None and (facts.has("/model_type") or facts.family == "unknown"):
-        model_type = facts.get("/model_type")
-        if isinstance(model_type, str) and runtimes.matching(
-                facts.releases, "config.unknown-model-types", lambda types: model_type in types):
+        if type_refused(facts):
             return          # DL014: the runtimes refuse this type, whatever is installed
         pins = _pins(facts)
         yield Finding("/model_type", f"{loaded.label} cannot load config.json: {loaded.error}"

@@ -171,25 +171,49 @@ def draft_context_below_target(facts: Facts):
                   f"at most {draft}")
 
 
+def type_refused(facts: Facts) -> list:
+    """The releases of the run that refuse to load the config for its `model_type`
+    (DL014; TF101 leaves such a type to it): a type no runtime has a class for, and for a
+    drafter of no known family not written as remote code, any type no config class of
+    the release or of a transformers its pin admits knows."""
+    model_type = facts.get("/model_type")
+    if model_type is MISSING or not isinstance(model_type, str):
+        return []
+    refusing = runtimes.matching(facts.releases, "config.unknown-model-types",
+                                 lambda types: model_type in types)
+    auto_map = facts.get("/auto_map", None)
+    if facts.family == "unknown" and not (isinstance(auto_map, dict) and
+                                          "AutoConfig" in auto_map):
+        # no family says how it loads: each release judges the type by what it knows
+        unknown = runtimes.matching(facts.releases, "config.model-types",
+                                    lambda types: model_type not in types)
+        refusing = [r for r in facts.releases if r in refusing or r in unknown]
+    return refusing
+
+
 @rule("DL014", "model-type-unknown-to-runtime", "error", "any")
 def model_type_unknown(facts: Facts):
     """`model_type` names no config class in the runtime or the transformers it pins, so
     loading the draft config fails before any model code runs.
 
-    TorchSpec writes `model_type: dflash` / `dspark`; vLLM loads draft configs through its
-    config registry and transformers' AutoConfig, which raises "model type `dflash` but
-    Transformers does not recognize this architecture" (vllm==0.33.0
-    engine/arg_utils.py:2139; sglang==0.5.23 through transformers==5.19.0
-    models/auto/configuration_auto.py:430). Set it to the type of the layer config the
-    drafter is built on (`qwen3` for z-lab DFlash and DSpark drafters).
+    vLLM loads a draft config through its own config registry, else transformers'
+    AutoConfig (vllm==0.33.0 transformers_utils/config.py:445, reached from
+    engine/arg_utils.py:2139); SGLang through AutoConfig with its own classes registered
+    (sglang==0.5.23 utils/hf_transformers/config.py:228, common.py:117-286). A type neither
+    knows raises "model type `dflash` but Transformers does not recognize this
+    architecture" (transformers==5.19.0 models/auto/configuration_auto.py:430). TorchSpec
+    writes `model_type: dflash` / `dspark`, refused for any drafter. For a drafter of no
+    known family (DL007) every type is judged against what each release loads: its
+    registry and every transformers release its pin admits (a type is refused only when
+    none of them knows it); a config whose `auto_map` names an `AutoConfig` loads its own
+    class under `--trust-remote-code` and is not judged. Set it to the type of the layer
+    config the drafter is built on (`qwen3` for z-lab DFlash and DSpark drafters).
 
-    Fails: `"model_type": "dflash"`. Passes: `"model_type": "qwen3"`.
+    Fails: `"model_type": "dflash"`; `"model_type": "qwen3_drafter"` in a drafter of no
+    known family. Passes: `"model_type": "qwen3"`.
     """
     model_type = facts.get("/model_type")
-    if model_type is MISSING or not isinstance(model_type, str):
-        return
-    refusing = runtimes.matching(facts.releases, "config.unknown-model-types",
-                                 lambda types: model_type in types)
+    refusing = type_refused(facts)
     if refusing:
         yield Finding("/model_type", f"model_type is {model_type!r}, which has no config "
                       f"class in the runtime or its transformers: "

@@ -467,3 +467,26 @@ def test_another_drafter_is_a_warning_on_the_hub_and_an_info_locally(cli, carded
     on_hub = [f["severity"] for f in run.json()["results"][0]["findings"]
               if f["rule"] == "CRD102"]
     assert (local, on_hub) == (["info"], ["warning"])
+
+
+def test_a_card_pin_judges_the_model_type_of_a_drafter_of_no_known_family(cli, tmp_path):
+    """A drafter no family tells (DL007) with a `model_type` the newest releases load
+    (transformers 5 knows `cohere2_moe`) and the card's vLLM 0.15.0 does not (its pin
+    admits transformers 4 only, and its registry has no such class): DL014 at the card's
+    pin, naming that release, and nothing at config.json. Mutations caught: the card's
+    release not asked for config.model-types; the newest release's set used for every
+    release; a known type refused."""
+    folder = tmp_path / "drafter"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(
+        {"model_type": "cohere2_moe", "architectures": ["Cohere2MoeForCausalLM"]}))
+    (folder / "README.md").write_text("# drafter\n\n```sh\npip install vllm==0.15.0\n```\n")
+    found = cli("check", folder, "--format", "json").json()["results"][0]["findings"]
+    assert any(f["rule"] == "DL007" for f in found)
+    at = [(f["file"], f["line"], f["severity"]) for f in found if f["rule"] == "DL014"]
+    assert at == [("README.md", 4, "error")], found
+    message = next(f["message"] for f in found if f["rule"] == "DL014")
+    assert "vLLM 0.15.0 refuses to load the config" in message and "0.33" not in message
+    (folder / "README.md").write_text("# drafter\n\n```sh\npip install vllm==0.20.0\n```\n")
+    found = cli("check", folder, "--format", "json").json()["results"][0]["findings"]
+    assert not [f for f in found if f["rule"] == "DL014"], found

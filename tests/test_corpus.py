@@ -96,6 +96,22 @@ def test_good_drafter_draws_no_error_or_unjustified_warning(outcomes, case):
     assert outcomes[case.id].unjustified() == []
 
 
+def test_no_good_drafter_gains_a_model_type_error(outcomes):
+    """Precision of DL014 for a drafter of no known family, judged by what each release
+    loads a config for (its config registry and every transformers its pin admits,
+    runtimes config.model-types): no good case draws a DL014 error its case.json does not
+    allow (torchspec-domino-draft-config allows it: neither runtime has a `domino` config
+    class), and the good cases of no known family are judged without one (`kimi_k2`,
+    `qwen3_next`, `kimi_k3`). Mutations caught: a runtime's own registry or the
+    transformers union left out of the set; the judgement applied to a known family."""
+    judged = [o for o in outcomes.values() if o.case.verdict == "good"
+              and o.family == "unknown"]
+    assert len(judged) >= 3
+    wrong = [(o.case.id, f[3]) for o in outcomes.values() if o.case.verdict == "good"
+             for f in o.at_least("error") if f[0] == "DL014" and f[0] not in o.case.allowed]
+    assert wrong == []
+
+
 @pytest.mark.parametrize("runtime", ["vllm", "sglang"])
 def test_good_drafters_are_clean_for_each_runtime_alone(tmp_path_factory, runtime):
     """Checked for one runtime (`--runtime`), a good drafter draws no error and no

@@ -158,6 +158,10 @@ PINNED_BY = {
                                     "DL013-pass-short-draft-context-sglang-0.5.0rc2-allowed-it"],
     "config.unknown-model-types": ["DL014-fail-torchspec-model-type",
                                    "TF101-pass-dflash-type-is-dl014"],
+    "config.model-types": ["DL014-fail-unknown-family-type-nothing-knows",
+                           "DL014-pass-unknown-family-type-in-the-vllm-registry",
+                           "DL014-pass-unknown-family-type-an-older-admitted-transformers-knows",
+                           "DL014-fail-unknown-family-type-no-admitted-transformers-knows"],
     "eagle3.head-from-target-only-without-draft-vocab": [
         "EA326-fail-full-vocab-declared-no-head-sglang-0.5.2-27908",
         "EA326-fail-no-head-sglang-0.5.1-never-shares"],

@@ -136,6 +136,7 @@ KEYS: dict[str, Type] = {
     "registry.architectures": NAMES,
     "registry.draft-rewrite": REWRITES,
     "config.unknown-model-types": NAMES,
+    "config.model-types": NAMES,
     "aux.target-model-types": SET_MAP,
     "vllm.legacy-speculative-flags": BOOL,
     "quant.moe-exclusions-read": NAMES,

@@ -29,7 +29,7 @@ _HISTORY = json.loads((Path(__file__).with_name("registries.json")).read_text(
 def runs(key: str) -> list[tuple[str, str, str, object, str]]:
     """(runtime, since, until, value, where read) for each run of releases of `key`."""
     out = []
-    for runtime, found in _HISTORY[key].items():
+    for runtime, found in _HISTORY.get(key, {}).items():     # none yet: a new key
         names: frozenset = frozenset()
         for run in found:
             if "value" in run:

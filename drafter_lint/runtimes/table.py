@@ -53,6 +53,12 @@ REFUSED = {V: "V model_executor/models/registry.py:1249-1252, not supported for 
               "fallback needs a transformers class, and has no draft hooks, "
               "speculative/eagle_worker_v2.py:363"}
 
+# how each runtime refuses a `model_type` no config class knows
+CONFIG_REFUSED = {V: "else AutoConfig: model type ... but Transformers does not recognize this "
+                     "architecture, V transformers_utils/config.py:445",
+                  S: "else AutoConfig: model type ... but Transformers does not recognize this "
+                     "architecture, S utils/hf_transformers/config.py:228"}
+
 FACTS: tuple[Fact, ...] = (
     # Model runner: which one serves a launch (read whole from each wheel; runtimes/path.py
     # applies it to the target, the method, the draft and VLLM_USE_V2_MODEL_RUNNER)
@@ -645,6 +651,10 @@ FACTS: tuple[Fact, ...] = (
          "not recognize; transformers>=5.16.1,<5.21 configuration_auto.py)", since="0.8.0"),
     Fact("config.unknown-model-types", S, frozenset({"dflash", "dspark"}), "start-up",
          "S transformers==5.19.0 models/auto/configuration_auto.py:430", since="0.5.0rc0"),
+    # model_type values a config loads for: the runtime's own config registry and every
+    # transformers its pin admits (read whole from each wheel and each admitted
+    # transformers' CONFIG_MAPPING_NAMES); any other type is refused when the config loads
+    *read_whole("config.model-types", lambda runtime: CONFIG_REFUSED[runtime]),
     # EAGLE-3 (later also DFlash) targets: the methods checked and the model-type
     # substrings one of which the target's text model_type must contain (vLLM 0.8.5-0.21)
     *read_whole("aux.target-model-types", lambda _: "\"... is only supported for ... models\""),

@@ -19,8 +19,17 @@ with --registries, review the diff.
 
 --registries also writes what the extractors read whole from every release (registered
 model classes, what `method: mtp` maps, EAGLE-3 target lists and classes, transformers
-pins), as runs of releases with the same value, to drafter_lint/runtimes/registries.json,
-which those rows are made of; it then re-runs itself to judge the probes against them.
+pins, the model types a config loads for), as runs of releases with the same value, to
+drafter_lint/runtimes/registries.json, which those rows are made of; it then re-runs itself
+to judge the probes against them. With --only KEY it rewrites only KEY's runs.
+
+The model types a release loads a config for are its own config registry united with the
+CONFIG_MAPPING_NAMES keys of every transformers release its pin admits on the index
+today (`pip index versions transformers`; each release's models/auto files are kept in
+--transformers, default --cache, as transformers-<version>/):
+
+    python tests/oracle/release_evidence.py --sources /work/grammar-cache/files \
+        --transformers /work/oracle/tf --registries --only config.model-types
 """
 
 from __future__ import annotations
@@ -42,7 +51,8 @@ OUT = ROOT / "tests" / "data" / "release-evidence.json"
 REGISTRIES = ROOT / "drafter_lint" / "runtimes" / "registries.json"
 sys.path.insert(0, str(HERE))
 
-from release_probes import EXTRACTORS, PROBES, Probe  # noqa: E402
+from release_probes import (EXTRACTORS, PROBES, Probe,  # noqa: E402
+                            transformers_model_types)
 
 from drafter_lint import runtimes  # noqa: E402
 
@@ -55,6 +65,8 @@ class Release:
         self._names: list[str] | None = None
         self._text: dict[str, str] = {}
         self._extracted: dict[str, tuple] = {}
+        self.transformers = None        # pin -> (model types, where read): Transformers
+        self.notes: dict[str, dict] = {}   # extractor -> more of where it read, for its runs
 
     @property
     def spec(self) -> str:
@@ -188,6 +200,52 @@ def judge(probe: Probe, releases: list[Release]) -> tuple[dict | None, str]:
     return record, summary
 
 
+TRANSFORMERS_FILES = {"transformers/models/auto/configuration_auto.py",
+                      "transformers/models/auto/auto_mappings.py"}
+
+
+class Transformers:
+    """The model types of every transformers release a pin admits, read from each
+    release's models/auto files (downloaded once into `cache`): the releases on the index
+    today that the specifier admits (no pre-releases), their CONFIG_MAPPING_NAMES keys
+    united."""
+
+    def __init__(self, cache: Path):
+        self.cache = cache
+        self._index: list[str] | None = None
+
+    def index(self) -> list[str]:
+        if self._index is None:
+            out = subprocess.run([sys.executable, "-m", "pip", "index", "versions",
+                                  "transformers"], check=True, capture_output=True,
+                                 text=True).stdout
+            listed = re.search(r"^Available versions: (.*)$", out, re.M).group(1)
+            self._index = sorted(listed.split(", "), key=runtimes.version_key)
+        return self._index
+
+    @functools.lru_cache(maxsize=None)
+    def types(self, version: str):
+        folder = fetch("transformers", version, self.cache, TRANSFORMERS_FILES)
+        files = {name.removeprefix("transformers/"): (folder / name).read_text(encoding="utf-8")
+                 for name in TRANSFORMERS_FILES if (folder / name).is_file()}
+        return transformers_model_types(files)
+
+    @functools.lru_cache(maxsize=None)
+    def __call__(self, pin: str):
+        from packaging.specifiers import SpecifierSet
+        # a release pinned exactly installs even when yanked (left off the index's list)
+        exact = [s.version for s in SpecifierSet(pin) if s.operator in ("==", "===")]
+        candidates = sorted({*self.index(), *exact}, key=runtimes.version_key)
+        admitted = list(SpecifierSet(pin).filter(candidates))
+        if not admitted:
+            raise SystemExit(f"no transformers release on the index admits {pin!r}")
+        known = frozenset().union(*(self.types(v)[0] for v in admitted))
+        _, at = self.types(admitted[-1])
+        span = admitted[0] if len(admitted) == 1 else f"{admitted[0]}..{admitted[-1]}"
+        count = f"{len(admitted)} release" + ("s" if len(admitted) > 1 else "")
+        return known, f"transformers=={span} ({count}) transformers/{at}"
+
+
 # extracted values written to drafter_lint/runtimes/registries.json: fact key -> runtime ->
 # extractor
 EXTRACTED_FACTS = {"registry.architectures": {"vllm": "vllm-registry",
@@ -196,7 +254,9 @@ EXTRACTED_FACTS = {"registry.architectures": {"vllm": "vllm-registry",
                    "aux.target-model-types": {"vllm": "vllm-aux-targets"},
                    "transformers.pin": {"vllm": "transformers-pin", "sglang": "transformers-pin"},
                    "eagle3.target-architectures": {"vllm": "vllm-eagle3-classes"},
-                   "runner.v2-policy": {"vllm": "vllm-runner-policy"}}
+                   "runner.v2-policy": {"vllm": "vllm-runner-policy"},
+                   "config.model-types": {"vllm": "config-model-types",
+                                          "sglang": "config-model-types"}}
 
 
 def _plain(value):
@@ -208,12 +268,14 @@ def _plain(value):
     return value
 
 
-def extracted_history(releases: dict[str, list[Release]]) -> dict:
-    """{key: {runtime: [run, ...]}}: each run of releases with the same extracted value.
-    Class-name sets are stored as the change from the run before (`added`, `removed`);
-    other values whole (`value`)."""
+def extracted_history(releases: dict[str, list[Release]], only=()) -> dict:
+    """{key: {runtime: [run, ...]}}: each run of releases with the same extracted value
+    (of the keys in `only`, when given). Class-name sets are stored as the change from the
+    run before (`added`, `removed`); other values whole (`value`)."""
     out: dict = {}
     for key, extractors in EXTRACTED_FACTS.items():
+        if only and key not in only:
+            continue
         for runtime, extractor in extractors.items():
             runs, before = [], None
             for release in releases[runtime]:
@@ -226,6 +288,7 @@ def extracted_history(releases: dict[str, list[Release]]) -> dict:
                 if runs and not runs[-1]["until"]:
                     runs[-1]["until"] = release.version
                 run = {"since": release.version, "until": "", "at": f"{release.spec} {at}"}
+                run.update(release.notes.get(extractor, {}))
                 if isinstance(value, frozenset):
                     old = before if isinstance(before, frozenset) else frozenset()
                     run.update(added=sorted(value - old), removed=sorted(old - value))
@@ -247,6 +310,10 @@ def main() -> int:
                         help="print where each probe holds; write nothing")
     parser.add_argument("--registries", action="store_true",
                         help="also rewrite drafter_lint/runtimes/registries.json")
+    parser.add_argument("--transformers", type=Path,
+                        help="transformers releases' models/auto files as "
+                             "DIR/transformers-<version>/ (downloaded when missing; "
+                             "default: --cache)")
     parser.add_argument("--only", action="append", default=[], metavar="KEY",
                         help="probe only the rows of KEY (repeatable)")
     args = parser.parse_args()
@@ -259,10 +326,18 @@ def main() -> int:
             Release(runtime, v, args.sources / f"{runtime}-{v}" if args.sources
                     else fetch(runtime, v, args.cache, globs))
             for v in runtimes.PUBLISHED[runtime]]
+    transformers = Transformers(args.transformers or args.cache)
+    for release in (r for found in releases.values() for r in found):
+        release.transformers = transformers
     if args.registries:
-        history = extracted_history(releases)
+        history = extracted_history(releases, args.only)
+        # with --only, the other keys stay as they were read
+        kept = {k: v for k, v in json.loads(REGISTRIES.read_text(encoding="utf-8")).items()
+                if k != "made_by"} if args.only else {}
         text = json.dumps({"made_by": "tests/oracle/release_evidence.py --registries",
-                           **history}, indent=0) + "\n"
+                           **{k: history.get(k, v) for k, v in kept.items()},
+                           **{k: v for k, v in history.items() if k not in kept}},
+                          indent=0) + "\n"
         print(f"{REGISTRIES.relative_to(ROOT)}: " + ", ".join(
             f"{key} {rt}: {len(runs)} runs" for key, by in history.items()
             for rt, runs in by.items()))

@@ -18,6 +18,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
+from packaging.version import Version
+
 from drafter_lint.runtimes import FACTS, registries
 
 
@@ -99,6 +101,184 @@ def _transformers_pin(release):
             spec = ",".join(sorted(parts, key=lambda s: "=~><!".find(s[0])))
             return spec, f"{name}:{text.count(chr(10), 0, found.start()) + 1}"
     return None, None
+
+
+# where each runtime keeps the config classes it loads by `model_type` (its own registry
+# and the modules that AutoConfig.register more), by release
+V_CONFIG_REGISTRY = ("vllm/transformers_utils/config.py",)
+V_CONFIGS = "vllm/transformers_utils/configs/**/*.py"
+S_CONFIG_REGISTRY = ("sglang/srt/utils/hf_transformers/common.py",
+                     "sglang/srt/utils/hf_transformers_utils.py",
+                     "sglang/srt/hf_transformers_utils.py")
+S_CONFIGS = "sglang/srt/configs/**/*.py"
+
+
+def _trees(release, folders: str, registry: str) -> list:
+    """The parsed config modules of a release and its registry's file (those that parse)."""
+    out = []
+    for name in (*release.names(folders), registry):
+        try:
+            out.append(ast.parse(release.text(name)))
+        except SyntaxError:
+            continue
+    return out
+
+
+def _model_type_tables(release, folders: str, registry: str):
+    """{class name: {model_type, ...}} of every class in the config modules (and the
+    registry's own file) that sets `model_type = "..."`, and {name: [class names]} of the
+    module-level lists of classes there."""
+    types: dict[str, set] = {}
+    lists: dict[str, list] = {}
+    for tree in _trees(release, folders, registry):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if not isinstance(item, (ast.Assign, ast.AnnAssign)):
+                        continue
+                    targets = [t.id for t in getattr(item, "targets", [getattr(item, "target",
+                               None)]) if isinstance(t, ast.Name)]
+                    if "model_type" in targets and isinstance(item.value, ast.Constant) and \
+                            isinstance(item.value.value, str):
+                        types.setdefault(node.name, set()).add(item.value.value)
+        for node in tree.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and \
+                    isinstance(node.value, (ast.List, ast.Tuple)):
+                for target in getattr(node, "targets", [getattr(node, "target", None)]):
+                    if isinstance(target, ast.Name):
+                        lists[target.id] = [e.id for e in node.value.elts
+                                            if isinstance(e, ast.Name)]
+    return types, lists
+
+
+def _config_keys(node, dicts: dict, types: dict, lists: dict) -> set:
+    """The model_type keys a registry expression holds: a dict literal (constant keys or
+    `X.model_type`, `**other`), `LazyConfigDict(key="Class", **{...})`, or
+    `{cls.model_type: cls for cls in [...]}`."""
+    keys: set = set()
+
+    def key_of(key) -> set:
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return {key.value}
+        if isinstance(key, ast.Attribute) and key.attr == "model_type" and \
+                isinstance(key.value, ast.Name):
+            return types.get(key.value.id, set())
+        return set()
+    if isinstance(node, ast.Dict):
+        for key, value in zip(node.keys, node.values):
+            if key is None:
+                keys |= _config_keys(value, dicts, types, lists)
+            else:
+                keys |= key_of(key)
+    elif isinstance(node, ast.Name) and node.id in dicts:
+        keys |= _config_keys(dicts[node.id], dicts, types, lists)
+    elif isinstance(node, ast.Call):
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                keys |= _config_keys(keyword.value, dicts, types, lists)
+            else:
+                keys.add(keyword.arg)
+    elif isinstance(node, ast.DictComp) and len(node.generators) == 1:
+        source = node.generators[0].iter
+        names = [e.id for e in source.elts if isinstance(e, ast.Name)] \
+            if isinstance(source, (ast.List, ast.Tuple)) else \
+            lists.get(source.id, []) if isinstance(source, ast.Name) else []
+        for name in names:
+            keys |= types.get(name, set())
+    return keys
+
+
+def _config_types(release, registries: tuple, folders: str):
+    """The model types a runtime release loads a config for by itself: the keys of its
+    `_CONFIG_REGISTRY` (with the dicts it merges, `_CONFIG_REGISTRY[key] = ...` and
+    `.update(...)`) and the string or `X.model_type` keys of every `AutoConfig.register`
+    in its config modules."""
+    registry = next((n for n in registries if release.names(n)), None)
+    if registry is None:
+        return None, None
+    types, lists = _model_type_tables(release, folders, registry)
+    tree = ast.parse(release.text(registry))
+    dicts, line, keys = {}, None, set()
+    for node in tree.body:
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+            continue
+        for target in getattr(node, "targets", [getattr(node, "target", None)]):
+            if isinstance(target, ast.Name) and node.value is not None:
+                dicts[target.id] = node.value
+                if target.id == "_CONFIG_REGISTRY" and line is None:
+                    line = node.lineno
+    if line is None:
+        return None, None
+    keys |= _config_keys(dicts["_CONFIG_REGISTRY"], dicts, types, lists)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
+                getattr(node.value, "id", "") == "_CONFIG_REGISTRY" and \
+                isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            keys.add(node.slice.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "update" and \
+                getattr(node.func.value, "id", "") == "_CONFIG_REGISTRY" and node.args:
+            keys |= _config_keys(node.args[0], dicts, types, lists)
+    for found in _trees(release, folders, registry):
+        for node in ast.walk(found):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr == "register" and \
+                    getattr(node.func.value, "id", "") == "AutoConfig" and node.args:
+                keys |= _config_keys(ast.Dict(keys=[node.args[0]], values=[None]), dicts,
+                                     types, lists)
+    return frozenset(keys), f"{registry}:{line}"
+
+
+def transformers_model_types(files) -> tuple[frozenset, str] | tuple[None, None]:
+    """The keys of CONFIG_MAPPING_NAMES (what AutoConfig loads by `model_type`, else "...
+    Transformers does not recognize this architecture") from a transformers release's
+    models/auto/configuration_auto.py, or auto_mappings.py where newer releases keep it.
+    `files` maps those names to their text (None when absent)."""
+    keys, at = set(), None
+    for name in ("models/auto/auto_mappings.py", "models/auto/configuration_auto.py"):
+        text = files.get(name)
+        if text is None:
+            continue
+        for node in ast.parse(text).body:
+            call = node.value if isinstance(node, ast.Expr) else None
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                    call.func.attr == "update" and \
+                    getattr(call.func.value, "id", "") == "CONFIG_MAPPING_NAMES":
+                pass                                # CONFIG_MAPPING_NAMES.update({...})
+            elif not isinstance(node, (ast.Assign, ast.AnnAssign)):
+                continue
+            elif "CONFIG_MAPPING_NAMES" not in [t.id for t in getattr(
+                    node, "targets", [getattr(node, "target", None)]) if isinstance(t, ast.Name)] \
+                    or node.value is None:
+                continue
+            for sub in ast.walk(node.value):
+                if isinstance(sub, ast.Tuple) and len(sub.elts) == 2 and \
+                        all(isinstance(e, ast.Constant) for e in sub.elts):
+                    keys.add(sub.elts[0].value)
+                elif isinstance(sub, ast.Dict):
+                    keys |= {k.value for k in sub.keys if isinstance(k, ast.Constant)}
+            at = at or f"{name}:{node.lineno}"
+    return (frozenset(keys), at) if keys else (None, None)
+
+
+def _config_model_types(release):
+    """The model types the release loads a config for: its own registry and what every
+    transformers its pin admits knows (`release.transformers(pin)`, the union over the
+    admitted releases on the index: a type is refused only when none of them knows it)."""
+    own, at = _config_types(release, *((V_CONFIG_REGISTRY, V_CONFIGS)
+                                        if release.runtime == "vllm" else
+                                        (S_CONFIG_REGISTRY, S_CONFIGS)))
+    pin, _ = _transformers_pin(release)
+    if pin is None:             # sources without the wheel's METADATA: the pin read from it
+        pin = next((value for runtime, since, until, value, _ in
+                    registries.runs("transformers.pin") if runtime == release.runtime and
+                    Version(since) <= Version(release.version) and
+                    (not until or Version(release.version) < Version(until))), None)
+    if own is None or pin is None or getattr(release, "transformers", None) is None:
+        return None, None
+    known, where = release.transformers(pin)
+    release.notes["config-model-types"] = {"transformers": where}   # beside the run's `at`
+    return own | known, at
 
 
 _SPECULATIVE = ("vllm/config/speculative.py", "vllm/config/__init__.py", "vllm/config.py")
@@ -328,11 +508,14 @@ def _vllm_runner_policy(release):
 EXTRACTORS = {"vllm-registry": _vllm_registry, "vllm-runner-policy": _vllm_runner_policy,
               "vllm-aux-targets": _vllm_aux_targets,
               "vllm-eagle3-classes": _vllm_eagle3_classes, "sglang-registry": _sglang_registry,
-              "transformers-pin": _transformers_pin, "vllm-mtp-targets": _vllm_mtp_targets}
+              "transformers-pin": _transformers_pin, "vllm-mtp-targets": _vllm_mtp_targets,
+              "config-model-types": _config_model_types}
 EXTRACTED = {"vllm-registry": ("vllm/model_executor/models/registry.py",),
              "vllm-runner-policy": V_RUNNER + ("vllm/model_executor/models/registry.py",),
              "sglang-registry": ("sglang/srt/models/*.py",),
              "transformers-pin": ("*.dist-info/METADATA",),
+             "config-model-types": (*V_CONFIG_REGISTRY, V_CONFIGS, *S_CONFIG_REGISTRY, S_CONFIGS,
+                                    "*.dist-info/METADATA"),
              "vllm-mtp-targets": _SPECULATIVE, "vllm-aux-targets": _SPECULATIVE,
              "vllm-eagle3-classes": ("vllm/v1/worker/gpu_model_runner.py",
                                      "vllm/model_executor/models/*.py")}
@@ -869,4 +1052,6 @@ PROBES: tuple[Probe, ...] = _ranged((
       for runtime, *_ in registries.runs("transformers.pin")),
     *(Probe("eagle3.target-architectures", runtime, extract="vllm-eagle3-classes")
       for runtime, *_ in registries.runs("eagle3.target-architectures")),
+    *(Probe("config.model-types", runtime, extract="config-model-types")
+      for runtime, *_ in registries.runs("config.model-types")),
 ))
