@@ -263,15 +263,16 @@ def installed_version(python: str, server: ServerContext, timeout: float = 30.0
 def dry_run(python: str, server: ServerContext, timeout: float) -> DryRunVerdict:
     """The runtime's own start-up resolution of the launch's arguments, in `python`
     (drafter_lint/dryrun/<runtime>_startup.py), typed once: accepted, refused (with the
-    message and file:line that raised) or unavailable (why). No weights, no device
-    memory."""
+    message and file:line that raised) or unavailable (why). The weights go through the
+    release's own loader as meta tensors made from the safetensors headers: no tensor
+    data is read and no device memory is used."""
 
     script = DRYRUN / f"{server.runtime}_startup.py"
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="drafter-lint-dryrun-") as work:
         out = Path(work) / "verdict.json"
         request = json.dumps({"argv": list(server.server_args), "init": True,
-                              "out": str(out)})
+                              "weights": True, "out": str(out)})
         try:
             with waiting(f"{server.runtime}'s own start-up (at most {timeout:g} s)",
                          what="the dry run"):
@@ -291,10 +292,17 @@ def dry_run(python: str, server: ServerContext, timeout: float) -> DryRunVerdict
 
 def dry_run_note(verdict: DryRunVerdict, runtime: str) -> str:
     name = f"{runtime}=={verdict.version or '?'}"
+    what = "start-up and weight loading" if verdict.stage == "weights" else "start-up"
+    loaded = f"; {verdict.tensors} tensors loaded from the headers on the meta device" \
+        if verdict.tensors else ""
     if verdict.verdict == "accepted":
-        return f"dry run: {name}'s own start-up accepted the launch ({verdict.seconds:g} s)"
+        unexplained = (f"; it left {', '.join(verdict.unexplained)} unfilled, which no "
+                       f"recorded load of this draft class explains (not blocking)") \
+            if verdict.unexplained else ""
+        return (f"dry run: {name}'s own {what} accepted the launch ({verdict.seconds:g} s"
+                f"{loaded}){unexplained}")
     if verdict.refused:
-        return f"dry run: {name}'s own start-up refused the launch ({verdict.seconds:g} s)"
+        return f"dry run: {name}'s own {what} refused the launch ({verdict.seconds:g} s)"
     return (f"dry run: not judged ({verdict.message or 'no verdict'}; "
             f"{verdict.seconds:g} s); skip it with --no-dry-run")
 

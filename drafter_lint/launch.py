@@ -7,12 +7,14 @@ them through `facts.launch`, `facts.server` and `facts.dry_run`."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
 from drafter_lint.runtimes import Release
+from drafter_lint.runtimes.loads import left_at_init
 
 EMPTY: Mapping = MappingProxyType({})
 
@@ -119,21 +121,47 @@ class DryRunVerdict:
     message: str = ""
     where: str = ""                    # the file:line that raised, when refused
     seconds: float = 0.0
+    stage: str = ""                    # the last stage run: config, init or weights
+    tensors: int = 0                   # header tensors the weights layer handed the loader
+    unexplained: tuple[str, ...] = ()  # left unfilled, with no recorded load to judge it by
 
     @classmethod
     def of(cls, data, seconds: float) -> "DryRunVerdict":
-        """The verdict a dry-run script wrote (JSON), its other keys left out."""
+        """The verdict a dry-run script wrote (JSON), its other keys left out. An accepted
+        load that leaves parameters at their random init (runtimes/loads.py: beyond the
+        draft class's placeholders at that release, and what the runtime shares from the
+        target) is refused; with no recorded load of the class to tell placeholders, the
+        unfilled parameters are only noted."""
         data = data if isinstance(data, dict) else {}
 
-        def text(key: str) -> str:
-            value = data.get(key)
+        def text(key: str, within: dict = data) -> str:
+            value = within.get(key)
             return value if isinstance(value, str) else ""
 
         verdict = text("verdict")
-        return cls(verdict if verdict in ("accepted", "refused") else "unavailable",
-                   text("runtime"), text("version"),
-                   text("message") or ("" if verdict else "the dry run wrote no verdict"),
-                   text("where"), seconds)
+        weights = data.get("weights") if isinstance(data.get("weights"), dict) else {}
+        unfilled = [n for n in weights.get("unfilled") or () if isinstance(n, str)]
+        tensors = weights.get("tensors") if isinstance(weights.get("tensors"), int) else 0
+        resolved = data.get("resolved") if isinstance(data.get("resolved"), dict) else {}
+        draft = text("draft_class") or text("draft_class", resolved)
+        out = cls(verdict if verdict in ("accepted", "refused") else "unavailable",
+                  text("runtime"), text("version"),
+                  text("message") or ("" if verdict else "the dry run wrote no verdict"),
+                  text("where"), seconds, text("stage") or ("weights" if weights else ""),
+                  tensors)
+        if out.verdict != "accepted" or not unfilled:
+            return out
+        left, recorded = left_at_init(out.runtime, out.version, draft, unfilled)
+        if not recorded:
+            return dataclasses.replace(out, unexplained=tuple(left))
+        if not left:
+            return out
+        return dataclasses.replace(
+            out, verdict="refused", where="its weight loading",
+            message=f"{draft}'s load leaves {', '.join(left)} unfilled: no tensor of the "
+                    f"checkpoint fills {'it' if len(left) == 1 else 'them'} and the "
+                    f"runtime does not share {'it' if len(left) == 1 else 'them'} from the "
+                    f"target, so the draft runs with random weights there")
 
     @property
     def refused(self) -> bool:

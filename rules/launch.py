@@ -180,19 +180,26 @@ def refused_by_runtime(facts: Facts):
     arguments in the interpreter the line will use, before starting it
     (drafter_lint/dryrun/): vLLM's argument parser, `EngineArgs.create_engine_config()`
     and the draft model's `__init__` on the meta device; SGLang's `prepare_server_args`,
-    `resolve_once`, the target and draft `ModelConfig` and the registry. Whatever it
-    raises is what the server would raise at start-up, quoted with its file:line. No
-    weights are read and no device memory is used.
+    `resolve_once`, the target and draft `ModelConfig` and the registry. Then the draft's
+    weights go through the release's own loader (vLLM's `DefaultModelLoader.load_weights`,
+    SGLang's `_get_all_weights` and the model's `load_weights`) as meta tensors made from
+    the safetensors headers (drafter_lint/dryrun/weights.py). Whatever it raises is what
+    the server would raise, quoted with its file:line; a parameter the load leaves at its
+    random init (beyond those every published drafter of the class leaves, and those the
+    runtime shares from the target: drafter_lint/runtimes/loads.py) is refused too. No
+    tensor data is read and no device memory is used.
 
     Fails: `VLLM_USE_V2_MODEL_RUNNER=0` with a mixed sliding DFlash drafter, vLLM 0.33.0
-    installed. Passes: a launch the runtime accepts; no dry run (`--no-dry-run`).
+    installed; a DSpark config over weights with no Markov head. Passes: a launch the
+    runtime accepts; no dry run (`--no-dry-run`).
     """
     verdict = facts.dry_run
     if verdict is None or not verdict.refused:
         return
     name = runtimes.LABEL.get(verdict.runtime, "the runtime")
     where = f" ({verdict.where})" if verdict.where else ""
-    yield Finding("", f"{name} {verdict.version}'s own start-up refuses this "
+    what = "weight loading" if verdict.stage == "weights" else "start-up"
+    yield Finding("", f"{name} {verdict.version}'s own {what} refuses this "
                   f"launch{where}: {verdict.message}")
 
 

@@ -1185,3 +1185,30 @@ def test_releases_and_the_dry_run_show_progress_on_a_terminal_only(cli, tiny, mo
     with progress.waiting("vllm's own start-up", after=0.0, stream=spun, what="the dry run"):
         time.sleep(0.3)
     assert "waiting for the dry run: vllm's own start-up" in spun.text
+
+
+@pytest.mark.parametrize("unfilled,draft,verdict,unexplained", [
+    # only the class's recorded placeholder: what every published DFlash drafter leaves
+    (["model.mask_embedding"], "DFlashQwen3ForCausalLM", "accepted", ()),
+    # beyond it: random weights where the checkpoint has no tensor
+    (["model.mask_embedding", "model.markov_head.markov_w1.weight"],
+     "DFlashQwen3ForCausalLM", "refused", ()),
+    # no recorded load of the class: noted, never blocking
+    (["model.markov_head.markov_w1.weight"], "SomeUnrecordedDraft", "accepted",
+     ("model.markov_head.markov_w1.weight",)),
+])
+def test_the_dry_run_weights_layer_judges_what_the_load_left(unfilled, draft, verdict,
+                                                            unexplained):
+    """The weights layer's report (drafter_lint/dryrun/weights.py) as the gate reads it.
+    Mutations caught: unfilled parameters ignored (the second row passes), the recorded
+    placeholders not subtracted (the first row is refused), an unrecorded class's
+    unfilled parameters treated as refusals (the third row is refused)."""
+    from drafter_lint.launch import DryRunVerdict
+
+    got = DryRunVerdict.of({"verdict": "accepted", "runtime": "vllm", "version": "0.33.0",
+                            "draft_class": draft,
+                            "weights": {"tensors": 58, "unfilled": unfilled}}, 1.0)
+    assert (got.verdict, got.unexplained, got.stage, got.tensors) == \
+        (verdict, unexplained, "weights", 58)
+    if verdict == "refused":
+        assert "markov_w1" in got.message and "mask_embedding" not in got.message

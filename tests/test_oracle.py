@@ -350,3 +350,101 @@ def test_constructed_lines_against_each_releases_real_parser(tmp_path):
     assert fresh == verdicts(), "re-record: tools/grammar_oracle.py (docs/internals/oracle.md)"
     wrong = {e["id"]: d for e in LINES if (d := disagreement(e, fresh[e["id"]]))}
     assert wrong == {}
+
+
+def _tiny_missing_tensor(tmp_path: Path) -> Path:
+    """The tiny pair with `hidden_norm.weight` taken out of the drafter's weights (a
+    checkpoint saved without one module): no tensor fills that parameter."""
+    import shutil
+
+    from safetensors.numpy import load_file, save_file
+
+    from sparse import FIXTURES
+
+    tiny = tmp_path / "tiny"
+    shutil.copytree(FIXTURES / "tiny-qwen3.6", tiny)
+    weights = tiny / "drafter" / "model.safetensors"
+    tensors = load_file(weights)
+    del tensors["hidden_norm.weight"]
+    save_file(tensors, weights, metadata={"format": "pt"})
+    return tiny
+
+
+def _vllm_launcher(tmp_path: Path, version: str) -> dict:
+    """A `vllm` on PATH that is the oracle lane's vLLM `version` (its interpreter), which
+    records its argv instead of serving; the environment to run the gate in."""
+    python = Path(ORACLE) / f"vllm-{version}" / "bin" / "python"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "vllm").write_text(f"#!{python}\nimport sys, json\n"
+                                  f"open({str(tmp_path / 'started.json')!r}, 'w').write("
+                                  f"json.dumps(sys.argv))\n")
+    (bin_dir / "vllm").chmod(0o755)
+    return dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}",
+                DRAFTER_LINT_EMULATE_GPU="h100")
+
+
+DRY_RUN_SECONDS = re.compile(r"dry run: \S+ own start-up and weight loading (accepted|refused) "
+                             r"the launch \((\d+(?:\.\d+)?) s")
+
+
+@ORACLE_LANE
+@pytest.mark.parametrize("version", ["0.33.0", "0.34.0"])
+@pytest.mark.parametrize("missing", [False, True], ids=["published", "missing-tensor"])
+def test_the_gate_loads_the_weights_with_the_real_vllm(tmp_path, version, missing):
+    """The gate's dry run puts the draft's weights through the installed vLLM's own
+    loader (meta tensors from the header). The published tiny drafter loads; the same
+    weights without `hidden_norm.weight` leave that norm at its init, which vLLM's DFlash
+    load does not report: the gate blocks it with LCH106 even with the lint's own rule
+    for it (DF131) switched off. Mutations caught: the weights layer not asked for
+    (`"weights": True` dropped: the launch starts), the unfilled norm not judged."""
+    import json
+    import shutil
+
+    from sparse import FIXTURES
+
+    if missing:
+        tiny = _tiny_missing_tensor(tmp_path)
+    else:
+        tiny = tmp_path / "tiny"
+        shutil.copytree(FIXTURES / "tiny-qwen3.6", tiny)
+    spec = {"method": "dflash", "model": "drafter", "num_speculative_tokens": 15}
+    env = _vllm_launcher(tmp_path, version)
+    exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+    run = subprocess.run([exe, "gate", "--ignore", "DF131", "--", "vllm", "serve", "target",
+                          "--speculative-config", json.dumps(spec)], cwd=tiny, env=env,
+                         capture_output=True, text=True, timeout=900)
+    timing = DRY_RUN_SECONDS.search(run.stderr)
+    assert timing, run.stderr
+    print(f"vllm=={version} {'missing' if missing else 'published'}: dry run "
+          f"{timing.group(2)} s")
+    if missing:
+        assert run.returncode == 1 and "LCH106" in run.stderr, run.stderr
+        assert "weight loading refuses" in run.stderr and "hidden_norm" in run.stderr
+        assert not (tmp_path / "started.json").exists()
+    else:
+        assert run.returncode == 0 and timing.group(1) == "accepted", run.stderr
+        assert "tensors loaded from the headers" in run.stderr
+        assert (tmp_path / "started.json").exists()
+
+
+@ORACLE_LANE
+def test_the_gate_loads_the_weights_with_the_real_sglang(tmp_path):
+    """The same with SGLang 0.5.23: the tiny DFlash drafter without `hidden_norm.weight`
+    loads with no error in SGLang's own load_weights and leaves the norm at its init;
+    the gate refuses the line before it starts. (An accepted line would start the real
+    server, so only the refusal runs through `gate`.)"""
+    tiny = _tiny_missing_tensor(tmp_path)
+    python = Path(ORACLE) / "sglang-0.5.23" / "bin" / "python"
+    env = dict(os.environ, DRAFTER_LINT_EMULATE_GPU="h100")
+    exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+    run = subprocess.run([exe, "gate", "--ignore", "DF131", "--", str(python), "-m",
+                          "sglang.launch_server", "--model-path", "target",
+                          "--speculative-algorithm", "DFLASH",
+                          "--speculative-draft-model-path", "drafter",
+                          "--speculative-num-draft-tokens", "16"], cwd=tiny, env=env,
+                         capture_output=True, text=True, timeout=900)
+    timing = DRY_RUN_SECONDS.search(run.stderr)
+    assert timing and timing.group(1) == "refused", run.stderr
+    print(f"sglang==0.5.23 missing: dry run {timing.group(2)} s")
+    assert run.returncode == 1 and "LCH106" in run.stderr and "hidden_norm" in run.stderr
