@@ -176,21 +176,13 @@ def test_gate_dry_run_with_the_real_vllm(tmp_path, prefix, edit, expected):
 
     from sparse import FIXTURES
 
-    python = Path(ORACLE) / "vllm-0.33.0" / "bin" / "python"
     tiny = tmp_path / "tiny"
     shutil.copytree(FIXTURES / "tiny-qwen3.6", tiny)
     if edit:
         config = json.loads((tiny / "drafter" / "config.json").read_text())
         config["architectures"] = edit
         (tiny / "drafter" / "config.json").write_text(json.dumps(config))
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "vllm").write_text(f"#!{python}\nimport sys, json\n"
-                                  f"open({str(tmp_path / 'started.json')!r}, 'w').write("
-                                  f"json.dumps(sys.argv))\n")
-    (bin_dir / "vllm").chmod(0o755)
-    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}",
-               DRAFTER_LINT_EMULATE_GPU="h100")
+    env = _vllm_launcher(tmp_path, "0.33.0")
     spec = json.dumps({"method": "dflash", "model": "drafter", "num_speculative_tokens": 15})
     exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
     run = subprocess.run([exe, "gate", "--", *prefix, "vllm", "serve", "target",
