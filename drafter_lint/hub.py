@@ -24,13 +24,13 @@ from drafter_lint.bounded import read_text
 from drafter_lint.card import front_matter
 from drafter_lint.errors import FileTooBig, HubError, HubUnreachable, UsageError
 from drafter_lint.progress import waiting
+from drafter_lint.tokenizer import MAX_TOKENIZER_BYTES  # one cap, local or downloaded
 
 # huggingface_hub's repo id characters (ASCII letters, digits, '-', '_', '.'): anything
 # else is a local path that does not exist, never a hub request
 REPO_ARG = re.compile(r"^(?P<repo>[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9_.\-]+)"
                       r"(?:@(?P<rev>[^\s@]+))?$", re.ASCII)
 SHA = re.compile(r"^[0-9a-f]{40}$")
-MAX_TOKENIZER_BYTES = 32 * 1024 * 1024
 MAX_SMALL_FILE = 4 * 1024 * 1024       # config.json and the model card (checkpoint.py's cap)
 MAX_INDEX = 256 * 1024 * 1024          # checkpoint.py's cap on the shard index
 T = TypeVar("T")
