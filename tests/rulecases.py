@@ -20,14 +20,15 @@ the edits it lists, the options it runs with, and what it asserts:
 - `files`: files written beside the config: `GOOD-INDEX` (an index naming the shard),
   `INDEX` (one naming a second, empty shard for `fc.weight`) or `copy:<path under
   fixtures/>`; files in the case's own folder (`fixtures/rules/<CODE>/<outcome>-<why>/`)
-  are copied in verbatim (a `config.json` there is the case's config, byte for byte);
+  are copied in verbatim (a `config.json` there is the case's config, byte for byte; a
+  `README.md`, its model card);
   `folder`: the checkpoint folder's name;
 - `runtime` (`--runtime`), `launch` (the settings of a launch, tests/lintopts.py),
   `transformers` (the major whose behaviour it pins; skipped on the other);
-- for a failing case, `pointer` and `file` (`*`: any) where the rule must fire, and
-  `severity` (default: the rule's);
+- for a failing case, `pointer` and `file` (`*`: any) where the rule must fire (and
+  `line`, for a finding in a model card), and `severity` (default: the rule's);
 - `test`: the test that holds a case needing more than a checkpoint (a settings file, a
-  hub, a model card, a launch line); the case has no other fields.
+  hub, a launch line); the case has no other fields.
 """
 
 from __future__ import annotations
@@ -41,9 +42,10 @@ from sparse import (FIXTURES, apply_ops, deepseek_v3, load_manifest, materialize
                     write_json, write_safetensors)
 
 from drafter_lint.checkpoint import read_checkpoint
-from drafter_lint.engine import Result, lint
+from drafter_lint.findings import Result
 from drafter_lint.family import shards_needed
 from drafter_lint.reference import read_reference
+from drafter_lint.stages import lint_with_settings
 from drafter_lint.target import read_target
 from lintopts import options
 
@@ -77,6 +79,7 @@ class Case:
     transformers: str | None = None
     pointer: str | None = None
     file: str = "config.json"
+    line: int | None = None
     severity: str | None = None
     test: str | None = None
 
@@ -221,7 +224,7 @@ def _read_as(case: Case, checkpoint) -> None:
 
 def lint_case(case: Case, root: Path, rebuild: bool = True) -> Result:
     """Lint the case built under `root` (`rebuild=False`: as it is on disk now, after a fix)
-    with the rules of `rules`, the case's runtime and launch."""
+    as `check` does (the model card's lines too), with the case's runtime and launch."""
     from drafter_lint.rules import RULES
 
     if rebuild:
@@ -234,5 +237,6 @@ def lint_case(case: Case, root: Path, rebuild: bool = True) -> Result:
         reference = read_reference(str(root / "published")) \
             if (root / "published").exists() else None
     _read_as(case, checkpoint)
-    return lint(checkpoint, options(rules=RULES, target=target, reference=reference,
-                                    runtime=case.runtime, launch=case.launch))
+    return lint_with_settings(checkpoint, options(rules=RULES, target=target,
+                                                  reference=reference, runtime=case.runtime,
+                                                  launch=case.launch))

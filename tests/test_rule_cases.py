@@ -41,6 +41,8 @@ def recorded(finding, root) -> dict:
                                   "transformers <installed>")
     entry = {"severity": finding.severity.value, "file": finding.file,
              "pointer": finding.pointer, "message": message}
+    if finding.line is not None:
+        entry["line"] = finding.line
     if finding.fix is not None:
         entry["fix"] = finding.fix.to_json()
     return entry
@@ -78,6 +80,8 @@ def check_case(case: Case, root) -> list:
     assert hits, (case.id, [(f.file, f.pointer, f.message) for f in mine])
     assert hits[0].severity.value == (case.severity or RULES[case.rule].severity.value), \
         case.id
+    assert case.line is None or all(f.line == case.line for f in hits), \
+        (case.id, [f.line for f in hits])
     assert hits[0].message
     if hits[0].fix is not None and hits[0].file == "config.json":
         assert_fix_repairs(case, hits[0], root)
