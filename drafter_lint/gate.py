@@ -293,8 +293,8 @@ def dry_run(python: str, server: ServerContext, timeout: float) -> DryRunVerdict
 def dry_run_note(verdict: DryRunVerdict, runtime: str) -> str:
     name = f"{runtime}=={verdict.version or '?'}"
     what = "start-up and weight loading" if verdict.stage == "weights" else "start-up"
-    loaded = f"; {verdict.tensors} tensors loaded from the headers on the meta device" \
-        if verdict.tensors else ""
+    loaded = (f", {verdict.load_seconds:g} s of it loading {verdict.tensors} tensors from "
+              f"the headers on the meta device") if verdict.tensors else ""
     if verdict.verdict == "accepted":
         unexplained = (f"; it left {', '.join(verdict.unexplained)} unfilled, which no "
                        f"recorded load of this draft class explains (not blocking)") \

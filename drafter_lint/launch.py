@@ -123,6 +123,7 @@ class DryRunVerdict:
     seconds: float = 0.0
     stage: str = ""                    # the last stage run: config, init or weights
     tensors: int = 0                   # header tensors the weights layer handed the loader
+    load_seconds: float = 0.0          # how long the weights layer took
     unexplained: tuple[str, ...] = ()  # left unfilled, with no recorded load to judge it by
 
     @classmethod
@@ -142,13 +143,16 @@ class DryRunVerdict:
         weights = data.get("weights") if isinstance(data.get("weights"), dict) else {}
         unfilled = [n for n in weights.get("unfilled") or () if isinstance(n, str)]
         tensors = weights.get("tensors") if isinstance(weights.get("tensors"), int) else 0
+        took = weights.get("seconds")
+        took = float(took) if isinstance(took, (int, float)) and not isinstance(took, bool) \
+            else 0.0
         resolved = data.get("resolved") if isinstance(data.get("resolved"), dict) else {}
         draft = text("draft_class") or text("draft_class", resolved)
         out = cls(verdict if verdict in ("accepted", "refused") else "unavailable",
                   text("runtime"), text("version"),
                   text("message") or ("" if verdict else "the dry run wrote no verdict"),
                   text("where"), seconds, text("stage") or ("weights" if weights else ""),
-                  tensors)
+                  tensors, took)
         if out.verdict != "accepted" or not unfilled:
             return out
         left, recorded = left_at_init(out.runtime, out.version, draft, unfilled)

@@ -1207,8 +1207,9 @@ def test_the_dry_run_weights_layer_judges_what_the_load_left(unfilled, draft, ve
 
     got = DryRunVerdict.of({"verdict": "accepted", "runtime": "vllm", "version": "0.33.0",
                             "draft_class": draft,
-                            "weights": {"tensors": 58, "unfilled": unfilled}}, 1.0)
-    assert (got.verdict, got.unexplained, got.stage, got.tensors) == \
-        (verdict, unexplained, "weights", 58)
+                            "weights": {"tensors": 58, "unfilled": unfilled,
+                                        "seconds": 0.4}}, 1.0)
+    assert (got.verdict, got.unexplained, got.stage, got.tensors, got.load_seconds) == \
+        (verdict, unexplained, "weights", 58, 0.4)
     if verdict == "refused":
         assert "markov_w1" in got.message and "mask_embedding" not in got.message

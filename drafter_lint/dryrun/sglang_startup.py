@@ -374,7 +374,9 @@ def resolve(server_args, out: dict, init: bool, weights: bool = False) -> str:
         model = build_draft_on_meta(server_args, draft)
         out["resolved"].update(describe(model))
         if weights:
+            loading = time.monotonic()
             out["weights"] = load_weights_on_meta(draft, model, out["resolved"]["algorithm"])
+            out["weights"]["seconds"] = round(time.monotonic() - loading, 2)
             return "weights"
         return "init"
     return "config"

@@ -220,7 +220,9 @@ def main() -> int:
             out["draft_class"] = type(model).__name__
             if request.get("weights"):
                 stage = "weights"
+                loading = time.monotonic()
                 out["weights"] = load_weights_on_meta(cfg, model)
+                out["weights"]["seconds"] = round(time.monotonic() - loading, 2)
         out["verdict"] = "accepted"
     except (SystemExit, Exception) as exc:  # noqa: BLE001  (every refusal is a verdict)
         out.update(refusal(stage, exc, message(exc), raised_at(exc)))
