@@ -182,9 +182,10 @@ def type_refused(facts: Facts) -> list:
     refusing = runtimes.matching(facts.releases, "config.unknown-model-types",
                                  lambda types: model_type in types)
     auto_map = facts.get("/auto_map", None)
-    if facts.family == "unknown" and not (isinstance(auto_map, dict) and
-                                          "AutoConfig" in auto_map):
-        # no family says how it loads: each release judges the type by what it knows
+    if facts.family in ("unknown", "mtp") and not (isinstance(auto_map, dict) and
+                                                   "AutoConfig" in auto_map):
+        # no family says how it loads, or an MTP checkpoint, loaded as the target model:
+        # each release judges the type by what it knows
         unknown = runtimes.matching(facts.releases, "config.model-types",
                                     lambda types: model_type not in types)
         refusing = [r for r in facts.releases if r in refusing or r in unknown]
@@ -203,7 +204,9 @@ def model_type_unknown(facts: Facts):
     knows raises "model type `dflash` but Transformers does not recognize this
     architecture" (transformers==5.19.0 models/auto/configuration_auto.py:430). TorchSpec
     writes `model_type: dflash` / `dspark`, refused for any drafter. For a drafter of no
-    known family (DL007) every type is judged against what each release loads: its
+    known family (DL007), and for an MTP checkpoint (loaded as the target model: GLM-5's
+    `glm_moe_dsa` is refused by sglang==0.5.9, whose transformers==4.57.1 predates it,
+    configuration_auto.py:1362), every type is judged against what each release loads: its
     registry and every transformers release its pin admits (a type is refused only when
     none of them knows it); a config whose `auto_map` names an `AutoConfig` loads its own
     class under `--trust-remote-code` and is not judged. Set it to the type of the layer

@@ -34,6 +34,13 @@ H100_NAME = "NVIDIA H100 80GB HBM3"
 
 
 def emulate_h100() -> None:
+    # releases whose modules import sgl_kernel unconditionally (sglang==0.5.9
+    # mem_cache/memory_pool_host.py:31) need libcuda.so.1: setup.sh builds a stub that
+    # answers "no device" into such a venv
+    stub = os.path.join(sys.prefix, "lib", "oracle-libcuda", "libcuda.so.1")
+    if os.path.exists(stub):
+        import ctypes
+        ctypes.CDLL(stub, mode=ctypes.RTLD_GLOBAL)
     try:
         from sglang.srt.runtime_context import override_platform  # noqa: F401
     except ImportError:         # before 0.5.19: no platform override to install

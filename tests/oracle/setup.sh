@@ -13,6 +13,25 @@ DIR=${1:?usage: setup.sh DIR [vllm|vllm==VERSION|sglang|all]}
 WHICH=${2:-all}
 mkdir -p "$DIR"
 
+# libcuda.so.1 answering "no device" (100, CUDA_ERROR_NO_DEVICE) to the driver calls the
+# runtimes' CUDA extensions link: the usual few, and each extra symbol given
+libcuda_stub() {
+  local L=$1; shift; mkdir -p "$L"
+  printf '%s\n' \
+    'int cuInit(unsigned int f) { return 100; }' \
+    'int cuDriverGetVersion(int *v) { if (v) *v = 0; return 100; }' \
+    'int cuDeviceGetCount(int *c) { if (c) *c = 0; return 100; }' \
+    'int cuGetProcAddress(const char *s, void **p, int v, unsigned long long f) { if (p) *p = 0; return 100; }' \
+    'int cuGetProcAddress_v2(const char *s, void **p, int v, unsigned long long f, void *st) { if (p) *p = 0; return 100; }' \
+    'int cuPointerGetAttribute(void *d, int a, unsigned long long p) { return 100; }' \
+    'int cuTensorMapEncodeTiled(void) { return 100; }' > "$L/stub.c"
+  local sym
+  for sym in "$@"; do
+    grep -q "int $sym(" "$L/stub.c" || echo "int $sym(void) { return 100; }" >> "$L/stub.c"
+  done
+  gcc -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$L/libcuda.so.1" "$L/stub.c"
+}
+
 # per vLLM release: its torch, torchvision and transformers pins (METADATA Requires-Dist)
 vllm_pins() {
   case "$1" in
@@ -49,16 +68,7 @@ vllm_env() {
   [ "$VERSION" != 0.23.0 ] || "$P" install -q 'humming-kernels==0.1.4'
   # vLLM's CUDA extension modules need libcuda.so.1 with a few driver symbols; this stub
   # answers "no device" to each (tests/oracle/vllm_startup.py loads it first).
-  local L="$V/lib/oracle-libcuda"; mkdir -p "$L"
-  printf '%s\n' \
-    'int cuInit(unsigned int f) { return 100; }' \
-    'int cuDriverGetVersion(int *v) { if (v) *v = 0; return 100; }' \
-    'int cuDeviceGetCount(int *c) { if (c) *c = 0; return 100; }' \
-    'int cuGetProcAddress(const char *s, void **p, int v, unsigned long long f) { if (p) *p = 0; return 100; }' \
-    'int cuGetProcAddress_v2(const char *s, void **p, int v, unsigned long long f, void *st) { if (p) *p = 0; return 100; }' \
-    'int cuPointerGetAttribute(void *d, int a, unsigned long long p) { return 100; }' \
-    'int cuTensorMapEncodeTiled(void) { return 100; }' > "$L/stub.c"
-  gcc -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$L/libcuda.so.1" "$L/stub.c"
+  libcuda_stub "$V/lib/oracle-libcuda"
   VLLM_TARGET_DEVICE=cpu "$V/bin/python" -c 'import vllm; from vllm.engine.arg_utils import EngineArgs; print("vllm", vllm.__version__, "ready")'
 }
 
@@ -78,19 +88,19 @@ sglang_pins() {
     0.5.11|0.5.12|0.5.12.post1)
       echo "torch==2.11.0 torchvision==0.26.0 transformers==5.6.0 tokenizers xgrammar==0.2.0" ;;
     0.5.10rc0|0.5.10|0.5.10.post1)
-      echo "torch==2.9.1 torchvision==0.24.1 transformers==5.3.0 tokenizers xgrammar==0.1.32" ;;
+      echo "torch==2.9.1 torchvision==0.24.1 transformers==5.3.0 tokenizers xgrammar==0.1.32 kernel" ;;
     0.5.6|0.5.6.post2|0.5.7|0.5.8|0.5.8.post1|0.5.9)
-      echo "torch==2.9.1 torchvision==0.24.1 transformers==4.57.1 tokenizers xgrammar==0.1.27" ;;
+      echo "torch==2.9.1 torchvision==0.24.1 transformers==4.57.1 tokenizers xgrammar==0.1.27 kernel" ;;
     0.5.3.post2|0.5.3.post3|0.5.4*|0.5.5*)
-      echo "torch==2.8.0 torchvision==0.23.0 transformers==4.57.1 tokenizers xgrammar==0.1.25" ;;
+      echo "torch==2.8.0 torchvision==0.23.0 transformers==4.57.1 tokenizers xgrammar==0.1.25 kernel" ;;
     0.5.2|0.5.2rc*|0.5.3rc0)        # pins in the `srt` extra before 0.5.3
-      echo "torch==2.8.0 torchvision==0.23.0 transformers==4.56.1 tokenizers xgrammar==0.1.24" ;;
+      echo "torch==2.8.0 torchvision==0.23.0 transformers==4.56.1 tokenizers xgrammar==0.1.24 kernel" ;;
     0.5.0rc*|0.5.1*)
-      echo "torch==2.8.0 torchvision==0.23.0 transformers==4.55.0 tokenizers xgrammar==0.1.22" ;;
+      echo "torch==2.8.0 torchvision==0.23.0 transformers==4.55.0 tokenizers xgrammar==0.1.22 kernel" ;;
     0.4.10*)
-      echo "torch==2.7.1 torchvision==0.22.1 transformers==4.54.1 tokenizers xgrammar==0.1.22" ;;
+      echo "torch==2.7.1 torchvision==0.22.1 transformers==4.54.1 tokenizers xgrammar==0.1.22 kernel" ;;
     0.4.6*)
-      echo "torch==2.6.0 torchvision==0.21.0 transformers==4.51.1 tokenizers xgrammar==0.1.19" ;;
+      echo "torch==2.6.0 torchvision==0.21.0 transformers==4.51.1 tokenizers xgrammar==0.1.19 kernel" ;;
     *) echo "setup.sh: no pins recorded for sglang==$1" >&2; exit 2 ;;
   esac
 }
@@ -98,7 +108,7 @@ sglang_pins() {
 sglang_env() {
   local VERSION=${1:-0.5.23}
   local S="$DIR/sglang-$VERSION"
-  read -r TORCH VISION TRANSFORMERS TOKENIZERS GRAMMAR <<< "$(sglang_pins "$VERSION")"
+  read -r TORCH VISION TRANSFORMERS TOKENIZERS GRAMMAR KERNEL <<< "$(sglang_pins "$VERSION")"
   python3 -m venv "$S"
   local P="$S/bin/pip"
   if [ "$TORCH" = torch==2.13.0 ]; then "$P" install -q --isolated "$TORCH" "$VISION"
@@ -115,6 +125,20 @@ sglang_env() {
   [ "$TORCH" != torch==2.13.0 ] || "$P" install -q --no-deps 'xgrammar==0.2.1'
   # before 0.5.18 too, at their own pin
   [ -z "${GRAMMAR:-}" ] || "$P" install -q --no-deps "$GRAMMAR"
+  # up to 0.5.10 modules import sgl_kernel whatever the device (sglang==0.5.9
+  # mem_cache/memory_pool_host.py:31): its METADATA pin (in the `srt` extra before 0.5.3),
+  # and a libcuda.so.1 stub answering "no device" to every driver symbol its extensions
+  # link (sglang_startup.emulate_h100 loads it)
+  if [ "${KERNEL:-}" = kernel ]; then
+    local K; K=$(grep -h '^Requires-Dist: sgl-kernel==' "$S"/lib/python3*/site-packages/sglang-*.dist-info/METADATA \
+                 | head -1 | sed 's/Requires-Dist: //; s/;.*//; s/ //g')
+    "$P" install -q --no-deps "$K"
+    # shellcheck disable=SC2046
+    libcuda_stub "$S/lib/oracle-libcuda" $(find "$S"/lib/python3*/site-packages/sgl_kernel \
+        -name '*.so' -exec nm -D --undefined-only {} \; | awk '{print $2}' | sed 's/@.*//' \
+        | grep -E '^cu[A-Z]' | sort -u)
+  fi
+  [ ! -f "$S/lib/oracle-libcuda/libcuda.so.1" ] || export LD_PRELOAD="$S/lib/oracle-libcuda/libcuda.so.1"
   "$S/bin/python" -c 'import sglang; from sglang.srt.server_args import ServerArgs; from sglang.srt.models.registry import ModelRegistry; print("sglang", sglang.__version__, len(ModelRegistry.models), "architectures, ready")'
 }
 
