@@ -154,14 +154,14 @@ def variants(checkpoint: Checkpoint, options: Options, changes, facts: Facts | N
     return out
 
 
-def distinct(findings, key) -> list[Finding]:
-    """`findings` in order, each `key(finding)` kept once: what variants of one lint
-    report alike is said once."""
+def distinct(items, key) -> list:
+    """`items` (findings of variants of one lint, or pairs carrying them) in order, each
+    `key(item)` kept once: what the variants report alike is said once."""
     seen, out = set(), []
-    for finding in findings:
-        if key(finding) not in seen:
-            seen.add(key(finding))
-            out.append(finding)
+    for item in items:
+        if key(item) not in seen:
+            seen.add(key(item))
+            out.append(item)
     return out
 
 
