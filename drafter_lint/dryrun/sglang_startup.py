@@ -41,6 +41,10 @@ def emulate_h100() -> None:
     if os.path.exists(stub):
         import ctypes
         ctypes.CDLL(stub, mode=ctypes.RTLD_GLOBAL)
+        # sgl_kernel imports here as on a CUDA host: modules take their CUDA branch at
+        # import too (those before 0.5.6 import vLLM's layers otherwise, sglang==0.5.5
+        # layers/activation.py:383-392)
+        _KERNELS.append(True)
     try:
         from sglang.srt.runtime_context import override_platform  # noqa: F401
     except ImportError:         # before 0.5.19: no platform override to install
@@ -146,6 +150,7 @@ def emulate_h100_before_override() -> None:
 
 
 _HOST_TRUTH = []     # non-empty: the probes answer as this host (the oracle's own set-up)
+_KERNELS = []        # non-empty: sgl_kernel imports (a libcuda stub): CUDA at import too
 
 
 def _at_call_time(original, answer):
@@ -153,6 +158,8 @@ def _at_call_time(original, answer):
     def probe(*args, **kwargs):
         if _HOST_TRUTH:
             return original(*args, **kwargs)
+        if _KERNELS:
+            return answer
         frame = sys._getframe(1)
         while frame is not None:
             if frame.f_code.co_name == "<module>" and "/sglang/" in frame.f_code.co_filename:

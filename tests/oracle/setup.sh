@@ -133,6 +133,10 @@ sglang_env() {
     local K; K=$(grep -h '^Requires-Dist: sgl-kernel==' "$S"/lib/python3*/site-packages/sglang-*.dist-info/METADATA \
                  | head -1 | sed 's/Requires-Dist: //; s/;.*//; s/ //g')
     "$P" install -q --no-deps "$K"
+    # sglang.bench_serving (imported on start-up paths before 0.5.6) needs datasets;
+    # transformers 4.x needs a huggingface_hub before 1.0
+    "$P" install -q 'datasets<4'
+    case "$TRANSFORMERS" in transformers==4.*) "$P" install -q 'huggingface_hub>=0.34,<1.0' ;; esac
     # shellcheck disable=SC2046
     libcuda_stub "$S/lib/oracle-libcuda" $(find "$S"/lib/python3*/site-packages/sgl_kernel \
         -name '*.so' -exec nm -D --undefined-only {} \; | awk '{print $2}' | sed 's/@.*//' \
