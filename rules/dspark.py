@@ -109,3 +109,45 @@ def draft_taken_for_deepseek_v4(facts: Facts):
                       f"DSpark, which needs the DeepSeek-V4 config (hc_mult), and refuses to "
                       f"start (name the class Qwen3DSparkModel; later releases rename a qwen3 one "
                       f"themselves)")
+
+
+@rule("DF146", "dspark-draft-vocab-without-d2t", "error", "dspark", needs=("config", "target"))
+def draft_vocab_without_d2t(facts: Facts):
+    """A Qwen3 DSpark draft whose `draft_vocab_size` vLLM takes for a pruned vocabulary, with
+    no `d2t` map.
+
+    vLLM's Qwen3 DSpark compares the draft's `draft_vocab_size` (its `vocab_size` when
+    unset) with the target's `vocab_size` and refuses a "reduced-vocabulary" draft that
+    ships no `d2t` ("Reduced-vocabulary Qwen3 DSpark checkpoints must include a d2t
+    mapping"). vllm==0.29.0 model_executor/models/qwen3_dspark.py:284, 295-299 calls any
+    difference reduced, so a draft whose `draft_vocab_size` is the padded physical
+    embedding size, above the target's logical vocabulary (201024 vs 200058), cannot start
+    although its mapping is the identity (vLLM #55133); from vllm==0.30.0 (:257-260, 340)
+    only a smaller one is.
+
+    Judged for the Qwen3 DSpark class (`Qwen3DSparkModel`, or a `qwen3`
+    `DSparkDraftModel`), which holds the check.
+
+    Fails: `"draft_vocab_size": 201024` beside a 200058-token target, no `d2t`, under
+    `--runtime vllm==0.29.0`. Passes: the same under vLLM 0.30.0; a `d2t` tensor.
+    """
+    names = architecture_names(facts)
+    if not ("Qwen3DSparkModel" in names or
+            ("DSparkDraftModel" in names and facts.get("/model_type", None) == "qwen3")):
+        return
+    pointer = "/draft_vocab_size" if facts.has("/draft_vocab_size") else "/vocab_size"
+    draft, target = facts.int(pointer), facts.target.vocab_size
+    if not draft or not target or draft == target:
+        return
+    if any(n == "d2t" or n.endswith(".d2t") for n in facts.names):
+        return
+    refusing = [r for r in facts.releases
+                if (when := runtimes.value("dspark.d2t-required-when", r)) == "differs"
+                or (when == "smaller" and draft < target)]
+    if refusing:
+        what, hint = ("above", "ship an identity d2t map, or write the target's vocab_size") \
+            if draft > target else ("below", "ship the d2t map the draft was trained with")
+        yield Finding(pointer, f"{pointer[1:]} is {draft}, {what} the target's vocab_size "
+                      f"{target} ({facts.target.display}), and no d2t map ships: "
+                      f"{runtimes.agree(refusing, 'takes')} it for a reduced vocabulary and "
+                      f"refuses to start ({hint})")

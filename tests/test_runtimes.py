@@ -136,6 +136,8 @@ PINNED_BY = {
                               "RD101-fail-sliding-layers-unwindowed-on-sglang-0.5.13"],
     "dspark.self-contained-model-types": ["DF144-fail-qwen3-dspark-on-vllm-0.26",
                                           "DF144-pass-qwen3-dspark-on-vllm-0.29"],
+    "dspark.d2t-required-when": ["DF146-fail-padded-draft-vocab-on-vllm-0.29-55133",
+                                 "DF146-pass-padded-draft-vocab-on-vllm-0.30"],
     "draft.raises-max-position-methods": ["RP102-fail-short-draft-on-vllm-0.29-57941",
                                           "RP102-pass-short-draft-raised-by-vllm-0.33"],
     "speculators.non-causal-flag-global": ["SPC116-fail-all-full-fixable",

@@ -98,6 +98,7 @@ KEYS: dict[str, Type] = {
     "dspark.exact-token-architectures": NAMES,
     "dspark.self-contained-model-types": ORDERED,
     "dspark.markov-rank-sources": POINTERS,
+    "dspark.d2t-required-when": _choice("differs", "smaller"),
     "speculators.verifier-must-be-a-repo": BOOL,
     "serves.dflash": BOOL,
     "serves.dflash2": Type("bool or 'v2-runner'", lambda v: type(v) is bool or v == "v2-runner"),

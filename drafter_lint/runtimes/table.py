@@ -299,6 +299,15 @@ FACTS: tuple[Fact, ...] = (
          "vllm==0.29.0 config/speculative.py:1299-1302, 1360-1368; V config/speculative.py:"
          "1534-1542 (a qwen3 DSparkDraftModel is served as Qwen3DSparkModel)",
          since="0.29.0"),
+    # When vLLM's Qwen3 DSpark refuses a draft that ships no d2t map: its draft_vocab_size
+    # (vocab_size when unset) "differs" from the target's vocab_size, or is "smaller"
+    Fact("dspark.d2t-required-when", V, "differs", "start-up",
+         "vllm==0.29.0 model_executor/models/qwen3_dspark.py:284, 295-299 (uses_reduced_vocab "
+         "= draft_vocab_size != target vocab: 'must include a d2t mapping'; vLLM #55133)",
+         since="0.29.0", until="0.30.0"),
+    Fact("dspark.d2t-required-when", V, "smaller", "start-up",
+         "vllm==0.30.0 model_executor/models/qwen3_dspark.py:257-260, 340, 351-355 (only a "
+         "draft_vocab_size below the target's is a pruned vocabulary)", since="0.30.0"),
     Fact("dspark.markov-rank-sources", V, ("/markov_rank",), "start-up",
          "V model_executor/models/qwen3_dspark.py:212, gemma4_dspark.py:190 (no default)",
          since="0.25.0"),

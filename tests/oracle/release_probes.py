@@ -771,6 +771,12 @@ PROBES: tuple[Probe, ...] = _ranged((
     Probe("dspark.self-contained-model-types", V, _SPECULATIVE[0],
           r'"DSparkDraftModel" in self\.draft_model_config\.architectures\s*and '
           r'self\.draft_model_config\.hf_config\.model_type == "qwen3"'),
+    Probe("dspark.d2t-required-when", V, "vllm/model_executor/models/qwen3_dspark.py",
+          r"uses_reduced_vocab\s*=\s*self\.config\.draft_vocab_size\s*!=\s*"
+          r"self\.target_vocab_size[\s\S]*?must include a \"\s*\"d2t mapping"),
+    Probe("dspark.d2t-required-when", V, "vllm/model_executor/models/qwen3_dspark.py",
+          r"uses_reduced_vocab\s*=\s*self\.config\.draft_vocab_size\s*<\s*"
+          r"self\.target_vocab_size[\s\S]*?must include a \"\s*\"d2t mapping"),
     Probe("dspark.markov-rank-sources", V,
           "vllm/model_executor/models/qwen3_dspark.py", r"config\.markov_rank\b"),
     Probe("dspark.markov-rank-sources", S, "sglang/srt/models/dspark.py",
