@@ -232,3 +232,43 @@ def draft_vocab_size_missing(facts: Facts):
                       f"{runtimes.agree(refusing, 'reads it')} with no default and refuses "
                       f"to start (write the head's output size, or null for the full "
                       f"vocabulary)")
+
+
+@rule("EA327", "eagle3-embedding-always-shared", "error", "eagle3")
+def embedding_always_shared(facts: Facts):
+    """A head with its own `embed_tokens`, or narrower or wider than its target, where vLLM
+    always puts the target's embedding in its place.
+
+    vLLM 0.9.0 and 0.9.0.1 build the EAGLE-3 head's `embed_tokens` only under pipeline
+    parallelism (vllm==0.9.0 model_executor/models/llama_eagle3.py:97-103) and otherwise
+    replace it with the target's (v1/spec_decode/eagle.py:330-336). A checkpoint that
+    ships `embed_tokens.weight` then has nowhere to load it and refuses to start ("There is
+    no module or parameter named 'model.embed_tokens'", model_executor/models/utils.py:
+    261-263), and a head whose `hidden_size` differs from the target's feeds the target-wide
+    embedding beside its own hidden states and fails the width assert at llama_eagle3.py:131
+    (vLLM #18906, a Llama-3.3-70B head). From vllm==0.9.1 the head's own embedding is
+    loaded when it ships, and shared only when the shapes match (llama_eagle3.py
+    `includes_embed_tokens`; eagle.py:332-341, fixed by vLLM #19033).
+
+    Fails: `embed_tokens.weight` in the head's weights, or `"hidden_size": 6144` beside an
+    8192-wide target, under `--runtime vllm==0.9.0`. Passes: the same under vLLM 0.9.1; a
+    head with no `embed_tokens.weight` and its target's width.
+    """
+    shared = [r for r in facts.releases if runtimes.value("eagle3.embedding-always-shared", r)]
+    if not shared:
+        return
+    name = next((n for n in facts.weights or {} if n == "embed_tokens.weight" or
+                 n.endswith(".embed_tokens.weight")), None)
+    if name is not None:
+        yield facts.tensor_finding(name, f"the head ships its own {name}: "
+                                   f"{runtimes.agree(shared, 'puts')} the target's embedding "
+                                   f"in its place, has no parameter to load it into and "
+                                   f"refuses to start (drop the tensor for that release, or "
+                                   f"serve on a later one)")
+    H = facts.int("/hidden_size")
+    target = facts.target.hidden_size if facts.target else None
+    if H and target and H != target:
+        yield Finding("/hidden_size", f"hidden_size is {H} but the target "
+                      f"({facts.target.display}) has {target}: "
+                      f"{runtimes.agree(shared, 'shares')} the target's {target}-wide "
+                      f"embedding with the head, whose width check fails on the first draft step")

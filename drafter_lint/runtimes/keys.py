@@ -98,6 +98,7 @@ KEYS: dict[str, Type] = {
     "dspark.exact-token-architectures": NAMES,
     "dspark.self-contained-model-types": ORDERED,
     "dspark.markov-rank-sources": POINTERS,
+    "eagle3.embedding-always-shared": BOOL,
     "dspark.d2t-required-when": _choice("differs", "smaller"),
     "speculators.verifier-must-be-a-repo": BOOL,
     "serves.dflash": BOOL,

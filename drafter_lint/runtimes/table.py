@@ -477,6 +477,16 @@ FACTS: tuple[Fact, ...] = (
     Fact("eagle3.one-layer-architectures", S, frozenset({"LlamaForCausalLMEagle3"}), "start-up",
          "sglang==0.5.11 models/llama_eagle3.py:212-213 (\"EAGLE3 currently only supports 1 "
          "layer\"; from 0.5.0rc0 :180-181)", since="0.5.0rc0", until="0.5.12"),
+    # Whether vLLM always puts the target's embedding in the EAGLE-3 head's place (no
+    # parameter for a shipped embed_tokens.weight; the target's width beside the head's)
+    Fact("eagle3.embedding-always-shared", V, True, "start-up",
+         "vllm==0.9.0 model_executor/models/llama_eagle3.py:97-103, 131; v1/spec_decode/"
+         "eagle.py:330-336; model_executor/models/utils.py:261-263 (vLLM #18906)",
+         since="0.9.0", until="0.9.1"),
+    Fact("eagle3.embedding-always-shared", V, False, "start-up",
+         "vllm==0.9.1 model_executor/models/llama_eagle3.py:97-100, 240-257 "
+         "(includes_embed_tokens); v1/spec_decode/eagle.py:332-341 (vLLM #19033)",
+         since="0.9.1"),
     # EAGLE-3 classes whose output layer is embed_tokens under tie_word_embeddings
     Fact("eagle3.tied-head-is-embedding", S,
          frozenset({"LlamaForCausalLMEagle3", "Eagle3DeepseekV2ForCausalLM"}), "silent",

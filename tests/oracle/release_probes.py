@@ -771,6 +771,13 @@ PROBES: tuple[Probe, ...] = _ranged((
     Probe("dspark.self-contained-model-types", V, _SPECULATIVE[0],
           r'"DSparkDraftModel" in self\.draft_model_config\.architectures\s*and '
           r'self\.draft_model_config\.hf_config\.model_type == "qwen3"'),
+    Probe("eagle3.embedding-always-shared", V, "vllm/v1/spec_decode/eagle.py",
+          r"if get_pp_group\(\)\.world_size == 1:\s*logger\.info\(\s*"
+          r"\"The EAGLE head shares the same vocab embedding\"",
+          also=(("vllm/model_executor/models/llama_eagle3.py",
+                 r"if get_pp_group\(\)\.world_size > 1:\s*self\.embed_tokens ="),)),
+    Probe("eagle3.embedding-always-shared", V, "vllm/model_executor/models/llama_eagle3.py",
+          r"includes_embed_tokens = False[\s\S]*?if not includes_embed_tokens:"),
     Probe("dspark.d2t-required-when", V, "vllm/model_executor/models/qwen3_dspark.py",
           r"uses_reduced_vocab\s*=\s*self\.config\.draft_vocab_size\s*!=\s*"
           r"self\.target_vocab_size[\s\S]*?must include a \"\s*\"d2t mapping"),
