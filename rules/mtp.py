@@ -129,11 +129,18 @@ def tensor_shapes(facts: Facts):
     `hnorm.weight`, `shared_head.norm.weight [H]`, and `shared_head.head.weight
     [vocab, H]` when it ships. GLM MTP layers ship no `shared_head.head`: vLLM installs the
     target's `lm_head` as every MTP head's (vllm==0.33.0 v1/spec_decode/
-    llm_base_proposer.py:1546-1575), so only its shape is checked, not its presence.
+    llm_base_proposer.py:1546-1575), so only its shape is checked, not its presence, except
+    for releases before that sharing (vllm==0.15.1 v1/spec_decode/eagle.py:1236-1245),
+    which load it from the checkpoint: an unquantized checkpoint without it refuses to start
+    ("Following weights were not initialized from checkpoint", vllm==0.10.2
+    model_executor/model_loader/default_loader.py:272-278; vLLM #25993, GLM-4.6 on 0.10.2),
+    a quantized one keeps the head at its init.
     Qwen3-Next/3.5: `mtp.fc.weight [H, 2H]`, `mtp.norm.weight`,
     `mtp.pre_fc_norm_hidden.weight`, `mtp.pre_fc_norm_embedding.weight [H]`.
 
-    Fails: `eh_proj.weight` `[7168, 7168]`. Passes: `[7168, 14336]`.
+    Fails: `eh_proj.weight` `[7168, 7168]`; no `shared_head.head.weight` under
+    `--runtime vllm==0.10.2`. Passes: `[7168, 14336]`; no `shared_head.head.weight` under
+    vLLM 0.16.0 or later.
     """
     _, text = text_config(facts)
     H, vocab = text.get("hidden_size"), text.get("vocab_size")
@@ -142,6 +149,9 @@ def tensor_shapes(facts: Facts):
         return
     layout, layers = mtp_layers(facts)
     expected: dict[str, tuple] = {}
+    # the vLLM releases that load each MTP layer's shared_head.head from the checkpoint
+    keeping = [r for r in vllm_releases(facts)
+               if runtimes.value("mtp.shares-target-lm-head", r) is False]
     if layout == "qwen":
         prefix = "mtp." if "mtp.fc.weight" in facts.names else "model.mtp."
         expected = {f"{prefix}fc.weight": (H, 2 * H), f"{prefix}norm.weight": (H,),
@@ -152,16 +162,19 @@ def tensor_shapes(facts: Facts):
             p = f"model.layers.{depth + i}."
             expected.update({p + "eh_proj.weight": (H, 2 * H), p + "enorm.weight": (H,),
                              p + "hnorm.weight": (H,), p + "shared_head.norm.weight": (H,)})
-            shared = runtimes.matching(facts.releases, "mtp.shares-target-lm-head")
             if type(vocab) is int and (p + "shared_head.head.weight" in facts.names
-                                       or not shared):
+                                       or keeping):
                 expected[p + "shared_head.head.weight"] = (vocab, H)
     weights = facts.weights or {}
     for name, shape in expected.items():
         info = weights.get(name)
         if info is None:
             if name not in facts.names:
-                yield Finding(pointer(name), f"MTP tensor {name} is missing",
+                why = (f": {runtimes.agree(keeping, 'loads')} it from the checkpoint rather "
+                       f"than sharing the target's lm_head: unquantized, it refuses to start; "
+                       f"quantized, the head keeps its init"
+                       if name.endswith("shared_head.head.weight") else "")
+                yield Finding(pointer(name), f"MTP tensor {name} is missing{why}",
                               file=facts.tensor_file(name))
         elif info.shape != shape:
             yield Finding(pointer(name), f"MTP tensor {name} is {list(info.shape)}, expected "
