@@ -45,6 +45,16 @@ def emulate_h100() -> None:
         # import too (those before 0.5.6 import vLLM's layers otherwise, sglang==0.5.5
         # layers/activation.py:383-392)
         _KERNELS.append(True)
+        # triton then needs an active CUDA driver at import (0.4.x autotunes kernels at
+        # module level, sglang==0.4.10.post2 layers/quantization/fp8_kernel.py:1323-1326);
+        # the stub's folder also holds the libcuda.so it links against
+        os.environ.setdefault("TRITON_LIBCUDA_PATH", os.path.dirname(stub))
+        try:
+            from triton.backends.nvidia.driver import CudaDriver
+            from triton.runtime import driver
+            driver.set_active(CudaDriver())
+        except Exception:  # noqa: BLE001  (no triton, or one that finds its own driver)
+            pass
     try:
         from sglang.srt.runtime_context import override_platform  # noqa: F401
     except ImportError:         # before 0.5.19: no platform override to install
@@ -217,7 +227,16 @@ def build_draft_on_meta(server_args, draft_config):
         cuda_module_flags()
     try:
         from sglang.srt.layers.dp_attention import initialize_dp_attention
-        if "model_config" in inspect.signature(initialize_dp_attention).parameters:
+        accepts = inspect.signature(initialize_dp_attention).parameters
+        if "enable_dp_attention" in accepts:
+            # 0.4.x: the parallel sizes themselves (sglang==0.4.10.post2
+            # model_executor/model_runner.py:565-572)
+            initialize_dp_attention(
+                enable_dp_attention=server_args.enable_dp_attention, tp_rank=0,
+                tp_size=server_args.tp_size, dp_size=server_args.dp_size,
+                moe_dense_tp_size=server_args.moe_dense_tp_size,
+                pp_size=server_args.pp_size)
+        elif "model_config" in accepts:
             # before 0.5.21 it reads the model's config too (sglang==0.5.18
             # layers/dp_attention.py:342-345)
             initialize_dp_attention(server_args=server_args, model_config=draft_config)

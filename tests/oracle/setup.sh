@@ -138,9 +138,13 @@ sglang_env() {
     "$P" install -q 'datasets<4'
     case "$TRANSFORMERS" in transformers==4.*) "$P" install -q 'huggingface_hub>=0.34,<1.0' ;; esac
     # shellcheck disable=SC2046
-    libcuda_stub "$S/lib/oracle-libcuda" $(find "$S"/lib/python3*/site-packages/sgl_kernel \
-        -name '*.so' -exec nm -D --undefined-only {} \; | awk '{print $2}' | sed 's/@.*//' \
+    libcuda_stub "$S/lib/oracle-libcuda" $( (find "$S"/lib/python3*/site-packages/sgl_kernel \
+        -name '*.so' -exec nm -D --undefined-only {} \; | awk '{print $2}' | sed 's/@.*//';
+        grep -ohE '\bcu[A-Z][A-Za-z0-9_]*' "$S"/lib/python3*/site-packages/triton/backends/nvidia/driver.c) \
         | grep -E '^cu[A-Z]' | sort -u)
+    # triton links its CUDA helper against libcuda.so (0.4.x: sglang_startup sets
+    # TRITON_LIBCUDA_PATH to this folder)
+    ln -sf libcuda.so.1 "$S/lib/oracle-libcuda/libcuda.so"
   fi
   [ ! -f "$S/lib/oracle-libcuda/libcuda.so.1" ] || export LD_PRELOAD="$S/lib/oracle-libcuda/libcuda.so.1"
   "$S/bin/python" -c 'import sglang; from sglang.srt.server_args import ServerArgs; from sglang.srt.models.registry import ModelRegistry; print("sglang", sglang.__version__, len(ModelRegistry.models), "architectures, ready")'
