@@ -272,3 +272,35 @@ def embedding_always_shared(facts: Facts):
                       f"({facts.target.display}) has {target}: "
                       f"{runtimes.agree(shared, 'shares')} the target's {target}-wide "
                       f"embedding with the head, whose width check fails on the first draft step")
+
+
+@rule("EA328", "eagle3-draft-vocab-unpadded", "error", "eagle3")
+def draft_vocab_unpadded(facts: Facts):
+    """A reduced `draft_vocab_size` that is not a multiple of 64, where SGLang's draft-extend
+    CUDA graph cannot hold the head's logits.
+
+    SGLang pads every LM head to a multiple of 64 rows (sglang==0.5.2
+    layers/vocab_parallel_embedding.py:36, 240-244), so an EAGLE-3 head's logits are that
+    padded width (cut at `vocab_size` only, logits_processor.py:516). Up to 0.5.14 the
+    draft-extend CUDA graph runner sizes its logits buffer `draft_vocab_size` wide
+    (speculative/eagle_draft_extend_cuda_graph_runner.py:133-147) and copies the logits
+    into it whole: a `draft_vocab_size` off a multiple of 64 fails the copy while the graph
+    is captured, and the server does not start (SGLang #10106, a SpecForge-trained
+    Qwen3-8B head; the public heads it was checked against are padded). From sglang==0.5.15
+    (logits_processor.py:1051-1064) the buffer is used only when the shapes agree.
+
+    Fails: `"draft_vocab_size": 32010` beside `"vocab_size": 128256` under
+    `--runtime sglang==0.5.2`. Passes: `32000`; the same under SGLang 0.5.15.
+    """
+    draft, vocab = facts.int("/draft_vocab_size"), facts.int("/vocab_size")
+    if not draft or not vocab or draft >= vocab or draft % 64 == 0:
+        return
+    copying = [r for r in facts.releases
+               if runtimes.value("eagle3.draft-extend-logits-copied-whole", r)]
+    if copying:
+        padded = -(-draft // 64) * 64
+        yield Finding("/draft_vocab_size", f"draft_vocab_size is {draft}, not a multiple of "
+                      f"64: {runtimes.agree(copying, 'pads')} the head to {padded} rows and "
+                      f"copies its logits into a {draft}-wide draft-extend CUDA graph buffer, "
+                      f"so capture fails and the server does not start (pad the head to a "
+                      f"multiple of 64, or --disable-cuda-graph)")

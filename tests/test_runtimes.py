@@ -138,6 +138,8 @@ PINNED_BY = {
                                           "DF144-pass-qwen3-dspark-on-vllm-0.29"],
     "eagle3.embedding-always-shared": ["EA327-fail-own-embedding-on-vllm-0.9.0-18906",
                                        "EA327-pass-own-embedding-on-vllm-0.9.1"],
+    "eagle3.draft-extend-logits-copied-whole": ["EA328-fail-unpadded-draft-vocab-on-sglang-0.5.2-10106",
+                                                "EA328-pass-unpadded-draft-vocab-on-sglang-0.5.15"],
     "dspark.d2t-required-when": ["DF146-fail-padded-draft-vocab-on-vllm-0.29-55133",
                                  "DF146-pass-padded-draft-vocab-on-vllm-0.30"],
     "draft.raises-max-position-methods": ["RP102-fail-short-draft-on-vllm-0.29-57941",

@@ -99,6 +99,7 @@ KEYS: dict[str, Type] = {
     "dspark.self-contained-model-types": ORDERED,
     "dspark.markov-rank-sources": POINTERS,
     "eagle3.embedding-always-shared": BOOL,
+    "eagle3.draft-extend-logits-copied-whole": BOOL,
     "dspark.d2t-required-when": _choice("differs", "smaller"),
     "speculators.verifier-must-be-a-repo": BOOL,
     "serves.dflash": BOOL,

@@ -487,6 +487,16 @@ FACTS: tuple[Fact, ...] = (
          "vllm==0.9.1 model_executor/models/llama_eagle3.py:97-100, 240-257 "
          "(includes_embed_tokens); v1/spec_decode/eagle.py:332-341 (vLLM #19033)",
          since="0.9.1"),
+    # Whether SGLang copies the draft's logits, as wide as its LM head padded to 64, into a
+    # draft-extend CUDA graph buffer draft_vocab_size wide (a width mismatch crashes capture)
+    Fact("eagle3.draft-extend-logits-copied-whole", S, True, "start-up",
+         "sglang==0.5.2 speculative/eagle_draft_extend_cuda_graph_runner.py:133-147 (buffer "
+         "draft_vocab_size wide); layers/logits_processor.py:516 (copy_ of logits[:, :vocab_size]); "
+         "layers/vocab_parallel_embedding.py:36, 240-244 (LM head padded to 64; SGLang #10106)",
+         since="0.5.0rc0", until="0.5.15"),
+    Fact("eagle3.draft-extend-logits-copied-whole", S, False, "start-up",
+         "sglang==0.5.15 layers/logits_processor.py:1051-1064 (the buffer is used only when "
+         "its shape is the logits')", since="0.5.15"),
     # EAGLE-3 classes whose output layer is embed_tokens under tie_word_embeddings
     Fact("eagle3.tied-head-is-embedding", S,
          frozenset({"LlamaForCausalLMEagle3", "Eagle3DeepseekV2ForCausalLM"}), "silent",

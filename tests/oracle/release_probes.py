@@ -778,6 +778,12 @@ PROBES: tuple[Probe, ...] = _ranged((
                  r"if get_pp_group\(\)\.world_size > 1:\s*self\.embed_tokens ="),)),
     Probe("eagle3.embedding-always-shared", V, "vllm/model_executor/models/llama_eagle3.py",
           r"includes_embed_tokens = False[\s\S]*?if not includes_embed_tokens:"),
+    Probe("eagle3.draft-extend-logits-copied-whole", S, "sglang/srt/layers/logits_processor.py",
+          r"logits_buffer\.copy_\(logits\[:, : self\.(?:config\.)?vocab_size\]\)",
+          also=(("sglang/srt/speculative/eagle_draft_extend_cuda_graph_runner.py",
+                 r"vocab_size = self\.model_runner\.model_config\.hf_config\.draft_vocab_size"),)),
+    Probe("eagle3.draft-extend-logits-copied-whole", S, "sglang/srt/layers/logits_processor.py",
+          r"if logits_buffer is not None and tuple\(logits_buffer\.shape\) == tuple\("),
     Probe("dspark.d2t-required-when", V, "vllm/model_executor/models/qwen3_dspark.py",
           r"uses_reduced_vocab\s*=\s*self\.config\.draft_vocab_size\s*!=\s*"
           r"self\.target_vocab_size[\s\S]*?must include a \"\s*\"d2t mapping"),
