@@ -69,6 +69,10 @@ def emulate_h100() -> None:
 
     platform = H100()
     platforms._current_platform = platform
+    # torch's own answer, as that host gives it: vllm==0.11.0 attention/utils/fa_utils.py:37
+    # asks vllm_flash_attn's is_fa_version_supported, which reads torch.cuda's capability
+    import torch
+    torch.cuda.get_device_capability = lambda device=None: (9, 0)
     # triton_utils keeps the real triton only when it sees a driver, or an empty
     # CUDA_VISIBLE_DEVICES; without it some target model modules do not import
     saved = os.environ.pop("CUDA_VISIBLE_DEVICES", None)
@@ -77,12 +81,38 @@ def emulate_h100() -> None:
     del os.environ["CUDA_VISIBLE_DEVICES"]
     if saved is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = saved
+    _inspect_as_cuda_host()
     for module in list(sys.modules.values()):
         bound = getattr(module, "__dict__", {}).get("current_platform")
         if isinstance(bound, Platform) and bound is not platform:
             module.current_platform = platform
-    import vllm.config.vllm as vllm_config
+    try:
+        import vllm.config.vllm as vllm_config
+    except ImportError:     # vllm<=0.11: config/__init__.py, which reads no HAS_TRITON
+        return
     vllm_config.HAS_TRITON = True       # a CUDA host has triton; the CPU build says no
+
+
+def _inspect_as_cuda_host() -> None:
+    """The registry inspects a model class in a fresh interpreter (vllm==0.11.0
+    model_executor/models/registry.py:948-972), which imports the model module with
+    triton as its own start-up finds it: with no driver, a placeholder, and modules that
+    use triton.language at import (vllm==0.11.0 layers/fla/ops/op.py:26, Qwen3-Next) fail
+    where a CUDA host has triton. The child gets the empty CUDA_VISIBLE_DEVICES that
+    keeps the real triton here too (no device is visible either way)."""
+    import subprocess
+    import types
+
+    import vllm.model_executor.models.registry as registry
+
+    if not isinstance(getattr(registry, "subprocess", None), types.ModuleType):
+        return
+
+    def run(*args, **kwargs):
+        kwargs["env"] = {**(kwargs.get("env") or os.environ), "CUDA_VISIBLE_DEVICES": ""}
+        return subprocess.run(*args, **kwargs)
+
+    registry.subprocess = types.SimpleNamespace(run=run)
 
 
 def message(exc: BaseException) -> str:
@@ -107,6 +137,31 @@ def raised_at(exc: BaseException) -> str:
 _DISTRIBUTED = []
 
 
+def _set_default_torch_dtype():
+    try:
+        from vllm.utils.torch_utils import set_default_torch_dtype
+    except ImportError:     # vllm==0.11.0 model_executor/model_loader/utils.py:32
+        from vllm.model_executor.model_loader.utils import set_default_torch_dtype
+    return set_default_torch_dtype
+
+
+def _initialize_model():
+    """The release's initialize_model, called with the draft's model_config."""
+    try:
+        from vllm.model_executor.model_loader.utils import initialize_model
+        return initialize_model
+    except ImportError:     # vllm==0.8.5 model_executor/model_loader/loader.py:114
+        from vllm.model_executor.model_loader.loader import _initialize_model
+    import dataclasses
+
+    def initialize_model(vllm_config, model_config, prefix=""):
+        # vllm==0.8.5 spec_decode/spec_decode_worker.py: the draft worker's vllm_config is
+        # the target's with the draft's model_config (its loader reads that one)
+        return _initialize_model(vllm_config=dataclasses.replace(
+            vllm_config, model_config=model_config), prefix=prefix)
+    return initialize_model
+
+
 def init_draft_on_meta(cfg):
     """The draft model's __init__ as the model loader runs it, on the meta device."""
     import torch
@@ -116,9 +171,9 @@ def init_draft_on_meta(cfg):
         init_distributed_environment,
     )
     from vllm.distributed.parallel_state import destroy_model_parallel
-    from vllm.model_executor.model_loader.utils import initialize_model
-    from vllm.utils.torch_utils import set_default_torch_dtype
 
+    initialize_model = _initialize_model()
+    set_default_torch_dtype = _set_default_torch_dtype()
     draft = cfg.speculative_config.draft_model_config
     with set_current_vllm_config(cfg):
         if not _DISTRIBUTED:
@@ -130,8 +185,34 @@ def init_draft_on_meta(cfg):
         destroy_model_parallel()
         ensure_model_parallel_initialized(1, 1)
         with set_default_torch_dtype(draft.dtype), torch.device("meta"):
-            model = initialize_model(vllm_config=cfg, model_config=draft, prefix="draft_model")
+            head = _v1_eagle_head(cfg)
+            if head is not None:
+                model = head(model_config=draft, start_layer_id=cfg.model_config.get_num_layers(
+                    cfg.parallel_config))
+            else:
+                model = initialize_model(vllm_config=cfg, model_config=draft,
+                                         prefix="draft_model")
     return model
+
+
+def _v1_eagle_head(cfg):
+    """The class V1's EAGLE proposer builds itself where it does not go through the model
+    registry (vllm==0.8.5 v1/spec_decode/eagle.py:214-236; 0.8.4 EAGLE only), else None."""
+    method = cfg.speculative_config.method
+    if method not in ("eagle", "eagle3"):
+        return None
+    try:
+        from vllm.v1.spec_decode import eagle
+    except ImportError:
+        return None
+    if not hasattr(eagle, "EagleLlamaForCausalLM"):     # vllm>=0.9.0: get_model
+        return None
+    import vllm.envs as envs
+
+    if not envs.VLLM_USE_V1:        # V0's spec-decode worker: the registry's class
+        return None
+    return getattr(eagle, "EagleLlamaForCausalLM" if method == "eagle" else
+                   "Eagle3LlamaForCausalLM", None)
 
 
 # what the proposer shares from the target after loading, when the draft has none of its
@@ -164,7 +245,9 @@ def load_weights_on_meta(cfg, model) -> dict:
             if hasattr(loader, "load_weights"):
                 loader.load_weights(model, draft)
             else:           # releases before the split: load_model did this inline
-                model.load_weights(loader._get_all_weights(draft, model))
+                # (vllm==0.8.5 model_loader/loader.py:417 get_all_weights, public)
+                weights = getattr(loader, "get_all_weights", None) or loader._get_all_weights
+                model.load_weights(weights(draft, model))
     finally:
         weight_utils.safe_open = saved
         del model.load_weights
@@ -186,7 +269,10 @@ def engine_args_from(argv: list[str]):
     `["serve", MODEL, ...]` (the CLI, whose parser takes the model as `model_tag`) or the
     api_server's `[--model MODEL, ...]`."""
     from vllm.engine.arg_utils import AsyncEngineArgs
-    from vllm.utils.argparse_utils import FlexibleArgumentParser
+    try:
+        from vllm.utils.argparse_utils import FlexibleArgumentParser
+    except ImportError:     # vllm==0.11.0 utils/__init__.py:1713
+        from vllm.utils import FlexibleArgumentParser
 
     rest = argv[1:] if argv and argv[0] == "serve" else argv
     args = _make_arg_parser()(FlexibleArgumentParser(prog="vllm serve")).parse_args(rest)

@@ -32,14 +32,36 @@ libcuda_stub() {
   gcc -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$L/libcuda.so.1" "$L/stub.c"
 }
 
-# per vLLM release: its torch, torchvision and transformers pins (METADATA Requires-Dist)
+# per vLLM release: its torch, torchvision and transformers pins (METADATA Requires-Dist), and
+# the compressed-tensors and xgrammar it pins (its quantization and guided-decoding modules
+# import them at start-up). Releases before 0.19.1 allow only transformers 4.x: 0.10.2-0.19.1
+# get the newest 4.x, 4.57.6 (0.11.0 registers Qwen3-VL, whose model types came with 4.57;
+# 0.19.1 also allows 5.5.1+), older ones the 4.x of their time (recorded here, as the
+# verdicts depend on it: a model type newer than that transformers is refused at start-up).
 vllm_pins() {
+  local NEW="compressed-tensors==0.17.0 xgrammar==0.2.8"
   case "$1" in
-    0.33.0) echo "torch==2.14.0 torchvision==0.29.0 transformers>=5.16.1,<5.21.0" ;;
+    0.33.0) echo "torch==2.14.0 torchvision==0.29.0 transformers>=5.16.1,<5.21.0 $NEW" ;;
     0.21.0|0.22.0|0.23.0|0.24.0|0.25.0|0.26.0)      # transformers of their time
-      echo "torch==2.11.0 torchvision==0.26.0 transformers>=5.5.3,<5.10" ;;
+      echo "torch==2.11.0 torchvision==0.26.0 transformers>=5.5.3,<5.10 $NEW" ;;
     0.27.0|0.28.0|0.29.0|0.30.0|0.31.0|0.32.0)
-      echo "torch==2.13.0 torchvision==0.28.0 transformers>=5.16.1,<5.18" ;;
+      echo "torch==2.13.0 torchvision==0.28.0 transformers>=5.16.1,<5.18 $NEW" ;;
+    0.20.0|0.20.1|0.20.2)
+      echo "torch==2.11.0 torchvision==0.26.0 transformers>=5.5.3,<5.10 compressed-tensors==0.15.0.1 xgrammar==0.1.33" ;;
+    0.17.0|0.17.1|0.18.0|0.18.1|0.19.0|0.19.1)      # 0.19.1 also allows 5.5.1+
+      echo "torch==2.10.0 torchvision==0.25.0 transformers==4.57.6 compressed-tensors==0.13.0 xgrammar==0.1.29" ;;
+    0.14.0|0.14.1|0.15.0|0.15.1|0.16.0)
+      echo "torch==2.9.1 torchvision==0.24.1 transformers==4.57.6 compressed-tensors==0.13.0 xgrammar==0.1.29" ;;
+    0.11.1|0.11.2|0.12.0|0.13.0)
+      echo "torch==2.9.0 torchvision==0.24.0 transformers==4.57.6 compressed-tensors==0.12.2 xgrammar==0.1.27" ;;
+    0.10.2|0.11.0)
+      echo "torch==2.8.0 torchvision==0.23.0 transformers==4.57.6 compressed-tensors==0.11.0 xgrammar==0.1.25" ;;
+    0.10.0|0.10.1|0.10.1.1)
+      echo "torch==2.7.1 torchvision==0.22.1 transformers==4.55.4 compressed-tensors==0.10.2 xgrammar==0.1.21" ;;
+    0.9.0|0.9.0.1|0.9.1|0.9.2)
+      echo "torch==2.7.0 torchvision==0.22.0 transformers==4.53.3 compressed-tensors==0.10.2 xgrammar==0.1.19" ;;
+    0.8.0|0.8.1|0.8.2|0.8.3|0.8.4|0.8.5|0.8.5.post1)
+      echo "torch==2.6.0 torchvision==0.21.0 transformers==4.51.3 compressed-tensors==0.9.3 xgrammar==0.1.18" ;;
     *) echo "setup.sh: no pins recorded for vllm==$1" >&2; exit 2 ;;
   esac
 }
@@ -47,7 +69,7 @@ vllm_pins() {
 vllm_env() {
   local VERSION=${1:-0.33.0}
   local V="$DIR/vllm-$VERSION"
-  read -r TORCH VISION TRANSFORMERS <<< "$(vllm_pins "$VERSION")"
+  read -r TORCH VISION TRANSFORMERS COMPRESSED XGRAMMAR <<< "$(vllm_pins "$VERSION")"
   python3 -m venv "$V"
   local P="$V/bin/pip"
   # torchvision is imported by vLLM's Qwen3.5/VL modules; the index only has CUDA builds of it,
@@ -56,14 +78,26 @@ vllm_env() {
   if [ "$TORCH" = torch==2.13.0 ]; then "$P" install -q --isolated "$TORCH" "$VISION"
   else "$P" install -q "$TORCH" "$VISION"; fi
   "$P" install -q --no-deps "vllm==$VERSION"
-  "$P" install -q numpy regex cachetools psutil sentencepiece 'requests>=2.33.0' tqdm blake3 \
-      py-cpuinfo "$TRANSFORMERS" 'huggingface_hub>=1.31.0' 'tokenizers>=0.23.2' \
-      'safetensors>=0.6.2' 'pydantic>=2.12.0' pyyaml msgspec cloudpickle einops \
-      'protobuf>=5.29.6,!=6.30.*,!=6.31.*,!=6.32.*,!=6.33.0.*,!=6.33.1.*,!=6.33.2.*,!=6.33.3.*,!=6.33.4.*' \
-      cbor2 'pyzmq>=25.0.0' 'aiohttp>=3.14.4' 'oss-harmony>=0.0.11' 'openai>=2.25.0' 'pillow>=13.0.0' \
-      pybase64 uvloop 'prometheus_client>=0.18.0' 'fastapi<0.137.0,>=0.133.0' partial-json-parser \
-      'llguidance>=1.7.0,<1.8.0' loguru gguf
-  "$P" install -q --no-deps 'xgrammar==0.2.8' 'apache-tvm-ffi==0.1.11' 'compressed-tensors==0.17.0'
+  if [ "${TRANSFORMERS#transformers==4.}" != "$TRANSFORMERS" ]; then
+    # transformers 4.x: huggingface_hub, tokenizers and their peers of that time
+    "$P" install -q numpy regex cachetools psutil sentencepiece requests tqdm blake3 py-cpuinfo \
+        "$TRANSFORMERS" 'huggingface_hub<1.0' safetensors 'pydantic>=2.11' pyyaml msgspec frozendict \
+        cloudpickle einops 'protobuf<6' cbor2 pyzmq aiohttp 'openai<2' pillow pybase64 uvloop \
+        prometheus_client 'prometheus-fastapi-instrumentator<8' 'fastapi>=0.115,<0.120' \
+        partial-json-parser setproctitle openai-harmony 'lark==1.2.2' \
+        loguru gguf 'mistral_common<1.9' lark typing_extensions filelock importlib_metadata \
+        tiktoken 'setuptools<80' six python-json-logger watchfiles depyf \
+        lm-format-enforcer diskcache
+  else
+    "$P" install -q numpy regex cachetools psutil sentencepiece 'requests>=2.33.0' tqdm blake3 \
+        py-cpuinfo "$TRANSFORMERS" 'huggingface_hub>=1.31.0' 'tokenizers>=0.23.2' \
+        'safetensors>=0.6.2' 'pydantic>=2.12.0' pyyaml msgspec cloudpickle einops \
+        'protobuf>=5.29.6,!=6.30.*,!=6.31.*,!=6.32.*,!=6.33.0.*,!=6.33.1.*,!=6.33.2.*,!=6.33.3.*,!=6.33.4.*' \
+        cbor2 'pyzmq>=25.0.0' 'aiohttp>=3.14.4' 'oss-harmony>=0.0.11' 'openai>=2.25.0' 'pillow>=13.0.0' \
+        pybase64 uvloop 'prometheus_client>=0.18.0' 'fastapi<0.137.0,>=0.133.0' partial-json-parser \
+        'llguidance>=1.7.0,<1.8.0' loguru gguf
+  fi
+  "$P" install -q --no-deps "$XGRAMMAR" 'apache-tvm-ffi==0.1.11' "$COMPRESSED"
   # vLLM 0.23.0 imports humming's kernels at start-up
   [ "$VERSION" != 0.23.0 ] || "$P" install -q 'humming-kernels==0.1.4'
   # vLLM's CUDA extension modules need libcuda.so.1 with a few driver symbols; this stub
