@@ -198,7 +198,7 @@ def init_draft_on_meta(cfg):
 def _v1_eagle_head(cfg):
     """The class V1's EAGLE proposer builds itself where it does not go through the model
     registry (vllm==0.8.5 v1/spec_decode/eagle.py:214-236; 0.8.4 EAGLE only), else None."""
-    method = cfg.speculative_config.method
+    method = getattr(cfg.speculative_config, "method", None)
     if method not in ("eagle", "eagle3"):
         return None
     try:

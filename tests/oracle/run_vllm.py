@@ -55,7 +55,9 @@ def resolved(cfg) -> dict:
            "target_max_model_len": cfg.model_config.max_model_len}
     if spec is None:
         return out
-    out.update(method=spec.method, num_speculative_tokens=spec.num_speculative_tokens)
+    # vllm==0.8.2 config.py: SpeculativeConfig has no method yet
+    out.update(method=getattr(spec, "method", None),
+               num_speculative_tokens=spec.num_speculative_tokens)
     draft = spec.draft_model_config
     if draft is None:
         return out
@@ -111,7 +113,7 @@ def readers(cfg) -> dict:
         out["v2"]["taps"] = _read(lambda: taps2(spec))
     if taps1 is not None:
         out["v1"]["taps"] = _read(lambda: taps1(SimpleNamespace(speculative_config=spec)))
-    if spec.method in ("dflash", "dspark"):
+    if getattr(spec, "method", None) in ("dflash", "dspark"):
         if mask2 is not None:
             out["v2"]["mask_token_id"] = _read(lambda: mask2(hf))
         if mask1 is not None:
@@ -126,6 +128,13 @@ def engine_args(launch: dict):
     from vllm.engine.arg_utils import EngineArgs
 
     common = dict(skip_tokenizer_init=True, trust_remote_code=False, enforce_eager=True)
+    if "speculative_config" not in getattr(EngineArgs, "__dataclass_fields__", {}):
+        # vllm==0.8.2 engine/arg_utils.py:181-184: --speculative-model and
+        # --num-speculative-tokens, no method (the draft's config decides; MTP is the
+        # target itself as the speculative model)
+        draft = launch["target"] if launch["mode"] == "mtp" else launch["drafter"]
+        return EngineArgs(model=launch["target"], speculative_model=draft,
+                          num_speculative_tokens=launch["k"], **common)
     if launch["mode"] == "mtp":
         return EngineArgs(model=launch["target"], speculative_config={
             "method": "mtp", "num_speculative_tokens": launch["k"]}, **common)
