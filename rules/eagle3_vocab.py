@@ -210,14 +210,17 @@ def draft_vocab_size_missing(facts: Facts):
     `LlamaForCausalLMEagle3.__init__` reads `config.draft_vocab_size` with no default
     (sglang==0.5.23 models/llama_eagle3.py:306, 318; `null` means the full vocabulary), so
     a config without the key stops start-up with "'LlamaConfig' object has no attribute
-    'draft_vocab_size'" (the oracle lane records it). vLLM defaults it to `vocab_size`.
+    'draft_vocab_size'" (the oracle lane records it). vLLM defaults it to `vocab_size` from
+    0.11.0 (model_executor/models/llama_eagle3.py:201-205); before, its Llama EAGLE-3 head
+    read it with no default too (vllm==0.10.2 llama_eagle3.py:212-220, "'EAGLEConfig' object
+    has no attribute 'draft_vocab_size'", recorded by the oracle lane).
     TorchSpec's Kimi-K2.5 and MiniMax-M2.5 templates omit it.
 
     Before sglang==0.5.5 the key was read only for an untied head (models/llama_eagle3.py:
     202-215 in 0.5.4); a tied head (`tie_word_embeddings: true`) started without it.
 
     Fails: `LlamaForCausalLMEagle3` without `draft_vocab_size`, for SGLang. Passes: the key
-    written (`32000`, or `null`); checked for vLLM alone; a tied head on 0.5.4.
+    written (`32000`, or `null`); checked for vLLM 0.11+ alone; a tied head on 0.5.4.
     """
     if facts.has("/draft_vocab_size"):
         return

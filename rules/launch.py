@@ -51,6 +51,24 @@ def _method(release, method, accepted) -> str | None:
     return method
 
 
+def _method_unknown_to(release, method, served: dict):
+    """A drafter of no family told: its launch method is judged by name alone. A name
+    that some release serves drafters with but this one does not have at all is refused
+    whatever the drafter: vLLM 0.10.2's methods are a pydantic Literal without `mtp`
+    (config/__init__.py:1897-1899; `qwen3_next_mtp` there), "Input should be ...". Before
+    0.9.1 SpeculativeConfig was a plain dataclass that validated no name (vllm==0.9.0
+    config.py; 0.9.1 :27 imports pydantic's), so nothing is said there."""
+    if not isinstance(method, str) or release.runtime != "vllm" or \
+            runtimes.version_key(release.version) < runtimes.version_key("0.9.1"):
+        return
+    have = {m for names in served.values() for m in names if m}
+    if method in have or not runtimes.ever(
+            "launch.methods", lambda value: any(method in names for names in value.values())):
+        return
+    yield Finding("", f"the launch line asks for method {method!r}: {release.label} has no "
+                  f"such method and refuses to start (it has: {', '.join(sorted(have))})")
+
+
 def _release(facts: Facts):
     """The launch line's runtime release (the one installed behind it, or --runtime's: the
     gate sets it) on the launch's path; None without a launch line."""
@@ -82,6 +100,8 @@ def method_vs_family(facts: Facts):
     family = "speculators" if facts.family.startswith("speculators") else facts.family
     accepted = fact.value.get(family) if fact else None
     if accepted is None:
+        if fact is not None and family == "unknown":
+            yield from _method_unknown_to(release, method, fact.value)
         return
     if method is None and release.runtime == "vllm" and accepted:
         return  # vLLM infers the method from the model (see EA318)

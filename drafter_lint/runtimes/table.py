@@ -513,6 +513,12 @@ FACTS: tuple[Fact, ...] = (
     Fact("eagle3.requires-draft-vocab-size", S, frozenset({"LlamaForCausalLMEagle3"}),
          "start-up", "S models/llama_eagle3.py:306, 318 (AttributeError without the key; "
          "sglang==0.5.5 llama_eagle3.py:220-224 reads it tied or not)", since="0.5.5"),
+    Fact("eagle3.requires-draft-vocab-size", V, frozenset({
+        "LlamaForCausalLM", "Eagle3LlamaForCausalLM", "LlamaForCausalLMEagle3"}),
+         "start-up", "vllm==0.10.2 model_executor/models/llama_eagle3.py:212-220 (read with no "
+         "default; the oracle records \"'EAGLEConfig' object has no attribute "
+         "'draft_vocab_size'\"); vllm==0.11.0 :201-205 defaults it to vocab_size",
+         since="0.8.5", until="0.11.0"),
     Fact("eagle3.requires-draft-vocab-size-untied", S, frozenset({"LlamaForCausalLMEagle3"}),
          "start-up", "sglang==0.5.4 models/llama_eagle3.py:202-215 (read only for an untied "
          "head; a tied one uses embed_tokens)", since="0.5.0rc0", until="0.5.5"),
