@@ -58,8 +58,8 @@ def _method_unknown_to(release, method, served: dict):
     (config/__init__.py:1897-1899; `qwen3_next_mtp` there), "Input should be ...". Before
     0.9.1 SpeculativeConfig was a plain dataclass that validated no name (vllm==0.9.0
     config.py; 0.9.1 :27 imports pydantic's), so nothing is said there."""
-    if not isinstance(method, str) or release.runtime != "vllm" or \
-            runtimes.version_key(release.version) < runtimes.version_key("0.9.1"):
+    if not isinstance(method, str) or \
+            not runtimes.value("launch.method-names-validated", release, False):
         return
     have = {m for names in served.values() for m in names if m}
     if method in have or not runtimes.ever(

@@ -206,7 +206,9 @@ def model_type_unknown(facts: Facts):
     writes `model_type: dflash` / `dspark`, refused for any drafter. For a drafter of no
     known family (DL007), and for an MTP checkpoint (loaded as the target model: GLM-5's
     `glm_moe_dsa` is refused by sglang==0.5.9, whose transformers==4.57.1 predates it,
-    configuration_auto.py:1362), every type is judged against what each release loads: its
+    configuration_auto.py:1362, and by vLLM 0.13-0.16, which pin transformers <5 and have
+    no GLM-5 config class: vllm==0.16.0 engine/arg_utils.py:1264, recorded by the oracle
+    lane), every type is judged against what each release loads: its
     registry and every transformers release its pin admits (a type is refused only when
     none of them knows it); a config whose `auto_map` names an `AutoConfig` loads its own
     class under `--trust-remote-code` and is not judged. Set it to the type of the layer

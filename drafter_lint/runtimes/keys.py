@@ -73,6 +73,7 @@ REWRITES = _mapping("dict of method -> (prefix, prefixes, suffixes, names)",
 KEYS: dict[str, Type] = {
     "runner.v2-policy": POLICY,
     "runner.v1-refuses-mixed-swa": BOOL,
+    "launch.method-names-validated": BOOL,
     "runner.v1-refuses-dflash2": BOOL,
     "dflash.refuses-mixed-swa": BOOL,
     "dflash.mask-sources": POINTERS,

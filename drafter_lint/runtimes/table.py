@@ -398,6 +398,11 @@ FACTS: tuple[Fact, ...] = (
         "medusa": ("medusa",), "speculators": (None, "eagle3", "dflash")}, "start-up",
         "vllm==0.20.0 config/speculative.py:53 (DFlashModelTypes)", since="0.20.0",
         until="0.25.0"),
+    # SpeculativeConfig a pydantic dataclass: a method name outside its Literal is refused
+    # ("Input should be ..."); before 0.9.1 a plain dataclass checked no name
+    Fact("launch.method-names-validated", V, True, "start-up",
+         "vllm==0.9.1 config.py:27 (from pydantic.dataclasses import dataclass)",
+         since="0.9.1"),
     Fact("launch.methods", V, {
         "eagle3": ("eagle3",), "eagle": ("eagle",), "mtp": ("mtp",), "medusa": ("medusa",),
         "speculators": (None, "eagle3")}, "start-up",

@@ -835,6 +835,8 @@ PROBES: tuple[Probe, ...] = _ranged((
     _absent("serves.speculators", S, where=S_ANY,
             what=("sglang/srt/configs/**/*.py", r"speculators_config")),
     # launch methods
+    Probe("launch.method-names-validated", V, V_CONFIG,
+          r"^from pydantic\.dataclasses import"),
     Probe("launch.methods", V, "vllm/config/speculative.py",
           r'^DSparkModelTypes\s*=\s*Literal\[\s*"dspark"',
           also=((V_REGISTRY, r'"DFlash2DraftModel"\s*:'),),
@@ -910,6 +912,9 @@ PROBES: tuple[Probe, ...] = _ranged((
           r"for\s+arch\s+in\s+self\.model\.architectures"),
     Probe("eagle3.requires-draft-vocab-size", S, S_EAGLE3,
           r"config_\.vocab_size\s*=\s*\(\s*config_\.draft_vocab_size"),
+    Probe("eagle3.requires-draft-vocab-size", V, V_EAGLE3,
+          r"org_num_embeddings=self\.config\.draft_vocab_size",
+          also_not=((V_EAGLE3, r"getattr\(self\.config,\s*.draft_vocab_size.,\s*None\)"),)),
     Probe("eagle3.requires-draft-vocab-size-untied", S, S_EAGLE3,
           r"ParallelLMHead\(\s*config\.draft_vocab_size",
           also_not=((S_EAGLE3, r"config_\.vocab_size\s*=\s*\(\s*config_\.draft_vocab_size"),)),
