@@ -89,8 +89,11 @@ vllm_env() {
         tiktoken 'setuptools<80' six python-json-logger watchfiles depyf \
         lm-format-enforcer diskcache
   else
+    # transformers before 5.10 (vLLM 0.20.x) predate tokenizers 0.23
+    local TOKENIZERS='tokenizers>=0.23.2'
+    case "$VERSION" in 0.20.*) TOKENIZERS=tokenizers ;; esac
     "$P" install -q numpy regex cachetools psutil sentencepiece 'requests>=2.33.0' tqdm blake3 \
-        py-cpuinfo "$TRANSFORMERS" 'huggingface_hub>=1.31.0' 'tokenizers>=0.23.2' \
+        py-cpuinfo "$TRANSFORMERS" 'huggingface_hub>=1.31.0' $TOKENIZERS \
         'safetensors>=0.6.2' 'pydantic>=2.12.0' pyyaml msgspec cloudpickle einops \
         'protobuf>=5.29.6,!=6.30.*,!=6.31.*,!=6.32.*,!=6.33.0.*,!=6.33.1.*,!=6.33.2.*,!=6.33.3.*,!=6.33.4.*' \
         cbor2 'pyzmq>=25.0.0' 'aiohttp>=3.14.4' 'oss-harmony>=0.0.11' 'openai>=2.25.0' 'pillow>=13.0.0' \
@@ -98,6 +101,11 @@ vllm_env() {
         'llguidance>=1.7.0,<1.8.0' loguru gguf
   fi
   "$P" install -q --no-deps "$XGRAMMAR" 'apache-tvm-ffi==0.1.11' "$COMPRESSED"
+  # vLLM 0.19.x-0.20.x import flashinfer where an NVFP4 MoE checkpoint is built
+  case "$VERSION" in
+    0.19.*) "$P" install -q --no-deps 'flashinfer-python==0.6.6' nvidia-ml-py ;;
+    0.20.*) "$P" install -q --no-deps 'flashinfer-python==0.6.8.post1' nvidia-ml-py ;;
+  esac
   # vLLM 0.23.0 imports humming's kernels at start-up
   [ "$VERSION" != 0.23.0 ] || "$P" install -q 'humming-kernels==0.1.4'
   # vLLM's CUDA extension modules need libcuda.so.1 with a few driver symbols; this stub
