@@ -466,3 +466,17 @@ def test_a_card_pin_judges_the_model_type_of_a_drafter_of_no_known_family(cli, t
     (folder / "README.md").write_text("# drafter\n\n```sh\npip install vllm==0.20.0\n```\n")
     found = cli("check", folder, "--format", "json").json()["results"][0]["findings"]
     assert not [f for f in found if f["rule"] == "DL014"], found
+
+
+def test_the_folders_settings_apply_once_not_in_each_card_line(cli, carded, tiny):
+    """The card's lines are variants of the folder's lint; the folder's settings (its
+    ignores, the unused-ignore check DL009) apply once, to the whole result. Mutation
+    caught (round 2026-12-05, M02): `engine.variants` suppressing without `settings=True`,
+    so each card line also reports the settings file's unused ignore, at README.md."""
+    (tiny / ".drafter-lint.toml").write_text(
+        '[[per-path-ignores]]\npath = "Qwen3.6*"\nrules = ["DF114"]\nreason = "none"\n')
+    run = cli("check", carded, "--target", tiny / "target", "--format", "json")
+    found = run.json()["results"][0]["findings"]
+    unused = [(f["file"], f["pointer"]) for f in found if f["rule"] == "DL009"]
+    assert unused == [("../.drafter-lint.toml", "/per-path-ignores/0")], unused
+    assert [f for f in found if f["file"] == "README.md"]     # the card's lines were linted

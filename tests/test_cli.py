@@ -231,13 +231,21 @@ sys.exit(main())
 """
 
 
-@pytest.mark.parametrize("how", ["index", "symlink"])
+@pytest.mark.parametrize("how", ["index", "symlink", "sibling"])
 def test_nothing_outside_the_folder_is_opened(tmp_path, tiny, how):
     """The outside file is a FIFO: opening it for reading would block, so the run would
-    time out instead of reporting."""
-    fifo = tmp_path / "outside.safetensors"
-    os.mkfifo(fifo)
+    time out instead of reporting. `sibling`: a folder beside the checkpoint whose name
+    starts with the checkpoint's (`drafter-outside/`) is outside it too. Mutation caught
+    (round 2026-12-05, M16): `_contained` testing the path as a string prefix, without
+    the separator."""
     drafter = tiny / "drafter"
+    if how == "sibling":
+        (tiny / "drafter-outside").mkdir()
+        fifo = tiny / "drafter-outside" / "outside.safetensors"
+        how = "symlink"
+    else:
+        fifo = tmp_path / "outside.safetensors"
+    os.mkfifo(fifo)
     if how == "index":
         weight_map = {"fc.weight": "../../outside.safetensors"}
         (drafter / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
@@ -445,3 +453,17 @@ def test_an_unreadable_target_tokenizer_is_a_note_not_a_crash(cli, tiny, command
     run = cli(command, tiny / "drafter", "--target", tiny / "target")
     assert run.code in (0, 1) and "internal error" not in run.err, run.err
     assert "tokenizer" in run.err
+
+
+def test_one_bad_folder_below_a_path_leaves_the_others_linted(cli, tiny):
+    """`check DIR` with several checkpoints below it: one folder that cannot be linted (a
+    broken settings file of its own) is one error line and exit 2; the others are
+    linted and reported. Mutation caught (round 2026-12-05, M19): the run ending on that
+    folder's error when one PATH was given (`len(paths) == 1` for `len(roots) == 1`)."""
+    (tiny / "drafter-guessed" / ".drafter-lint.toml").write_text("select = [\n")
+    run = cli("check", tiny, "--format", "json")
+    assert run.code == 2, run.err
+    linted = [r["path"] for r in run.json()["results"]]
+    assert len(linted) >= 2 and not any(p.endswith("drafter-guessed") for p in linted), linted
+    errors = [line for line in run.err.splitlines() if line.startswith("drafter-lint: error:")]
+    assert len(errors) == 1 and ".drafter-lint.toml" in errors[0], run.err

@@ -561,3 +561,39 @@ def test_a_parent_and_a_child_edit_are_not_applied_in_one_round(tiny, monkeypatc
                         trust_reference=True)
     assert [f.rule for f, _, _ in plan.applied] == ["X001"]
     assert plan.value["a"] == {"b": 1}
+
+
+def test_three_backups_in_one_second_keep_three_files(tmp_path, monkeypatch):
+    """Each backup name is one not taken yet, however many fixes run in the same second.
+    Mutation caught (round 2026-12-05, M15): `backup_name` trying one numbered name
+    (`if` for `while`), so a third fix within a second overwrites the second's backup."""
+    from drafter_lint.fix import write
+
+    monkeypatch.setenv("DRAFTER_LINT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(write.time, "strftime", lambda *_: "20261205T000000Z")
+    config = tmp_path / "config.json"
+    config.write_text("{}\n")
+    names = []
+    for n in range(3):
+        name = write.backup_name(config)
+        assert not name.exists(), name
+        name.write_text(f"{n}\n")
+        names.append(name.name)
+    assert names == ["config.json.20261205T000000Z.bak", "config.json.20261205T000000Z.1.bak",
+                     "config.json.20261205T000000Z.2.bak"]
+    assert sorted(p.read_text() for p in write.backups_of(config)) == ["0\n", "1\n", "2\n"]
+
+
+def test_an_edit_past_a_lists_end_is_refused_as_a_patch_error():
+    """An RFC 6902 `replace` or `remove` needs an existing index; `add` may append at
+    len(list). Mutation caught (round 2026-12-05, M14): the range check allowing a
+    `replace` at len(list), which then raises IndexError (an internal error) instead of
+    the PatchError that makes the plan skip the fix."""
+    from drafter_lint.errors import PatchError
+    from drafter_lint.fix.plan import apply_edit
+
+    assert apply_edit({"a": [1]}, {"op": "add", "path": "/a/1", "value": 2}) == {"a": [1, 2]}
+    assert apply_edit({"a": [1]}, {"op": "replace", "path": "/a/0", "value": 3}) == {"a": [3]}
+    for op in ("replace", "remove"):
+        with pytest.raises(PatchError, match="out of range"):
+            apply_edit({"a": [1]}, {"op": op, "path": "/a/1", "value": 2})

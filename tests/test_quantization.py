@@ -92,3 +92,25 @@ def test_the_description_comes_from_config_json_before_hf_quant_config_json():
     assert quantization.read({}, {**quant_file, "producer": {"name": "other"}}) is None
     assert Scheme("gptq", {}, "config.json", "/quantization_config").exclusions == \
         "/quantization_config/dynamic"
+
+
+def test_experts_are_stored_quantized_when_any_expert_is():
+    """`experts_stored_quantized` answers for the layer's experts as a whole: one expert
+    weight stored in float8 makes them quantized, whatever the order of the names; only
+    float weights make them plain, and no weight read leaves it unknown. Mutation caught
+    (round 2026-12-05, M20): the answer taken from the last expert weight read (the
+    `or found` dropped), so a float weight listed after a float8 one says "plain"."""
+    from drafter_lint.safetensors_header import TensorInfo
+
+    layer = "mtp.layers.0.mlp.experts"
+
+    def weights(*dtypes):
+        return {f"{layer}.{i}.down_proj.weight": TensorInfo(
+            f"{layer}.{i}.down_proj.weight", dtype, (8, 8), "m.safetensors", (0, 0))
+            for i, dtype in enumerate(dtypes)}
+
+    for dtypes, expected in [(("F8_E4M3", "BF16"), True), (("BF16", "F8_E4M3"), True),
+                             (("BF16", "BF16"), False)]:
+        held = weights(*dtypes)
+        assert quantization.experts_stored_quantized(layer, list(held), held) is expected
+    assert quantization.experts_stored_quantized(layer, ["mtp.fc.weight"], {}) is None

@@ -580,6 +580,23 @@ def test_a_key_not_declared_fails_at_import_and_at_look_up():
     assert runtimes.value("dflash.mask-sources", release)            # declared: answered
 
 
+def test_a_flag_is_no_offset_and_an_offset_no_flag():
+    """An offset key (INT) takes an int and refuses a bool, which Python counts among the
+    ints; a flag key (BOOL) refuses 1. Mutation caught (round 2026-12-05, M09): INT's test
+    `isinstance(v, int)`, so a row reading `True` for a token offset loads as 1."""
+    from drafter_lint.runtimes import keys
+
+    keys.check("dflash.tokens-per-block", 1)
+    with pytest.raises(TypeError, match="int"):
+        keys.check("dflash.tokens-per-block", True)
+    with pytest.raises(TypeError, match="int"):
+        runtimes.Fact("dflash.tokens-per-block", "vllm", False, "silent", "V x",
+                      since="0.20.0")
+    keys.check("vllm.legacy-speculative-flags", False)
+    with pytest.raises(TypeError, match="bool"):
+        keys.check("vllm.legacy-speculative-flags", 1)
+
+
 def test_questions_about_every_recorded_release():
     """The named questions rules ask of all rows of a key at once (runtimes/rows.py).
     Mutations caught: the first row taken instead of the earliest / latest, a test

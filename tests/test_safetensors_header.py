@@ -68,6 +68,10 @@ def variants():
     yield "length-beyond-file", g(), 16, 10_000, b""
     yield "length-2-pow-62", g(), 16, 2**62, b""
     yield "tensor-not-object", {"a": 5}, 0, None, b""
+    # sub-byte dtypes: the bits must fill whole bytes. Mutation caught (round 2026-12-05,
+    # M17): the `bits % 8` test dropped, so three F4 values "fit" in one byte
+    yield "valid-f4-even", {"q": {"dtype": "F4", "shape": [4], "data_offsets": [0, 2]}}, 2, None, b""
+    yield "f4-odd-count", {"q": {"dtype": "F4", "shape": [3], "data_offsets": [0, 1]}}, 1, None, b""
 
 
 @pytest.mark.parametrize("variant", list(variants()), ids=lambda v: v[0])
