@@ -581,7 +581,8 @@ def test_three_backups_in_one_second_keep_three_files(tmp_path, monkeypatch):
         names.append(name.name)
     assert names == ["config.json.20261205T000000Z.bak", "config.json.20261205T000000Z.1.bak",
                      "config.json.20261205T000000Z.2.bak"]
-    assert sorted(p.read_text() for p in write.backups_of(config)) == ["0\n", "1\n", "2\n"]
+    # oldest first, as backups_of says (a plain name sort put `.bak` after `.1.bak`)
+    assert [p.read_text() for p in write.backups_of(config)] == ["0\n", "1\n", "2\n"]
 
 
 def test_an_edit_past_a_lists_end_is_refused_as_a_patch_error():

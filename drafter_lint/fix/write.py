@@ -144,7 +144,16 @@ def backups_of(path: Path) -> list[Path]:
     """The backups kept of `path`, oldest first."""
 
     folder = cache_dir() / "backups" / _key(path)
-    return sorted(folder.glob(f"{path.name}.*.bak")) if folder.is_dir() else []
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob(f"{path.name}.*.bak"), key=lambda p: _order(path.name, p.name))
+
+
+def _order(name: str, backup: str) -> tuple[str, int]:
+    """(UTC stamp, n) of `<name>.<stamp>[.<n>].bak`: the second and third backups of one
+    second come after the first (a plain name sort puts `.bak` after `.1.bak`)."""
+    stamp, _, n = backup[len(name) + 1:-len(".bak")].partition(".")
+    return stamp, int(n) if n.isdigit() else 0
 
 
 def read_back(path: Path) -> bytes:
