@@ -437,7 +437,8 @@ def gate(target_arg, offline, fail_on, ignore, select, runtime, fmt, colour,
             _gate_report(result, fmt, colour, output_file)
         where = f"in {output_file}" if output_file else "shown above"
         shown = (f"{len(result.findings)} finding(s) below {decision.fail_on}, {where}"
-                 if result.findings else "no findings")
+                 if result.findings else
+                 "no findings" + (f", the report {where}" if output_file else ""))
         _note(f"gate passed ({shown}); starting {decision.server.label}")
     _exec(decision.server)
 

@@ -7,10 +7,11 @@ from drafter_lint.rules.speculators import speculators_type
 
 from drafter_lint import runtimes
 from drafter_lint.facts import Facts
-from drafter_lint.family import detect, mtp_count
+from drafter_lint.family import detect, mtp_count, rule_families
 from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import rule
+from drafter_lint.runtimes.path import refuses_runner_variable
 
 
 def _block(facts: Facts) -> int | None:
@@ -305,26 +306,40 @@ def mtp_without_layers(facts: Facts):
 
 
 
-@rule("LCH103", "launch-swa-runtime", "error", "dflash", needs=("config", "launch"))
+@rule("LCH103", "launch-swa-runtime", "error", "any", needs=("config", "launch"))
 def swa_runtime(facts: Facts):
-    """A mixed sliding/full or DFlash2 drafter is launched on vLLM's V1 model runner.
+    """A mixed sliding/full or DFlash2 drafter is launched on vLLM's V1 model runner, or
+    any drafter asks a release without V1 for it.
 
     The runner is the launch's path (runtimes/path.py): `VLLM_USE_V2_MODEL_RUNNER=0`, on the
     launch line or in the gate's own environment, selects V1 (vllm==0.33.0
     config/vllm.py:748-767, envs.py:2149); without it mixed and DFlash2 drafts are sent to
     V2 (from 0.26.0 and 0.28.0). V1 refuses a sliding/full mix from 0.26.0
     (config/vllm.py:3128-3137) and a DFlash2 draft from 0.29.0 (vllm==0.29.0
-    config/vllm.py:2632-2636); on 0.28.0 V1 serves DFlash2 as DFlash1, silently.
+    config/vllm.py:2632-2636); on 0.28.0 V1 serves DFlash2 as DFlash1, silently. From 0.34.0
+    there is no V1 (`runner.v2-policy`): the start-up refuses `VLLM_USE_V2_MODEL_RUNNER` set
+    to anything but 1, whatever the drafter (vllm==0.34.0 platforms/interface.py:1481-1486,
+    "Model Runner V1 has been removed").
 
     `check --env VLLM_USE_V2_MODEL_RUNNER=0` asks the same of every vLLM release checked.
 
     Fails: `VLLM_USE_V2_MODEL_RUNNER=0 vllm serve ...` with a 4 sliding + 1 full drafter.
+    Fails: `VLLM_USE_V2_MODEL_RUNNER=0 vllm serve ...` with any drafter, on a release
+    without V1.
     Passes: the same line without the variable (V2 is the default).
     """
     chosen = [_release(facts)] if facts.launch.runtime else facts.releases   # check --env
     kinds = facts.get("/layer_types", None)
-    mixed = isinstance(kinds, list) and {"sliding_attention", "full_attention"} <= set(kinds)
+    dflash = "dflash" in rule_families(facts.family)
+    mixed = dflash and isinstance(kinds, list) and \
+        {"sliding_attention", "full_attention"} <= set(kinds)
     for release in chosen:
+        written = release and refuses_runner_variable(release, facts.server.environment)
+        if written:
+            yield Finding("", f"VLLM_USE_V2_MODEL_RUNNER={written}: {release.label} has no "
+                          f"Model Runner V1 and refuses to start with the variable set to "
+                          f"anything but 1; drop it")
+            continue
         if release is None or release.runner != "v1":
             continue                             # only vLLM has the two runners
         if mixed and runtimes.value("runner.v1-refuses-mixed-swa", release):

@@ -91,7 +91,7 @@ def test_an_organization_is_linted_repo_by_repo_pinned_and_reported(cli, collect
         r = got[repo]
         assert r["commit"] == hub.commit(repo) and r["path"] == f"{repo}@{r['commit']}"
         assert r["family"] == "dflash" and r["target"] and TARGET in r["target"]
-        assert r["verdicts"] == {"vLLM 0.33.0": "ok", "SGLang 0.5.23": "ok"}, r
+        assert r["verdicts"] == {"vLLM 0.34.0": "ok", "SGLang 0.5.23": "ok"}, r
         assert not [f for f in r["findings"] if f["severity"] != "info"], r["findings"]
     for repo, needle in ((GATED, "gated"), (FAILING, "500"), (STALLED, "")):
         assert "\n" not in got[repo]["error"] and needle.lower() in got[repo]["error"].lower()
@@ -160,7 +160,7 @@ def test_many_repo_arguments_are_a_collection_with_a_summary_table(cli, collecti
     run = cli("check", *named, "--ignore", "TF", "--runtime", "vllm", "--color", "never")
     assert run.code == 2
     table = run.out[run.out.index("repo  "):].splitlines()
-    assert table[0].split() == ["repo", "commit", "family", "vLLM", "0.33.0", "errors",
+    assert table[0].split() == ["repo", "commit", "family", "vLLM", "0.34.0", "errors",
                                 "warnings"]
     rows = {line.split()[0]: line for line in table[1:-1]}
     for repo in hub.drafters[:3]:
@@ -216,9 +216,9 @@ def test_a_verdict_per_runtime_release(cli, collection_hub):
     broken = drop_mask(hub, hub.drafters[0])
     run = cli("check", broken, hub.drafters[1], "--format", "json", "--ignore", "TF")
     got = results(run)
-    assert got[broken]["verdicts"] == {"vLLM 0.33.0": "1 error", "SGLang 0.5.23": "ok"}, \
+    assert got[broken]["verdicts"] == {"vLLM 0.34.0": "1 error", "SGLang 0.5.23": "ok"}, \
         got[broken]
-    assert got[hub.drafters[1]]["verdicts"] == {"vLLM 0.33.0": "ok", "SGLang 0.5.23": "ok"}
+    assert got[hub.drafters[1]]["verdicts"] == {"vLLM 0.34.0": "ok", "SGLang 0.5.23": "ok"}
     assert run.code == 1
     alone = results(cli("check", broken, hub.drafters[1], "--format", "json", "--ignore",
                         "TF", "--runtime", "sglang"))
@@ -360,7 +360,7 @@ def test_ranges_give_each_repo_the_releases_that_serve_it(cli, collection_hub):
     got = results(run)
     good = got[hub.drafters[1]]["ranges"]
     assert set(good) == {"vllm", "sglang"}
-    assert good["vllm"]["ranges"] and good["vllm"]["ranges"][-1]["to"] == "0.33.0"
+    assert good["vllm"]["ranges"] and good["vllm"]["ranges"][-1]["to"] == "0.34.0"
     assert got[broken]["ranges"]["vllm"]["ranges"] != good["vllm"]["ranges"]
     text = cli("check", broken, hub.drafters[1], "--ranges", "--ignore", "TF")
     assert "vLLM releases" in text.out and "SGLang releases" in text.out

@@ -265,7 +265,8 @@ def test_the_path_is_the_runner_vllm_chose(pairs, version, record):
     facts = facts_for(checkpoint, Options(rules={}, target=target, runtime=release,
                                           **launch))   # no rules: nothing to load
     chosen = facts.on_path(release)
-    want = "v2" if record["resolved"]["use_v2_model_runner"] else "v1"
+    from judge import recorded_runner
+    want = recorded_runner(record, version)
     assert chosen.runner == want, (chosen.why, record["launch"])
 
 

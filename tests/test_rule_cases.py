@@ -137,7 +137,8 @@ def test_case_ids_are_unique():
 def test_the_correct_tiny_drafter_has_no_error_or_warning(tmp_path):
     checkpoint, target, reference = build(Case("-", "pass", "base"), tmp_path)
     result = lint(checkpoint, Options(rules=RULES, target=target, reference=reference))
-    assert [(f.rule, f.severity.value) for f in result.findings] == [("DF125", "info")]
+    # no DF125 info either: the newest vLLM (0.34.0) has no V1 runner to refuse the mix
+    assert [(f.rule, f.severity.value) for f in result.findings] == []
     assert {s.rule for s in result.skipped} == {c for c, r in RULES.items()
                                                 if "launch" in r.needs and r.family != "mtp"
                                                 and "card" not in r.needs}

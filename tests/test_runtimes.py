@@ -34,11 +34,12 @@ def test_every_fact_is_read_by_code():
         assert f'"{key}"' in source, key
 
 
-@pytest.mark.parametrize("spec,version,exact", [("vllm", "0.33.0", True),
+@pytest.mark.parametrize("spec,version,exact", [("vllm", "0.34.0", True),
                                                 ("vllm==0.33", "0.33.0", True),
                                                 ("vllm==0.31.0", "0.31.0", True),
-                                                ("vllm==0.34.0", "0.33.0", False),
-                                                ("vllm==99.0", "0.33.0", False),
+                                                ("vllm==0.34.0", "0.34.0", True),
+                                                ("vllm==0.35.0", "0.34.0", False),
+                                                ("vllm==99.0", "0.34.0", False),
                                                 ("vllm==0.8.5.post1", "0.8.5", False),
                                                 ("vllm==0.33.0+cu128", "0.33.0", True),
                                                 ("vllm==0.7.3", "0.8.0", False),
@@ -280,11 +281,12 @@ def test_a_version_that_is_no_release_is_refused(cli, spec):
 
 
 @pytest.mark.parametrize("spec,says", [
-    ("vllm==0.34.0", "newer than 0.33.0, the newest recorded release"),
+    ("vllm==0.35.0", "newer than 0.34.0, the newest recorded release"),
     ("vllm==0.8.5.post1", "a post-release of 0.8.5: its facts are 0.8.5's"),
     ("vllm==0.7.3", "older than 0.8.0, the oldest recorded release"),
     ("vllm==0.31.0", None),
-    ("vllm==0.33.0", None)])
+    ("vllm==0.33.0", None),
+    ("vllm==0.34.0", None)])
 def test_the_cli_says_which_facts_a_release_gets(cli, spec, says):
     from sparse import FIXTURES
 
@@ -296,7 +298,7 @@ def test_the_cli_says_which_facts_a_release_gets(cli, spec, says):
 @pytest.mark.parametrize("spec,named,facts", [
     ("sglang==0.4.10.post2", "SGLang 0.4.10.post2", "0.5.0rc0"),
     ("vllm==0.8.5.post1", "vLLM 0.8.5.post1", "0.8.5"),
-    ("vllm==0.34.0", "vLLM 0.33.0", "0.33.0"),      # newer: its code may have moved on
+    ("vllm==0.35.0", "vLLM 0.34.0", "0.34.0"),      # newer: its code may have moved on
 ])
 def test_a_release_outside_the_table_is_named_as_asked(cli, spec, named, facts):
     """Issue 38 item 1: `--runtime sglang==0.4.10.post2` answered "SGLang 0.5.0rc0 does

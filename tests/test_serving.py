@@ -41,7 +41,7 @@ def test_the_tiny_drafter_is_served_from_the_releases_that_read_its_windows():
     run = releases(str(TINY / "drafter"), "--target", str(TINY / "target"), "--format", "json")
     assert run.returncode == 0, run.stderr
     found = json.loads(run.stdout)["checkpoints"][0]["runtimes"]
-    assert found["vllm"]["ranges"] == [{"from": "0.26.0", "to": "0.33.0"}]
+    assert found["vllm"]["ranges"] == [{"from": "0.26.0", "to": "0.34.0"}]
     assert [(o["release"], o["rule"]) for o in found["vllm"]["outside"]] == [("0.25.1", "DF125")]
     assert found["sglang"]["ranges"] == [{"from": "0.5.14", "to": "0.5.23"}]
     assert [(o["release"], o["rule"]) for o in found["sglang"]["outside"]] == [
@@ -56,7 +56,7 @@ def test_markdown_is_a_table_and_a_drafter_no_release_serves_exits_1(tmp_path):
                    "markdown")
     lines = run.stdout.splitlines()
     assert "| Runtime | Releases with no error | Just outside |" in lines
-    assert any(line.startswith("| vLLM | 0.26.0-0.33.0 |") for line in lines)
+    assert any(line.startswith("| vLLM | 0.26.0-0.34.0 |") for line in lines)
     assert all(line.count(" | ") == 2 for line in lines if line.startswith("| vLLM"))
     bad = releases(str(TINY / "drafter-guessed"), "--target", str(TINY / "target"))
     assert bad.returncode == 1 and "serves none" in bad.stdout, bad.stdout

@@ -450,9 +450,14 @@ def test_df125_follows_the_servers_runner_choice(cli):
     launch's own runner choice."""
     tiny = FIXTURES / "tiny-qwen3.6"
     run = cli("check", tiny / "drafter", "--target", tiny / "target", "--format", "json",
-              "--env", "VLLM_USE_V2_MODEL_RUNNER=0")
+              "--env", "VLLM_USE_V2_MODEL_RUNNER=0", "--runtime", "vllm==0.33.0")
     df125 = [f["message"] for f in run.json()["results"][0]["findings"] if f["rule"] == "DF125"]
     assert df125 and "(the default)" not in df125[0] and "LCH103" in df125[0], df125
+    # vLLM 0.34.0 has no V1: no DF125 note, LCH103 refuses the variable itself
+    run = cli("check", tiny / "drafter", "--target", tiny / "target", "--format", "json",
+              "--env", "VLLM_USE_V2_MODEL_RUNNER=0", "--runtime", "vllm==0.34.0")
+    found = {f["rule"]: f for f in run.json()["results"][0]["findings"]}
+    assert "DF125" not in found and found["LCH103"]["severity"] == "error", found
 
 
 def test_the_gate_names_the_server_it_starts_not_its_launcher():

@@ -101,7 +101,7 @@ KEYS: dict[str, Type] = {
     "dspark.markov-rank-sources": POINTERS,
     "eagle3.embedding-always-shared": BOOL,
     "eagle3.draft-extend-logits-copied-whole": BOOL,
-    "dspark.d2t-required-when": _choice("differs", "smaller"),
+    "dspark.d2t-required-when": _choice("differs", "smaller", "never"),
     "speculators.verifier-must-be-a-repo": BOOL,
     "serves.dflash": BOOL,
     "serves.dflash2": Type("bool or 'v2-runner'", lambda v: type(v) is bool or v == "v2-runner"),

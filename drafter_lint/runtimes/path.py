@@ -39,6 +39,16 @@ class Context:
     env: dict = field(default_factory=dict)
 
 
+def refuses_runner_variable(release: Release, env: dict) -> str:
+    """The value of VLLM_USE_V2_MODEL_RUNNER in `env` that `release` refuses at start-up
+    (a release without Model Runner V1 takes only "1"), or ""."""
+    rules = policy(release)
+    written = env.get(ENV)
+    if rules is None or not rules.v1_removed or written is None or str(written) == "1":
+        return ""
+    return str(written)
+
+
 def policy(release: Release) -> RunnerPolicy | None:
     """The `runner.v2-policy` value of a vLLM release, or None."""
     fact = lookup("runner.v2-policy", release) if release.runtime == "vllm" else None
@@ -64,6 +74,11 @@ def on_runner(release: Release, runner: str) -> Release:
 def _choose(rules: RunnerPolicy, context: Context) -> tuple[str, str, bool]:
     """(runner, why, whether it matters to say): the variable, when set, decides
     (envs.py); else the release's own order of checks."""
+    if rules.v1_removed:                     # V2 alone; any other value refuses to start
+        written = context.env.get(ENV)
+        if written is not None and str(written) != "1":
+            return "v2", f"{ENV}={written} is refused: Model Runner V1 has been removed", True
+        return "v2", "the only runner of this release", False
     asked = str(context.env.get(ENV, "")).strip().lower()
     runner, why, shown = _default(rules, context)
     wanted = "v2" if asked in TRUE else "v1" if asked in FALSE else runner

@@ -24,6 +24,9 @@ class RunnerPolicy:
     listed_unless: frozenset = frozenset()
     # V2 is also the default for every dense (not MoE) target
     dense: bool = False
+    # the release has no Model Runner V1: its start-up refuses VLLM_USE_V2_MODEL_RUNNER set
+    # to anything but "1" (vllm==0.34.0 platforms/interface.py:1481-1490)
+    v1_removed: bool = False
 
     @classmethod
     def read(cls, value: dict) -> RunnerPolicy:
@@ -34,5 +37,5 @@ class RunnerPolicy:
         if unknown or value.get("default") not in ("v1", "v2", "model"):
             raise ValueError(f"runner.v2-policy: unknown keys {sorted(unknown)} or default "
                              f"{value.get('default')!r}")
-        return cls(**{k: v if k in ("default", "dense") else frozenset(v)
+        return cls(**{k: v if k in ("default", "dense", "v1_removed") else frozenset(v)
                       for k, v in value.items()})

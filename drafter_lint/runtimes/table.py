@@ -66,7 +66,7 @@ FACTS: tuple[Fact, ...] = (
                 "VLLM_USE_V2_MODEL_RUNNER unset; envs.py reads the variable"),
     Fact("runner.v1-refuses-mixed-swa", V, True, "start-up",
          "V config/vllm.py:3128-3137, 2092-2096 (Model Runner V1 does not support ...)",
-         since="0.26.0", path="v1"),
+         since="0.26.0", until="0.34.0", path="v1"),
     # vllm==0.25.0/0.25.1 refuse any mixed sliding/full DFlash draft, on either runner
     Fact("dflash.refuses-mixed-swa", V, True, "start-up",
          "vllm==0.25.0 model_executor/models/qwen3_dflash.py:86-97 (NotImplementedError: DFlash "
@@ -74,7 +74,7 @@ FACTS: tuple[Fact, ...] = (
          since="0.25.0", until="0.26.0"),
     Fact("runner.v1-refuses-dflash2", V, True, "start-up",
          "vllm==0.29.0 config/vllm.py:2632-2636, 2739-2743 (Model Runner V1 does not support: "
-         "dflash2 drafts)", since="0.29.0", path="v1"),
+         "dflash2 drafts)", since="0.29.0", until="0.34.0", path="v1"),
     Fact("runner.v1-refuses-dflash2", V, False, "silent",
          "vllm==0.28.0 config/vllm.py:639-641 (on V1 the draft degrades to DFlash1 silently)",
          since="0.28.0", until="0.29.0", path="v1"),
@@ -83,8 +83,8 @@ FACTS: tuple[Fact, ...] = (
     Fact("dflash.mask-sources", V,
          ("/dflash_config/mask_token_id", "/mask_token_id", "/dspark_noise_token_id",
           "/pard_token", "/ptd_token_id"), "start-up",
-         "V v1/spec_decode/llm_base_proposer.py:361-379 (raises only if none is present)",
-         since="0.28.0"),
+         "V v1/spec_decode/llm_base_proposer.py:361-379 (raises only if none is present); "
+         "vllm==0.34.0 v1/worker/gpu/spec_decode/utils.py:141-160 (V2 alone)", since="0.28.0"),
     Fact("dflash.mask-sources", V,
          ("/dflash_config/mask_token_id", "/mask_token_id", "/dspark_noise_token_id",
           "/pard_token", "/ptd_token_id"), "start-up",
@@ -127,7 +127,7 @@ FACTS: tuple[Fact, ...] = (
           ("/eagle_config/eagle_aux_hidden_state_layer_ids", 0),
           ("/dflash_config/target_layer_ids", 1)), "silent",
          "vllm==0.22.0 v1/worker/gpu_model_runner.py:5241-5256 (V1: a nested eagle_config id "
-         "list overrides the dflash ids)", since="0.22.0", path="v1"),
+         "list overrides the dflash ids)", since="0.22.0", until="0.34.0", path="v1"),
     Fact("dflash.tap-sources", V,
          (("/eagle_aux_hidden_state_layer_ids", 0), ("/dflash_config/target_layer_ids", 0)),
          "silent", "vllm==0.20.0 v1/worker/gpu_model_runner.py:4961-4966 (V1: target_layer_ids "
@@ -242,7 +242,8 @@ FACTS: tuple[Fact, ...] = (
     # Is the last-layer draft token count block_size - 1 (vLLM) or block_size (SGLang)?
     Fact("dflash.tokens-per-block", V, -1, "silent",
          "V transformers_utils/configs/speculators/algos.py:104-106; z-lab README.md:55-60 "
-         "(block_size - 1)", since="0.20.0"),
+         "(block_size - 1); vllm==0.34.0 v1/worker/gpu/spec_decode/dflash/config.py:53-56 "
+         "(a bonus query plus one per draft token)", since="0.20.0"),
     Fact("dflash.tokens-per-block", S, 0, "start-up",
          "S arg_groups/speculative_hook.py:333, 373-383 (draft tokens = block size)",
          since="0.5.11"),
@@ -276,7 +277,7 @@ FACTS: tuple[Fact, ...] = (
          "runner only)", since="0.27.0", path="v2"),
     Fact("dflash.sample-from-anchor-refused", V, False, "ignored",
          "vllm==0.28.0 v1/spec_decode/dflash.py (V1 never reads the key)", since="0.27.0",
-         path="v1"),
+         until="0.34.0", path="v1"),
     Fact("dflash.sample-from-anchor-refused", V, False, "ignored",
          "vllm==0.26.0 v1/worker/gpu/spec_decode/dflash/speculator.py:60 (the key is not read; "
          "V1 never reads it)", since="0.20.0", until="0.27.0"),
@@ -297,7 +298,8 @@ FACTS: tuple[Fact, ...] = (
          since="0.25.0", until="0.29.0"),
     Fact("dspark.self-contained-model-types", V, ("qwen3",), "start-up",
          "vllm==0.29.0 config/speculative.py:1299-1302, 1360-1368; V config/speculative.py:"
-         "1534-1542 (a qwen3 DSparkDraftModel is served as Qwen3DSparkModel)",
+         "1534-1542 (a qwen3 DSparkDraftModel is served as Qwen3DSparkModel; vllm==0.34.0 "
+         "config/speculative.py:788-795)",
          since="0.29.0"),
     # When vLLM's Qwen3 DSpark refuses a draft that ships no d2t map: its draft_vocab_size
     # (vocab_size when unset) "differs" from the target's vocab_size, or is "smaller"
@@ -307,7 +309,12 @@ FACTS: tuple[Fact, ...] = (
          since="0.29.0", until="0.30.0"),
     Fact("dspark.d2t-required-when", V, "smaller", "start-up",
          "vllm==0.30.0 model_executor/models/qwen3_dspark.py:257-260, 340, 351-355 (only a "
-         "draft_vocab_size below the target's is a pruned vocabulary)", since="0.30.0"),
+         "draft_vocab_size below the target's is a pruned vocabulary)", since="0.30.0",
+         until="0.34.0"),
+    Fact("dspark.d2t-required-when", V, "never", "silent",
+         "vllm==0.34.0 model_executor/models/qwen3_dspark.py:263-273, 288-292 (a smaller "
+         "draft gets a zero d2t parameter and no refusal: without a shipped map it stays at "
+         "init, the identity)", since="0.34.0"),
     Fact("dspark.markov-rank-sources", V, ("/markov_rank",), "start-up",
          "V model_executor/models/qwen3_dspark.py:212, gemma4_dspark.py:190 (no default)",
          since="0.25.0"),
@@ -338,7 +345,8 @@ FACTS: tuple[Fact, ...] = (
          since="0.5.0rc0"),
     Fact("serves.dflash2", V, "v2-runner", "start-up",
          "V model_executor/models/registry.py:666; v1/worker/gpu/spec_decode/__init__.py:42-47;"
-         " V1 refuses it (config/vllm.py:3133-3137)", since="0.28.0"),
+         " V1 refuses it (config/vllm.py:3133-3137); vllm==0.34.0 v1/worker/gpu/spec_decode/"
+         "dflash2/speculator.py:196 (V2, the only runner)", since="0.28.0"),
     Fact("serves.dflash2", S, True, "start-up",
          "sglang==0.5.19 sglang/srt/models/dflash.py:1066 (DFlash2DraftModel; S :1264; "
          "absent in 0.5.18)", since="0.5.19"),
@@ -451,7 +459,7 @@ FACTS: tuple[Fact, ...] = (
     Fact("eagle3.aux-sources", V,
          ("/eagle_aux_hidden_state_layer_ids", "/eagle_config/eagle_aux_hidden_state_layer_ids"),
          "silent", "vllm==0.22.0 v1/worker/gpu_model_runner.py:5241-5253 (V1)", since="0.22.0",
-         path="v1"),
+         until="0.34.0", path="v1"),
     Fact("eagle3.aux-sources", V, ("/eagle_aux_hidden_state_layer_ids",), "silent",
          "vllm==0.16.0 v1/worker/gpu_model_runner.py:4306-4311 (V1)", since="0.11.1",
          until="0.22.0", path="v1"),
@@ -541,8 +549,9 @@ FACTS: tuple[Fact, ...] = (
          since="0.27.0", until="0.33.0"),
     # the methods whose draft max_position_embeddings is raised (the RoPE types above)
     Fact("draft.raises-max-position-methods", V, frozenset({"*"}), "silent",
-         "V config/speculative.py:1503-1511 (every method but draft_model, #57941)",
-         since="0.33.0"),
+         "V config/speculative.py:1503-1511 (every method but draft_model, #57941); "
+         "vllm==0.34.0 v1/worker/gpu/spec_decode/speculator_config.py:157, 217-220, "
+         "standalone_ar/config.py:11-17 (shares_target_positions)", since="0.33.0"),
     Fact("draft.raises-max-position-methods", V, frozenset({"eagle", "eagle3"}), "silent",
          "vllm==0.27.0 config/speculative.py:924-931; vllm==0.32.0 :1393-1400 (EAGLE only)",
          since="0.27.0", until="0.33.0"),
@@ -591,7 +600,7 @@ FACTS: tuple[Fact, ...] = (
     Fact("eagle3.reads-use-aux-hidden-state", V, True, "silent",
          "vllm==0.12.0 v1/spec_decode/eagle.py:95-96, 1216-1230; V "
          "v1/spec_decode/llm_base_proposer.py:171-172, 1674-1687 (V1)", since="0.12.0",
-         path="v1"),
+         until="0.34.0", path="v1"),
     Fact("eagle3.reads-use-aux-hidden-state", V, False, "silent",
          "vllm==0.11.2 v1/worker/gpu_model_runner.py:374-375 (aux states always captured; "
          "llama_eagle3.py:166-178 fc always built)", since="0.8.5", until="0.12.0", path="v1"),
@@ -601,7 +610,8 @@ FACTS: tuple[Fact, ...] = (
          "aux states copied into an H-wide buffer, a shape error in the profile run; vLLM "
          "#40656)", since="0.17.0", until="0.33.0", path="v2"),
     Fact("eagle3.reads-use-aux-hidden-state", V, True, "silent",
-         "V v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:15-22 (V2)", since="0.33.0",
+         "V v1/worker/gpu/spec_decode/eagle/eagle3_utils.py:15-22 (V2); vllm==0.34.0 "
+         "v1/worker/gpu/spec_decode/eagle/config.py:69-72", since="0.33.0",
          path="v2"),
     Fact("eagle3.reads-use-aux-hidden-state", S, True, "silent",
          "sglang==0.5.8 model_executor/model_runner.py:320-338; S model_executor/"
@@ -633,7 +643,8 @@ FACTS: tuple[Fact, ...] = (
     # MTP
     Fact("mtp.shares-target-lm-head", V, True, "silent",
          "V v1/spec_decode/llm_base_proposer.py:1546-1575 (target lm_head installed as "
-         "every MTP shared_head.head)", since="0.16.0"),
+         "every MTP shared_head.head); vllm==0.34.0 v1/worker/gpu/spec_decode/eagle/"
+         "utils.py:145-160 (V2)", since="0.16.0"),
     Fact("mtp.shares-target-lm-head", V, False, "silent",
          "vllm==0.15.1 v1/spec_decode/eagle.py:1236-1245 (only model.lm_head is replaced; "
          "shared_head.head is the checkpoint's)", since="0.8.0", until="0.16.0"),

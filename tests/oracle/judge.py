@@ -108,6 +108,20 @@ def left_at_init(record: dict, runtime: str, version: str) -> list[str]:
                 (record.get("weights") or {}).get("unfilled") or [])[0]
 
 
+def recorded_runner(record: dict, version: str = "") -> str:
+    """The model runner vLLM's start-up chose for the launch ("v1", "v2"), as recorded
+    (`VllmConfig.use_v2_model_runner`). A release without Model Runner V1 (vllm==0.34.0
+    platforms/interface.py:1481-1490) has no such attribute: run_vllm.py recorded its
+    getattr default, False, for 0.34.0's launches, which all ran V2."""
+    if version:
+        from drafter_lint import runtimes
+        from drafter_lint.runtimes.path import policy
+        rules = policy(runtimes.parse(f"vllm=={version}"))
+        if rules is not None and rules.v1_removed:
+            return "v2"
+    return "v2" if (record.get("resolved") or {}).get("use_v2_model_runner") else "v1"
+
+
 def effective(record: dict, runtime: str = "", version: str = "") -> dict:
     """The record as the server meets it: a launch whose start-up stages pass but whose
     chosen model runner's own reader raises (run_vllm.py `readers`) is refused when that
@@ -119,7 +133,7 @@ def effective(record: dict, runtime: str = "", version: str = "") -> dict:
     if left:
         return dict(record, verdict="refused", message=f"left at init: {', '.join(left)}",
                     where="the weights layer (no tensor filled them)")
-    runner = "v2" if (record.get("resolved") or {}).get("use_v2_model_runner") else "v1"
+    runner = recorded_runner(record, version if runtime == "vllm" else "")
     for value in ((record.get("readers") or {}).get(runner) or {}).values():
         if isinstance(value, dict) and "raised" in value:
             return dict(record, verdict="refused", message=value["raised"],

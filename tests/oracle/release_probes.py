@@ -386,25 +386,46 @@ def _vllm_aux_targets(release):
     return None, None
 
 
+V_EAGLE3_REFUSERS = ("vllm/v1/worker/gpu_model_runner.py",
+                     "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py")
+
+
 def _vllm_eagle3_classes(release):
     """The registered architectures whose model class implements SupportsEagle3 (in its
     bases, or defining its `set_aux_hidden_state_layers`, followed through the classes and
     imports of vllm/model_executor/models): the others refuse an EAGLE-3 draft at start-up,
     "Model does not support EAGLE3 interface but aux_hidden_state_outputs was requested"."""
-    runner = "vllm/v1/worker/gpu_model_runner.py"
+    # V1's model runner raises it; from 0.34.0 (no V1) V2's eagle3_utils.py alone
+    runners = [r for r in V_EAGLE3_REFUSERS if release.names(r) and
+               "does not support EAGLE3 interface" in release.text(r)]
     registry = "vllm/model_executor/models/registry.py"
-    if not (release.names(runner) and "does not support EAGLE3 interface" in release.text(runner)
-            and release.names(registry)):
+    if not (runners and release.names(registry)):
         return None, None
+    runner = runners[0]
     modules: dict[str, dict] = {}             # module -> {class: [base names]}, {name: module}
 
     def module(name):
+        """A registry module: a name under vllm/model_executor/models/ ("qwen3"), or from
+        0.34.0 a package of vllm/models/ ("vllm.models.qwen3_5"), whose __init__ imports
+        the platform's variant under an `if`."""
         if name not in modules:
-            path = f"vllm/model_executor/models/{name}.py"
+            # (only from 0.34.0: older releases' vllm.models.* entries stay unresolved, as
+            # they were read before; resolving them changes their rows, a change of its own)
+            package = name.startswith("vllm.") and runner == V_EAGLE3_REFUSERS[1]
+            path = (f"{name.replace('.', '/')}/__init__.py"
+                    if package and release.names(f"{name.replace('.', '/')}/__init__.py")
+                    else f"{name.replace('.', '/')}.py" if package
+                    else f"vllm/model_executor/models/{name}.py")
             classes, imported = {}, {}
             if release.names(path):
                 tree = ast.parse(release.text(path))
-                for node in tree.body:
+                here = path[:-3].replace("/", ".").removesuffix(".__init__")
+                here = here if path.endswith("__init__.py") else here.rsplit(".", 1)[0]
+                nodes = list(tree.body)
+                if package:
+                    nodes += [n for t in tree.body if isinstance(t, ast.If)
+                              for n in (*t.body, *t.orelse)]
+                for node in nodes:
                     if isinstance(node, ast.ClassDef):
                         # structural support counts too (the check is an isinstance of
                         # a runtime-checkable Protocol): a class that defines the hook
@@ -412,10 +433,20 @@ def _vllm_eagle3_classes(release):
                                    n.name == "set_aux_hidden_state_layers" for n in node.body)
                         classes[node.name] = [ast.unparse(b).split(".")[-1] for b in node.bases] \
                             + (["SupportsEagle3"] if hook else [])
-                    elif isinstance(node, ast.ImportFrom) and node.module:
+                    elif isinstance(node, ast.ImportFrom) and node.module and not package:
                         source = node.module.rsplit(".", 1)[-1]
                         for alias in node.names:
                             imported[alias.asname or alias.name] = (source, alias.name)
+                    elif isinstance(node, ast.ImportFrom) and package:
+                        source = node.module or ""
+                        if node.level:
+                            up = here.split(".")[:len(here.split(".")) - node.level + 1]
+                            source = ".".join(up + ([source] if source else []))
+                        if not source.startswith("vllm.models."):
+                            source = source.rsplit(".", 1)[-1]     # a model_executor module
+                        for alias in node.names:
+                            imported.setdefault(alias.asname or alias.name,
+                                                (source, alias.name))
             modules[name] = {"classes": classes, "imported": imported}
         return modules[name]
 
@@ -445,7 +476,7 @@ def _vllm_eagle3_classes(release):
     return frozenset(archs), at
 
 
-V_RUNNER = ("vllm/config/vllm.py", "vllm/envs.py")
+V_RUNNER = ("vllm/config/vllm.py", "vllm/envs.py", "vllm/platforms/interface.py")
 
 
 def _vllm_runner_policy(release):
@@ -456,8 +487,14 @@ def _vllm_runner_policy(release):
     target where it says `or not model_config.is_moe`) or "v2"; "forced" the drafts that
     take V2 whatever the target; "methods" the speculative methods V2 runs and
     "refused_methods" those it does not (the others fall back to V1,
-    `_get_v2_model_runner_unsupported_features`)."""
-    config, envs = V_RUNNER
+    `_get_v2_model_runner_unsupported_features`); "v1_removed" a release without Model Runner
+    V1, whose start-up refuses VLLM_USE_V2_MODEL_RUNNER set to anything but 1
+    (vllm==0.34.0 platforms/interface.py:1481-1490)."""
+    config, envs, platform = V_RUNNER
+    removed = release.names(platform) and release.find(
+        platform, r"Model Runner V1 has been removed")
+    if removed and "def use_v2_model_runner" not in release.text(config):
+        return {"default": "v2", "v1_removed": True}, removed
     if not release.names(config) or "def use_v2_model_runner" not in release.text(config):
         at = release.find(envs, r'"VLLM_USE_V2_MODEL_RUNNER"') or release.find(*V_ANY)
         return {"default": "v1"}, at
@@ -517,8 +554,8 @@ EXTRACTED = {"vllm-registry": ("vllm/model_executor/models/registry.py",),
              "config-model-types": (*V_CONFIG_REGISTRY, V_CONFIGS, *S_CONFIG_REGISTRY, S_CONFIGS,
                                     "*.dist-info/METADATA"),
              "vllm-mtp-targets": _SPECULATIVE, "vllm-aux-targets": _SPECULATIVE,
-             "vllm-eagle3-classes": ("vllm/v1/worker/gpu_model_runner.py",
-                                     "vllm/model_executor/models/*.py")}
+             "vllm-eagle3-classes": (*V_EAGLE3_REFUSERS, "vllm/model_executor/models/*.py",
+                                     "vllm/models/**.py")}
 
 V, S = "vllm", "sglang"
 
@@ -538,6 +575,7 @@ V_REGISTRY = "vllm/model_executor/models/registry.py"
 V_CONFIG = "vllm/config**.py"              # vllm/config.py, later vllm/config/*.py
 V_EAGLE3 = "vllm/model_executor/models/llama_eagle3.py"
 V_EAGLE3_V2 = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
+V_EAGLE3_V2_ALL = "vllm/v1/worker/gpu/spec_decode/eagle/*.py"     # config.py from 0.34.0
 V_ALGOS = "vllm/transformers_utils/configs/speculators/algos.py"
 V_EAGLE_CONFIG = "vllm/transformers_utils/configs/eagle.py"
 V_NEXT_MTP = "vllm/model_executor/models/qwen3_next_mtp.py"
@@ -553,6 +591,11 @@ S_UTILS = "sglang/srt/**/dflash_utils.py"
 S_EAGLE3 = "sglang/srt/models/llama_eagle3.py"
 S_SPEC = "sglang/srt/speculative/spec_info.py"
 S_DSPARK = "sglang/srt/speculative/dspark_components/dspark_config.py"
+# every MTP layer's shared_head.head set to the target's lm_head: V1's proposer, or V2's
+# eagle/utils.py (0.34.0: draft_head is share_target_lm_head's, the target's head)
+MTP_HEAD = ("vllm/v1/**/spec_decode/**.py",
+            r"sh\.head\s*=\s*target_language_model\.lm_head|"
+            r"draft_head\s*=\s*share_target_lm_head\([\s\S]{0,900}?sh\.head\s*=\s*draft_head")
 V_ANY = (V_REGISTRY, r"\A")               # a file every release has (for "absent" rows)
 S_ANY = ("sglang/srt/server_args.py", r"\A")
 DFLASH_V = (V_REGISTRY, r'"DFlashDraftModel"\s*:')     # vLLM serves DFlash
@@ -612,9 +655,7 @@ PROBES: tuple[Probe, ...] = _ranged((
     Probe("dflash.mask-sources", V, "vllm/v1/worker/gpu/spec_decode/utils.py",
           r'"mask_token_id"\s+in\s+dflash_config[\s\S]*?getattr\(\s*hf_config,\s*"mask_token_id"'
           r'[\s\S]*?"dspark_noise_token_id"[\s\S]*?"pard_token"[\s\S]*?"ptd_token_id"',
-          also=(("vllm/v1/spec_decode/*.py",
-                 r'"mask_token_id"\s+in\s+dflash_config[\s\S]*?getattr\(\s*model_hf_config,\s*'
-                 r'"mask_token_id"'),)),
+          also_not=(V1_SHORT_MASK,)),    # V1 reads the long list too, or is gone (0.34.0)
     Probe("dflash.mask-sources", V, V2_MASK[0], V2_MASK[1],
           also=(V1_SHORT_MASK,), path="v2"),
     Probe("dflash.mask-sources", V, *V1_SHORT_MASK, also=(V2_MASK,),
@@ -720,8 +761,10 @@ PROBES: tuple[Probe, ...] = _ranged((
     Probe("dflash.block-size-sources", S, S_UTILS,
           r'dflash_cfg\.get\(\s*"block_size"\s*,\s*_cfg_get\(\s*draft_hf_config\s*,\s*"block_size"',
           also=((S_DFLASH, r"resolve_block_size\(\s*default\s*=\s*16\s*\)"),)),
-    Probe("dflash.tokens-per-block", V, "vllm/v1/spec_decode/dflash.py",
-          r"num_query_per_req\s*=\s*1\s*\+\s*self\.num_speculative_tokens"),
+    Probe("dflash.tokens-per-block", V, "vllm/v1/**/dflash**.py",
+          r"num_query_per_req\s*=\s*1\s*\+\s*self\.num_speculative_tokens|"
+          r"bonus query plus one query per draft token\.\s*\n\s*return\s+self\."
+          r"num_speculative_tokens\s*\+\s*1"),
     Probe("dflash.tokens-per-block", S, "sglang/srt/**/s*.py",
           r"speculative_num_draft_tokens\s*=\s*inferred_block_size"),
     Probe("dspark.tokens-per-block", V,
@@ -770,7 +813,8 @@ PROBES: tuple[Probe, ...] = _ranged((
           also_not=((_SPECULATIVE[0], r'model_type == "qwen3"'),)),
     Probe("dspark.self-contained-model-types", V, _SPECULATIVE[0],
           r'"DSparkDraftModel" in self\.draft_model_config\.architectures\s*and '
-          r'self\.draft_model_config\.hf_config\.model_type == "qwen3"'),
+          r'self\.draft_model_config\.hf_config\.model_type == "qwen3"|'
+          r'initial_architecture == "DSparkDraftModel"\s*and hf_config\.model_type == "qwen3"'),
     Probe("eagle3.embedding-always-shared", V, "vllm/v1/spec_decode/eagle.py",
           r"if get_pp_group\(\)\.world_size == 1:\s*logger\.info\(\s*"
           r"\"The EAGLE head shares the same vocab embedding\"",
@@ -790,6 +834,10 @@ PROBES: tuple[Probe, ...] = _ranged((
     Probe("dspark.d2t-required-when", V, "vllm/model_executor/models/qwen3_dspark.py",
           r"uses_reduced_vocab\s*=\s*self\.config\.draft_vocab_size\s*<\s*"
           r"self\.target_vocab_size[\s\S]*?must include a \"\s*\"d2t mapping"),
+    Probe("dspark.d2t-required-when", V, "vllm/model_executor/models/qwen3_dspark.py",
+          r"if self\.config\.draft_vocab_size < self\.target_vocab_size:\s*"
+          r"self\.draft_id_to_target_id = nn\.Parameter",
+          also_not=(("vllm/model_executor/models/qwen3_dspark.py", r"d2t mapping\b(?! to)"),)),
     Probe("dspark.markov-rank-sources", V,
           "vllm/model_executor/models/qwen3_dspark.py", r"config\.markov_rank\b"),
     Probe("dspark.markov-rank-sources", S, "sglang/srt/models/dspark.py",
@@ -810,7 +858,7 @@ PROBES: tuple[Probe, ...] = _ranged((
     Probe("serves.mtp", S, "sglang/srt/models/deepseek_nextn.py",
           r"class\s+DeepseekV3ForCausalLMNextN"),
     Probe("serves.dflash2", V, V_REGISTRY, r'"DFlash2DraftModel"\s*:\s*\(',
-          also=(("vllm/v1/worker/gpu/spec_decode/__init__.py", r"DFlash2Speculator"),)),
+          also=(("vllm/v1/worker/gpu/spec_decode/**.py", r"DFlash2Speculator"),)),
     Probe("serves.dflash2", S, S_DFLASH, r"^class DFlash2DraftModel\("),
     Probe("serves.medusa", V, *V_ANY, also_not=((V_REGISTRY, r'"MedusaModel"'),)),
     Probe("serves.medusa", V, V_REGISTRY, r'"MedusaModel"'),
@@ -877,6 +925,7 @@ PROBES: tuple[Probe, ...] = _ranged((
           also_not=(("vllm/v1/worker/gpu_model_runner.py",
                      r'eagle_config\.get\(\s*"eagle_aux_hidden_state_layer_ids"'),), path="v1"),
     Probe("eagle3.aux-sources", V, V_EAGLE3, r"\A",
+          also=(("vllm/v1/worker/gpu_model_runner.py", r"\A"),),     # V1, gone in 0.34.0
           also_not=(("vllm/v1/worker/gpu_model_runner.py", r"eagle_aux_hidden_state_layer_ids"),)),
     Probe("eagle3.aux-sources", S, "sglang/srt/model_executor/**/*.py",
           r'eagle_config\s*=\s*getattr\(\s*[\w.]+hf_config\s*,\s*"eagle_config"\s*,\s*None\s*\)'
@@ -933,9 +982,10 @@ PROBES: tuple[Probe, ...] = _ranged((
     Probe("draft.raises-max-position-for", V, V_CONFIG,
           r"class SpeculativeConfig",
           also_not=((V_CONFIG, r"def _maybe_override_draft_max_position_embeddings"),)),
-    Probe("draft.raises-max-position-methods", V, "vllm/config/speculative.py",
+    Probe("draft.raises-max-position-methods", V, "vllm/**/spec**.py",
           r'if self\.method != "draft_model":\s*#[^\n]*\n(\s*#[^\n]*\n)*\s*SpeculativeConfig\.'
-          r"_maybe_override_draft_max_position_embeddings"),
+          r"_maybe_override_draft_max_position_embeddings|"
+          r'base_method\s*=\s*"draft_model"[\s\S]{0,300}?shares_target_positions\s*=\s*False'),
     Probe("draft.raises-max-position-methods", V,
           "vllm/config/speculative.py",
           r'if self\.method in \("eagle", "eagle3"\):\s*#[^\n]*\n(\s*#[^\n]*\n)*\s*'
@@ -979,10 +1029,12 @@ PROBES: tuple[Probe, ...] = _ranged((
     Probe("eagle3.reads-use-aux-hidden-state", V, "vllm/v1/spec_decode/*.py",
           r'eagle_config\.get\(\s*"use_aux_hidden_state"', path="v1"),
     _absent("eagle3.reads-use-aux-hidden-state", V, where=(V_EAGLE3, r"\A"),
-            what=("vllm/v1/spec_decode/*.py", r'"use_aux_hidden_state"'), path="v1"),
+            what=("vllm/v1/spec_decode/*.py", r'"use_aux_hidden_state"'),
+            also=(("vllm/v1/spec_decode/eagle.py", r"\A"),), path="v1"),   # V1, gone in 0.34.0
     Probe("eagle3.reads-use-aux-hidden-state", V, V_EAGLE3_V2,
-          r"\A(?![\s\S]*use_aux_hidden_state)", path="v2"),
-    Probe("eagle3.reads-use-aux-hidden-state", V, V_EAGLE3_V2,
+          r"\A(?![\s\S]*use_aux_hidden_state)", path="v2",
+          also_not=((V_EAGLE3_V2_ALL, r'eagle_config\.get\(\s*"use_aux_hidden_state"'),)),
+    Probe("eagle3.reads-use-aux-hidden-state", V, V_EAGLE3_V2_ALL,
           r'eagle_config\.get\(\s*"use_aux_hidden_state"', path="v2"),
     Probe("eagle3.reads-use-aux-hidden-state", S, "sglang/srt/model_executor/**/*.py",
           r'\.get\(\s*"use_aux_hidden_state"'),
@@ -998,11 +1050,8 @@ PROBES: tuple[Probe, ...] = _ranged((
     Probe("rope.partial-rotary-applied", S, S_DFLASH,
           r"EntryClass", also_not=((S_DFLASH, r"partial_rotary_factor"),)),
     # MTP
-    Probe("mtp.shares-target-lm-head", V, "vllm/v1/spec_decode/*.py",
-          r"sh\.head\s*=\s*target_language_model\.lm_head"),
-    Probe("mtp.shares-target-lm-head", V, *V_ANY,
-          also_not=(("vllm/v1/spec_decode/*.py",
-                     r"sh\.head\s*=\s*target_language_model\.lm_head"),)),
+    Probe("mtp.shares-target-lm-head", V, *MTP_HEAD),
+    Probe("mtp.shares-target-lm-head", V, *V_ANY, also_not=(MTP_HEAD,)),
     Probe("vllm.legacy-speculative-flags", V, V_ARGS, r"speculative[-_]config",
           also_not=((V_ARGS, r"""['"]--speculative-model['"]"""),)),
     Probe("vllm.legacy-speculative-flags", V, V_ARGS,

@@ -51,7 +51,8 @@ RESOLVED_KEYS = ("eagle_aux_hidden_state_layer_ids", "target_layer_ids", "layer_
 
 def resolved(cfg) -> dict:
     spec = cfg.speculative_config
-    out = {"use_v2_model_runner": bool(getattr(cfg, "use_v2_model_runner", False)),
+    # a release without Model Runner V1 (0.34.0 on) has no such attribute: V2 alone
+    out = {"use_v2_model_runner": bool(getattr(cfg, "use_v2_model_runner", True)),
            "target_max_model_len": cfg.model_config.max_model_len}
     if spec is None:
         return out
