@@ -2,6 +2,7 @@
 
     python tools/releases.py                 # both runtimes
     python tools/releases.py --runtime sglang
+    python tools/releases.py record vllm==X [--sources DIR] [--venvs DIR] [--transformers DIR]
 
 Asks the index's JSON API (pypi.org's, or --index URL's) for every released version,
 yanked ones aside, and lists those outside runtimes.PUBLISHED: newer than the newest recorded
@@ -10,12 +11,26 @@ the oldest (outside the table's range), and `.postN` builds of recorded releases
 tool answers for them with their base's facts, and says so). Recording one is the
 maintenance of CONTRIBUTING.md's "Add a runtime fact" (release_evidence.py, the grammar
 and the oracle lane).
+
+`record RUNTIME==X` does that maintenance for one release in one go, each step by the
+project's own command: adds X to `PUBLISHED` (drafter_lint/runtimes/releases.py), rewrites
+registries.json and release-evidence.json (tests/oracle/release_evidence.py --registries,
+from --sources or its download cache, --transformers for `config.model-types`), with
+--venvs (the folder tests/oracle/setup.sh filled, holding RUNTIME-X/) the grammar of X's
+parser (tools/grammar.py, its files and cache beside --sources) and X's oracle verdicts
+(tests/oracle/run.py), then drafter_lint/runtimes/loads.json (tests/oracle/weights_rows.py).
+It cannot decide a row whose probe stops holding at X (the fact moved, or changed): it
+prints those rows, and exits 1, for the maintainer to fix the probe or close the row
+(`until`) and add one for the new value (CONTRIBUTING.md, "Add a runtime fact"); run it
+again after, or release_evidence.py alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
+import subprocess
 import sys
 import urllib.request
 from pathlib import Path
@@ -63,7 +78,112 @@ def unrecorded(name: str, versions: list[str]) -> dict[str, list[str]]:
     return {k: sorted(v, key=Version) for k, v in kinds.items()}
 
 
+RELEASES = ROOT / "drafter_lint" / "runtimes" / "releases.py"
+DISAGREE = re.compile(r"^(\S+) \((\w+), ([^)]*)\): (.*); the row says otherwise$")
+
+
+def add_published(runtime: str, version: str, path: Path = RELEASES) -> bool:
+    """Add `version` to `runtime`'s tuple in PUBLISHED (releases.py), in version order;
+    False when it is there already."""
+    text = path.read_text(encoding="utf-8")
+    start = re.search(rf'^    "{re.escape(runtime)}": \(\n', text, re.M)
+    if start is None:
+        raise SystemExit(f"{path.name}: no PUBLISHED entry for {runtime}")
+    end = text.index(")", start.end())
+    body = text[start.end():end]
+    versions = re.findall(r'"([^"]+)"', body)
+    if version in versions:
+        return False
+    later = [v for v in versions if Version(v) > Version(version)]
+    if later:                                # a skipped release: before the next one
+        at = start.end() + body.index(f'"{later[0]}"')
+        text = text[:at] + f'"{version}", ' + text[at:]
+    else:                                    # the newest: after the last, wrapped at 91
+        last_line = text.rfind("\n", 0, end) + 1
+        item = f' "{version}"'
+        joint = "," + item if end - last_line + len(item) + 2 <= 91 else ",\n       " + item
+        text = text[:end] + joint + text[end:]
+    path.write_text(text, encoding="utf-8")
+    return True
+
+
+def step(title: str, argv: list[str]) -> subprocess.CompletedProcess:
+    """Run one of the project's own commands from the checkout, its output shown."""
+    print(f"== {title}: {' '.join(argv)}", flush=True)
+    done = subprocess.run([sys.executable, *argv], cwd=ROOT, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    sys.stdout.write(done.stdout)
+    return done
+
+
+def disagreeing(output: str) -> list[str]:
+    """The rows whose probes release_evidence.py says disagree with their range."""
+    return [line.strip() for line in output.splitlines() if DISAGREE.match(line.strip())]
+
+
+def record(argv: list[str]) -> int:
+    """`record RUNTIME==X`: the steps of recording one release (module docstring)."""
+    parser = argparse.ArgumentParser(prog="tools/releases.py record",
+                                     description="record one runtime release in one go")
+    parser.add_argument("release", help="RUNTIME==VERSION, e.g. vllm==0.34.0")
+    parser.add_argument("--sources", type=Path,
+                        help="unzipped wheels as DIR/<pkg>-<version>/ (no download)")
+    parser.add_argument("--venvs", type=Path,
+                        help="the folder tests/oracle/setup.sh filled (DIR/<pkg>-<version>/): "
+                             "also the grammar and the oracle verdicts")
+    parser.add_argument("--transformers", type=Path,
+                        help="transformers releases' models/auto files (release_evidence.py)")
+    options = parser.parse_args(argv)
+    runtime, _, version = options.release.partition("==")
+    if runtime not in runtimes.PUBLISHED or not version:
+        parser.error(f"give RUNTIME==VERSION with RUNTIME one of {sorted(runtimes.PUBLISHED)}")
+    Version(version)                         # an invalid version stops here
+    if options.sources and not (options.sources / f"{runtime}-{version}").is_dir():
+        parser.error(f"{options.sources}/{runtime}-{version}/ is missing")
+    python = options.venvs / f"{runtime}-{version}" / "bin" / "python" if options.venvs \
+        else None
+    if python is not None and not python.is_file():
+        parser.error(f"{python} is missing (bash tests/oracle/setup.sh DIR {options.release})")
+    added = add_published(runtime, version)
+    print(f"== {RELEASES.relative_to(ROOT)}: {version} "
+          f"{'added to' if added else 'already in'} PUBLISHED[{runtime!r}]")
+    evidence = ["tests/oracle/release_evidence.py", "--registries"]
+    if options.sources:
+        evidence += ["--sources", str(options.sources)]
+    if options.transformers:
+        evidence += ["--transformers", str(options.transformers)]
+    done = step("evidence and registries", evidence)
+    rows = disagreeing(done.stdout)
+    failed = [] if done.returncode == 0 else ["release_evidence.py"]
+    if python is not None:
+        grammar = ["tools/grammar.py", "--python", str(python), "--runtime", runtime]
+        if options.sources and options.sources.name == "files":
+            grammar += ["--cache", str(options.sources.parent)]   # its files/ and raw/
+        if step("grammar", grammar).returncode:
+            failed.append("grammar.py")
+        if step("oracle verdicts", ["tests/oracle/run.py", "--venvs", str(options.venvs),
+                                    "--runtime", options.release]).returncode:
+            failed.append("run.py")
+    else:
+        print("== grammar and oracle verdicts: skipped (no --venvs)")
+    if step("loads.json", ["tests/oracle/weights_rows.py"]).returncode:
+        failed.append("weights_rows.py")
+    if rows:
+        print(f"\n{len(rows)} row(s) whose probe disagrees with its range now that "
+              f"{options.release} is recorded; for each, read {options.release}'s code: the "
+              f"fact moved (fix the probe in tests/oracle/release_probes.py) or changed "
+              f"(close the row with until=\"{version}\" and add one for the new value), "
+              f"citing `{options.release} path:line`; then run release_evidence.py again:")
+        for row in rows:
+            print(f"  {row}")
+    if failed:
+        print(f"\nnot done: {', '.join(failed)} (output above)")
+    return 1 if rows or failed else 0
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["record"]:
+        return record(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runtime", choices=sorted(runtimes.PUBLISHED), action="append")
     parser.add_argument("--index", default="https://pypi.org/pypi",
