@@ -1213,3 +1213,11 @@ def test_the_dry_run_weights_layer_judges_what_the_load_left(unfilled, draft, ve
         (verdict, unexplained, "weights", 58, 0.4)
     if verdict == "refused":
         assert "markov_w1" in got.message and "mask_embedding" not in got.message
+    # an installed local build answers for its release; a version that is no release
+    # number leaves the load unjudged, never a traceback (mutations: the local part
+    # compared, so 0.33.0+cu128 falls outside every row; an unparsed version raising)
+    for installed, judged in (("0.33.0+cu128", verdict), ("", "accepted")):
+        again = DryRunVerdict.of({"verdict": "accepted", "runtime": "vllm",
+                                  "version": installed, "draft_class": draft,
+                                  "weights": {"unfilled": unfilled}}, 1.0)
+        assert again.verdict == judged, installed

@@ -16,6 +16,8 @@ import functools
 import json
 from pathlib import Path
 
+from packaging.version import InvalidVersion, Version
+
 from drafter_lint.runtimes.releases import version_key
 
 
@@ -26,9 +28,13 @@ def _rows() -> tuple[dict, ...]:
 
 
 def placeholders(runtime: str, version: str, draft_class: str) -> frozenset[str] | None:
-    """The parameters `draft_class` leaves unfilled in good checkpoints at this release;
-    None when no load of that class at that release was recorded."""
-    at = version_key(version)
+    """The parameters `draft_class` leaves unfilled in good checkpoints at this release
+    (a local build `0.33.0+cu128` or a `.postN` is its base release); None when no load
+    of that class at that release was recorded, or the version is no release number."""
+    try:
+        at = version_key(Version(version).base_version)
+    except InvalidVersion:
+        return None
     for row in _rows():
         if row["runtime"] == runtime and row["draft_class"] == draft_class and \
                 version_key(row["since"]) <= at <= version_key(row["until"]):
