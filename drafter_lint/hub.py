@@ -77,6 +77,7 @@ def settings() -> dict:
     here)."""
     check_environment()
     _quiet()
+    _offline_now()
     cache = os.environ.get("HF_HUB_CACHE")
     if not cache and os.environ.get("HF_HOME"):
         cache = os.path.join(os.environ["HF_HOME"], "hub")
@@ -188,6 +189,15 @@ def _quiet() -> None:
 
     enable_progress_bars() if sys.stderr.isatty() else disable_progress_bars()
     logging.set_verbosity_error()
+
+
+def _offline_now() -> None:
+    """huggingface_hub reads HF_HUB_OFFLINE once, at its import, and refuses every request
+    after while it was set then: make its constant say what the environment says now (a
+    gate that resolved a server's offline cache must not leave this process offline)."""
+    from huggingface_hub import constants
+
+    constants.HF_HUB_OFFLINE = offline_mode()
 
 
 def _preflight(repo_id: str, revision: str, filename: str) -> int | None:

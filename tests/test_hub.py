@@ -33,6 +33,23 @@ def published() -> dict:
     return load_manifest("qwen3.6-27b-dflash")["drafter"]["config"]
 
 
+def test_an_import_under_offline_mode_does_not_keep_the_process_offline(cli, hub, guessed,
+                                                                         monkeypatch):
+    """huggingface_hub fixes its offline flag when first imported; a gate that resolved a
+    server's HF_HUB_OFFLINE=1 cache in this process imported it so. A later run without
+    the variable still reaches the hub. Mutation caught: hub.settings() no longer syncing
+    `constants.HF_HUB_OFFLINE` with the environment (the lane failed that way when
+    test_gate's offline tests ran first on a worker)."""
+    from huggingface_hub import constants
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    run = cli("check", guessed, "--from-hub", REPO, "--format", "json")
+    assert run.code == 1 and "cannot reach" not in run.err, run.err
+    assert findings(run, "REF101")
+
+
 def findings(run, rule=None):
     found = run.json()["results"][0]["findings"]
     return [f for f in found if rule is None or f["rule"] == rule]
