@@ -22,9 +22,12 @@ def _alarm(signum, frame):
 
 @contextlib.contextmanager
 def launch_conditions(env: dict, forget=lambda key: None):
-    """The launch's environment variables set, a deadline armed; both undone after.
-    `forget(key)` drops whatever the runtime cached of a variable."""
-    saved = {k: os.environ.get(k) for k in env}
+    """The launch's environment variables set, a deadline armed; both undone after, with
+    whatever the runtime itself wrote to the environment (vllm==0.9.2
+    engine/arg_utils.py:998 sets VLLM_USE_V1 for the whole process, after which every
+    later launch counts as an explicit VLLM_USE_V1=1). `forget(key)` drops whatever the
+    runtime cached of a variable."""
+    saved = dict(os.environ)
     os.environ.update({k: str(v) for k, v in env.items()})
     for key in env:
         forget(key)
@@ -34,12 +37,11 @@ def launch_conditions(env: dict, forget=lambda key: None):
         yield
     finally:
         signal.alarm(0)
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        for key in env:
+        changed = {k for k in os.environ.keys() | saved.keys()
+                   if os.environ.get(k) != saved.get(k)}
+        os.environ.clear()
+        os.environ.update(saved)
+        for key in changed | set(env):
             forget(key)
 
 
