@@ -182,14 +182,14 @@ def suppress(result: Result, facts: Facts) -> None:
         return settings.severity[max(matches, key=len)] if matches else None
 
     keys = {(e["rule"], e["path"], e["pointer"]): e for e in baseline or []}
-    used_keys = set()
+    used_keys, used_ignores = set(), set()
     kept = []
     for finding in result.findings:
         if level(finding.rule):
             finding.severity = Severity(level(finding.rule))
-        hit = next((i for i in settings.ignores if i.matches(finding)), None)
+        hit = next((n for n, i in enumerate(settings.ignores) if i.matches(finding)), None)
         if hit is not None:
-            hit.used = True
+            used_ignores.add(hit)
             continue
         if baseline_path is not None:
             key = baseline_key(finding.rule, checkpoint.root, finding.file, finding.pointer,
@@ -204,7 +204,7 @@ def suppress(result: Result, facts: Facts) -> None:
         prefix = baseline_prefix(checkpoint.root, baseline_path.parent, checkpoint.repo)
         stale = [e for k, e in keys.items() if k not in used_keys
                  and (e["path"] + "/").startswith(prefix)]
-    facts.unused_ignores = [i for i in settings.ignores if not i.used]
+    facts.unused_ignores = [i for n, i in enumerate(settings.ignores) if n not in used_ignores]
     facts.stale_baseline = stale
     for code, rule in sorted(options.rules.items()):
         if rule.phase == "suppression" and selected(code, settings.select, settings.ignore):

@@ -11,11 +11,11 @@ from typing import Mapping
 
 from drafter_lint.card import CardLine
 from drafter_lint.launch import DryRunVerdict, LaunchLine, ServerContext, empty
+from drafter_lint.readonly import readonly
 from drafter_lint.reference import Reference
 from drafter_lint.registry import Rule
 from drafter_lint.runtimes import Release
 from drafter_lint.target import Target
-
 
 @dataclass(frozen=True)
 class Options:
@@ -39,13 +39,18 @@ class Options:
     dry_run: DryRunVerdict | None = None  # the runtime's own start-up verdict (gate)
     use_cache: bool = True                # --no-cache turns result caches off
     settings: object = None               # settings.Settings of the folder, once applied
-    baseline: list | None = None          # the baseline's entries
+    #                                       (a frozen dataclass; settings.py imports the
+    #                                       rules, which import this module)
+    baseline: tuple | None = None         # the baseline's entries
     baseline_path: Path | None = None
 
     def __post_init__(self):
-        # read-only however made: a rule table given as a dict is wrapped, not copied
+        # read-only however made, all the way down (the house test walks it): a rule table
+        # given as a dict is wrapped, not copied; the baseline's entries made read-only
         if not isinstance(self.rules, MappingProxyType):
             object.__setattr__(self, "rules", MappingProxyType(self.rules))
+        if self.baseline is not None:
+            object.__setattr__(self, "baseline", readonly(tuple(self.baseline)))
 
     def but(self, **changes) -> "Options":
         """A copy with `changes` (the options are never changed in place)."""

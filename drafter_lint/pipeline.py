@@ -11,6 +11,7 @@ through here; drafter_lint/cli.py only parses options and renders.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Callable
@@ -137,8 +138,8 @@ def with_settings(root, options: Options, baseline_arg=None, write_baseline=Fals
     baseline_path = Path(baseline_arg).resolve() if baseline_arg else found.baseline
     entries = (config.read_baseline(baseline_path)
                if baseline_path and not write_baseline else None)
-    found.select = options.select or found.select
-    found.ignore = options.ignore or found.ignore
+    found = replace(found, select=options.select or found.select,
+                    ignore=options.ignore or found.ignore)
     release = options.runtime
     if release is None and found.runtime is not None:
         try:

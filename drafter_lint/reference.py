@@ -9,16 +9,23 @@ from drafter_lint.checkpoint import CARD, CONFIG, read_json_file
 from drafter_lint.errors import ReferenceUnusable
 from drafter_lint.findings import describe
 from drafter_lint.hub import HubError, fetch, parse_repo_arg, read_card
+from drafter_lint.readonly import readonly
 
 
-@dataclass
+@dataclass(frozen=True)
 class Reference:
+    """Read once, then read-only all the way down (a run's options hold it)."""
+
     display: str          # "org/name@<commit>" or the folder as given
     config: dict
     pinned: bool          # a commit sha or a local file: fixes from it are safe
     card: dict = field(default_factory=dict)
     repo_id: str | None = None
     revision: str | None = None   # as asked ("main", a tag); display holds the commit
+
+    def __post_init__(self):
+        object.__setattr__(self, "config", readonly(self.config))
+        object.__setattr__(self, "card", readonly(self.card))
 
 
 def read_reference(arg: str, offline: bool = False, card: bool = False) -> Reference:

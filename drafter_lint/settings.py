@@ -26,12 +26,14 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from drafter_lint.bounded import read_text
 from drafter_lint.errors import SettingsError
 from drafter_lint.findings import describe
+from drafter_lint.readonly import view
 from drafter_lint.rules import RULES, redirect
 from drafter_lint.fix.write import WriteError, atomic_write
 
@@ -45,7 +47,7 @@ KEYS = ("select", "ignore", "fail-on", "runtime", "baseline", "severity",
 LEVELS = ("error", "warning", "info")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Ignore:
     source: Path           # the file that declares it
     pointer_in_source: str
@@ -54,7 +56,6 @@ class Ignore:
     rules: tuple[str, ...]
     pointer: str | None
     reason: str
-    used: bool = False
 
     def covers(self, root: Path) -> bool:
         try:
@@ -71,17 +72,24 @@ class Ignore:
             finding.pointer.startswith(self.pointer + "/")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Settings:
+    """A folder's settings files, merged; read-only once made."""
+
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     fail_on: str = "error"
     runtime: str | None = None             # as written; parsed by pipeline.with_settings
     runtime_source: Path | None = None
     baseline: Path | None = None
-    severity: dict[str, str] = field(default_factory=dict)
-    ignores: list[Ignore] = field(default_factory=list)
-    sources: list[Path] = field(default_factory=list)
+    severity: Mapping[str, str] = field(default_factory=dict)
+    ignores: tuple[Ignore, ...] = ()
+    sources: tuple[Path, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "severity", view(dict(self.severity)))
+        object.__setattr__(self, "ignores", tuple(self.ignores))
+        object.__setattr__(self, "sources", tuple(self.sources))
 
 
 def _read(path: Path) -> dict | None:
@@ -137,31 +145,32 @@ def _known(code: str, where: str) -> None:
 
 def load(root: Path) -> Settings:
     """The settings that apply to checkpoint folder `root` (files only, no CLI)."""
-    settings = Settings()
     files = find_files(root)
-    settings.sources = files
+    found: dict = {"sources": files}
+    severity: dict[str, str] = {}
+    ignores: list[Ignore] = []
     for path in reversed(files):                      # parents first, nearest last
         data = _read(path) or {}
         prefix = "/tool/drafter-lint" if path.name == "pyproject.toml" else ""
         where = f"{path}"
         if "select" in data:
-            settings.select = _codes(data["select"], f"{where}: select")
+            found["select"] = _codes(data["select"], f"{where}: select")
         if "ignore" in data:
-            settings.ignore = _codes(data["ignore"], f"{where}: ignore")
+            found["ignore"] = _codes(data["ignore"], f"{where}: ignore")
         if "fail-on" in data:
             if data["fail-on"] not in LEVELS:
                 raise SettingsError(f"{where}: fail-on must be one of {', '.join(LEVELS)}")
-            settings.fail_on = data["fail-on"]
+            found["fail_on"] = data["fail-on"]
         if "runtime" in data:        # parsed where it is used: --runtime wins over it
-            settings.runtime, settings.runtime_source = str(data["runtime"]), path
+            found["runtime"], found["runtime_source"] = str(data["runtime"]), path
         if "baseline" in data:
-            settings.baseline = (path.parent / str(data["baseline"])).resolve()
+            found["baseline"] = (path.parent / str(data["baseline"])).resolve()
         for code, level in (data.get("severity") or {}).items():
             _known(str(code).upper(), f"{where}: severity")
             if level not in LEVELS:
                 raise SettingsError(f"{where}: severity of {code} must be one of "
                                     f"{', '.join(LEVELS)}")
-            settings.severity[redirect(str(code).upper())] = level
+            severity[redirect(str(code).upper())] = level
         for i, entry in enumerate(data.get("per-path-ignores") or []):
             if not isinstance(entry, dict) or "path" not in entry or "rules" not in entry:
                 raise SettingsError(f"{where}: per-path-ignores[{i}] needs path and rules")
@@ -169,8 +178,8 @@ def load(root: Path) -> Settings:
                             str(entry["path"]), _codes(entry["rules"], f"{where}: rules"),
                             entry.get("pointer"), str(entry.get("reason", "")))
             if ignore.covers(root):
-                settings.ignores.append(ignore)
-    return settings
+                ignores.append(ignore)
+    return Settings(severity=severity, ignores=ignores, **found)
 
 
 # --- baseline ---------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from drafter_lint import jsondoc
@@ -10,14 +10,17 @@ from drafter_lint.checkpoint import CONFIG, read_json_file
 from drafter_lint.errors import TargetError
 from drafter_lint.findings import describe
 from drafter_lint.hub import HubError, fetch, parse_repo_arg
+from drafter_lint.readonly import readonly
 from drafter_lint.tokenizer import TokenizerError, TokenizerFacts, read_tokenizer
 
 # Deeper than any model; a larger layer count is a broken value (the schemas cap it too).
 MAX_LAYERS = 4096
 
 
-@dataclass
+@dataclass(frozen=True)
 class Target:
+    """Read once, then read-only all the way down (a run's options hold it)."""
+
     display: str
     config: dict                   # the text model's config (text_config unwrapped)
     model_type: str | None
@@ -32,6 +35,11 @@ class Target:
     deepstack_layers: int = 0      # Qwen3-VL: text layers that take vision features
     quantized: bool = False        # a quantization_config (vLLM's runner choice reads it)
     whole: dict = field(default_factory=dict)   # config.json as written (text_config kept)
+
+    def __post_init__(self):
+        for name in ("config", "layer_types", "notes", "architectures", "special_ids",
+                     "whole"):
+            object.__setattr__(self, name, readonly(getattr(self, name)))
 
 
 def resolve_target(arg: str, offline: bool = False) -> Target:
@@ -100,10 +108,10 @@ def read_target(path: Path, display: str | None = None) -> Target:
         raise TargetError(f"target {config_path}: not a JSON object")
     target = target_of(doc.value, display or str(path))
     try:
-        target.tokenizer = read_tokenizer(folder, "target")
+        return replace(target, tokenizer=read_tokenizer(folder, "target"))
     except TokenizerError as exc:
-        target.notes.append(f"target tokenizer unreadable ({exc}); tokenizer checks skipped")
-    return target
+        note = f"target tokenizer unreadable ({exc}); tokenizer checks skipped"
+        return replace(target, notes=[*target.notes, note])
 
 
 def target_of(outer: dict, display: str) -> Target:
@@ -143,5 +151,4 @@ def overridden(target: Target, overrides: dict) -> Target:
         return out
 
     out = target_of(merged(target.whole, overrides), target.display)
-    out.tokenizer, out.notes = target.tokenizer, list(target.notes)
-    return out
+    return replace(out, tokenizer=target.tokenizer, notes=target.notes)

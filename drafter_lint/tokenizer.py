@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from drafter_lint.bounded import read_regular, special_kind
 from drafter_lint.errors import TokenizerError
 from drafter_lint.findings import describe
+from drafter_lint.readonly import view
 
 
-@dataclass
+@dataclass(frozen=True)
 class TokenizerFacts:
-    """`ordinary`: id -> token of the model's own vocabulary; `added`: id -> (token, special)."""
+    """`ordinary`: id -> token of the model's own vocabulary; `added`: id -> (token, special).
+    Read-only views once made (of the tables its maker hands over: no copy)."""
 
-    ordinary: dict[int, str] = field(default_factory=dict)
-    added: dict[int, tuple[str, bool]] = field(default_factory=dict)
+    ordinary: Mapping[int, str] = field(default_factory=dict)
+    added: Mapping[int, tuple[str, bool]] = field(default_factory=dict)
     source: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "ordinary", view(self.ordinary))
+        object.__setattr__(self, "added", view(self.added))
 
     def is_text_token(self, token_id: int) -> bool:
         """True when `token_id` is a plain vocabulary token (not an added/special one)."""
@@ -38,7 +45,8 @@ def read_tokenizer(folder: Path, label: str = "") -> TokenizerFacts | None:
                                  f"({special_kind(path.stat().st_mode)}); not read")
     if not tokenizer_json.is_file() and not config_json.is_file():
         return None
-    facts = TokenizerFacts()
+    ordinary: dict[int, str] = {}
+    added: dict[int, tuple[str, bool]] = {}
     sources = []
     if tokenizer_json.is_file():
         data = _load(tokenizer_json)
@@ -46,15 +54,15 @@ def read_tokenizer(folder: Path, label: str = "") -> TokenizerFacts | None:
         model = data.get("model") if isinstance(data.get("model"), dict) else {}
         vocab = model.get("vocab")
         if isinstance(vocab, dict):          # BPE, WordPiece, WordLevel
-            facts.ordinary = {i: t for t, i in vocab.items() if type(i) is int}
+            ordinary = {i: t for t, i in vocab.items() if type(i) is int}
         elif isinstance(vocab, list):        # Unigram: [[token, score], ...]
-            facts.ordinary = {i: e[0] for i, e in enumerate(vocab)
-                              if isinstance(e, list) and e and isinstance(e[0], str)}
-        added = data.get("added_tokens")
-        for entry in added if isinstance(added, list) else []:
+            ordinary = {i: e[0] for i, e in enumerate(vocab)
+                        if isinstance(e, list) and e and isinstance(e[0], str)}
+        listed = data.get("added_tokens")
+        for entry in listed if isinstance(listed, list) else []:
             if isinstance(entry, dict) and type(entry.get("id")) is int:
-                facts.added[entry["id"]] = (str(entry.get("content", "")),
-                                            bool(entry.get("special", False)))
+                added[entry["id"]] = (str(entry.get("content", "")),
+                                      bool(entry.get("special", False)))
     if config_json.is_file():
         data = _load(config_json)
         sources.append("tokenizer_config.json")
@@ -62,10 +70,9 @@ def read_tokenizer(folder: Path, label: str = "") -> TokenizerFacts | None:
         if isinstance(decoder, dict):
             for key, entry in decoder.items():
                 if key.isdigit() and isinstance(entry, dict):
-                    facts.added.setdefault(int(key), (str(entry.get("content", "")),
-                                                      bool(entry.get("special", False))))
-    facts.source = f"{label} " * bool(label) + " + ".join(sources)
-    return facts
+                    added.setdefault(int(key), (str(entry.get("content", "")),
+                                                bool(entry.get("special", False))))
+    return TokenizerFacts(ordinary, added, f"{label} " * bool(label) + " + ".join(sources))
 
 
 def _load(path: Path) -> dict:

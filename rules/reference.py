@@ -14,6 +14,7 @@ import json
 from drafter_lint.facts import MISSING, Facts
 from drafter_lint.findings import Finding, add, remove, replace
 from drafter_lint.jsondoc import dotted, pointer, resolve
+from drafter_lint.readonly import writable
 from drafter_lint.registry import rule
 from drafter_lint.structure import field_classes
 
@@ -39,7 +40,9 @@ def differences(facts: Facts) -> list[tuple[str, str, object, object]]:
 def _differences(facts: Facts) -> list[tuple[str, str, object, object]]:
     from deepdiff import DeepDiff
 
-    local, published = facts.config, facts.reference.config
+    # DeepDiff counts a read-only dict against a plain one as a change of type: compare
+    # plain copies
+    local, published = facts.config, writable(facts.reference.config)
     runtime, cosmetic, _ = field_classes(facts.families)
     out: list = []
     spelled = _dtype_spelling(local, published)

@@ -24,7 +24,8 @@ PACKAGE = "drafter_lint"
 # above. A name ending in "." stands for a package and everything in it.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("drafter_lint", "drafter_lint.errors", "drafter_lint.bounded",
-              "drafter_lint.cache", "drafter_lint.jsondoc", "drafter_lint.findings",
+              "drafter_lint.cache", "drafter_lint.jsondoc", "drafter_lint.readonly",
+              "drafter_lint.findings",
               "drafter_lint.progress", "drafter_lint.fix", "drafter_lint.fix.write",
               "drafter_lint.transformers_child")),
     ("runtimes", ("drafter_lint.runtimes.",)),

@@ -125,6 +125,70 @@ def test_prepare_takes_keywords_only():
     assert kinds == {inspect.Parameter.KEYWORD_ONLY}
 
 
+def _mutable_parts(value, where: str = "options", seen=None) -> list[str]:
+    """Every place under `value` a reader could change in place: a plain dict, list or
+    set, or an instance whose attributes can be set."""
+    import dataclasses
+    import enum
+    import types
+    from pathlib import PurePath
+
+    from drafter_lint.readonly import ReadOnlyDict, ReadOnlyList
+
+    seen = set() if seen is None else seen
+    if id(value) in seen or value is None or isinstance(
+            value, (str, bytes, int, float, bool, PurePath, enum.Enum, types.FunctionType,
+                    type)):
+        return []
+    seen.add(id(value))
+    if isinstance(value, (ReadOnlyDict, types.MappingProxyType)):
+        return [p for k, v in value.items() for p in _mutable_parts(v, f"{where}[{k!r}]", seen)]
+    if isinstance(value, (ReadOnlyList, tuple, frozenset)):
+        return [p for i, v in enumerate(value) for p in _mutable_parts(v, f"{where}[{i}]", seen)]
+    if dataclasses.is_dataclass(value) and value.__dataclass_params__.frozen:
+        return [p for f in dataclasses.fields(value)
+                for p in _mutable_parts(getattr(value, f.name), f"{where}.{f.name}", seen)]
+    return [f"{where}: {type(value).__name__}"]
+
+
+def test_options_are_read_only_all_the_way_down(tiny, tmp_path, cli):
+    """Issue 40 item 2: nothing reachable from a run's Options can be changed in place:
+    the target's and reference's configs, the tokenizer's tables, the settings, their
+    ignores and severities, the baseline, the launch line. Built as `check` builds them,
+    with every one of those given. Mutations caught: Target, Reference, Settings,
+    TokenizerFacts or Ignore no longer frozen, a config dict kept plain, the baseline's
+    entries or the settings' severity table left writable (Ignore.used set in place was
+    one: it made a run's suppression depend on earlier lints in the process)."""
+    from drafter_lint import pipeline
+
+    folder = tiny / "drafter-guessed"
+    baseline = tmp_path / "baseline.json"
+    assert cli("check", folder, "--write-baseline", baseline).code == 0
+    (folder / ".drafter-lint.toml").write_text(
+        '[severity]\nDF114 = "warning"\n'
+        '[[per-path-ignores]]\npath = "*"\nrules = ["DF104"]\nreason = "test"\n')
+    run = pipeline.prepare(target_arg=str(tiny / "target"), reference_arg=str(tiny / "drafter"),
+                           runtime=("vllm==0.33.0",), env=("VLLM_USE_V2_MODEL_RUNNER=1",))
+    _, options, found = pipeline.prepare_folder(run, folder, baseline_arg=str(baseline))
+    assert options.target.tokenizer and found.severity and found.ignores and options.baseline
+    assert options.reference.config and options.launch and options.server
+    assert _mutable_parts(options) == []
+
+
+def test_the_read_only_check_can_fail():
+    """The walk above finds a plain dict anywhere, and a settable object."""
+    from dataclasses import replace
+
+    from drafter_lint.options import Options
+    from drafter_lint.target import target_of
+
+    target = target_of({"num_hidden_layers": 4}, "t")
+    object.__setattr__(target, "config", {"a": 1})
+    assert _mutable_parts(Options(target=target)) == ["options.target.config: dict"]
+    assert _mutable_parts(replace(Options(), baseline=None, settings=object())) == [
+        "options.settings: object"]
+
+
 def test_the_package_cites_only_what_ships():
     """Issue 40 item 5: rule docs cited research/*.md, which is not in the repository,
     and `drafter-lint explain` printed it. Mutation caught: a docstring or comment of the
