@@ -18,7 +18,8 @@ from types import MappingProxyType, SimpleNamespace
 from drafter_lint.bounded import read_regular, read_text
 from drafter_lint.errors import GateError
 from drafter_lint.findings import describe
-from drafter_lint.launch import LaunchLine, ServerContext, frozen
+from drafter_lint.launch import LaunchLine, ServerContext
+from drafter_lint.readonly import readonly
 from drafter_lint.runtimes import Release, grammar
 
 
@@ -443,7 +444,7 @@ class _Reading(SimpleNamespace):
 
     def line(self) -> LaunchLine:
         values = dict(vars(self))
-        values.update(hf_overrides=frozen(values["hf_overrides"]),
+        values.update(hf_overrides=readonly(values["hf_overrides"]),
                       legacy_flags=tuple(values["legacy_flags"]),
                       flag_problems=tuple(values["flag_problems"]))
         return LaunchLine(**values)

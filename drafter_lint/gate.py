@@ -25,7 +25,8 @@ from drafter_lint.errors import GateError, UsageError
 from drafter_lint.findings import Finding, Result, Severity, describe
 from drafter_lint.command import locate, parse, read  # noqa: F401 - parse: tests
 from drafter_lint.hub import HubError, fetch, offline_mode, parse_repo_arg, settings
-from drafter_lint.launch import DryRunVerdict, LaunchLine, ServerContext, thawed
+from drafter_lint.launch import DryRunVerdict, LaunchLine, ServerContext
+from drafter_lint.readonly import writable
 from drafter_lint.progress import waiting
 from drafter_lint.remote import materialize
 from drafter_lint.run import Run
@@ -101,7 +102,7 @@ def resolve_models(run: Run, launch: LaunchLine, server: ServerContext, target_a
     except TargetError as exc:
         raise GateError(str(exc)) from None
     if launch.hf_overrides:
-        target = overridden(target, thawed(launch.hf_overrides))
+        target = overridden(target, writable(launch.hf_overrides))
     try:
         return find_root(draft), target, launch
     except CheckpointNotFound as exc:

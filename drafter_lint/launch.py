@@ -24,24 +24,6 @@ def empty() -> Mapping:
     return EMPTY
 
 
-def frozen(value):
-    """`value` (JSON-like) with every dict a read-only mapping and every list a tuple."""
-    if isinstance(value, Mapping):
-        return MappingProxyType({k: frozen(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
-        return tuple(frozen(v) for v in value)
-    return value
-
-
-def thawed(value):
-    """`frozen`'s inverse: plain dicts and lists, for code that builds on them."""
-    if isinstance(value, Mapping):
-        return {k: thawed(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return [thawed(v) for v in value]
-    return value
-
-
 @dataclass(frozen=True)
 class LaunchLine:
     """The server's flags as its parser reads them (`command.read`)."""

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from drafter_lint import runtimes
-from drafter_lint.launch import DryRunVerdict, LaunchLine, ServerContext, frozen
+from drafter_lint.launch import DryRunVerdict, LaunchLine, ServerContext
 from drafter_lint.options import Options
+from drafter_lint.readonly import readonly
 
 LAUNCH_KEYS = {"runtime", "method", "draft", "env", "env_cleared", "speculators_direct",
                "max_model_len", "num_speculative_tokens", "num_draft_tokens", "release",
@@ -33,7 +34,7 @@ def launch_of(settings: dict | None, release: runtimes.Release | None = None) ->
                           speculators_direct=bool(settings.get("speculators_direct")),
                           max_model_len=settings.get("max_model_len"),
                           legacy_flags=tuple(settings.get("legacy_flags") or ())),
-        server=ServerContext(runtime=runtime, env=frozen(settings.get("env") or {}),
+        server=ServerContext(runtime=runtime, env=readonly(settings.get("env") or {}),
                              env_cleared=bool(settings.get("env_cleared")),
                              release=release if runtime else None),
         dry_run=DryRunVerdict.of(dry_run, 0.0) if dry_run is not None else None)

@@ -477,12 +477,19 @@ ATOMS = (str, bytes, int, float, bool, type(None), os.PathLike)
 
 def _mutable_parts(value, where: str = "options") -> list[str]:
     """Where `value` holds something that can change in place: a list, dict, set or
-    bytearray, or a dataclass that is not frozen. Read-only mappings, tuples and
-    frozensets are walked; functions (a rule's check) and enum members are values."""
+    bytearray, or a dataclass that is not frozen. Read-only mappings (drafter_lint.readonly's
+    dicts too), tuples, frozensets and read-only lists are walked; functions (a rule's
+    check) and enum members are values."""
     import dataclasses
     import enum
     from types import FunctionType, MappingProxyType
 
+    from drafter_lint.readonly import ReadOnlyDict, ReadOnlyList
+
+    if isinstance(value, ReadOnlyDict):
+        return [p for k, v in value.items() for p in _mutable_parts(v, f"{where}[{k!r}]")]
+    if isinstance(value, ReadOnlyList):
+        return [p for i, v in enumerate(value) for p in _mutable_parts(v, f"{where}[{i}]")]
     if isinstance(value, (list, dict, set, bytearray)):
         return [f"{where}: {type(value).__name__}"]
     if isinstance(value, ATOMS + (enum.Enum, FunctionType)):
@@ -497,6 +504,33 @@ def _mutable_parts(value, where: str = "options") -> list[str]:
         return own + [p for f in dataclasses.fields(value)
                       for p in _mutable_parts(getattr(value, f.name), f"{where}.{f.name}")]
     return [f"{where}: {type(value).__name__}, not known to be immutable"]
+
+
+def test_a_folders_options_are_deeply_immutable(tiny, tmp_path, cli):
+    """Issue 40 item 2: nothing reachable from a run's Options can be changed in place:
+    the target's and reference's configs, the tokenizer's tables, the settings, their
+    ignores and severities, the baseline, the launch line. Built as `check` builds them,
+    with every one of those given. Mutations caught: Target, Reference, Settings,
+    TokenizerFacts or Ignore no longer frozen, a config dict kept plain, the baseline's
+    entries or the settings' severity table left writable (Ignore.used set in place was
+    one: it made a run's suppression depend on earlier lints in the process)."""
+    from drafter_lint import pipeline
+
+    folder = tiny / "drafter-guessed"
+    baseline = tmp_path / "baseline.json"
+    assert cli("check", folder, "--write-baseline", baseline).code == 0
+    (folder / ".drafter-lint.toml").write_text(
+        '[severity]\nDF114 = "warning"\n'
+        '[[per-path-ignores]]\npath = "*"\nrules = ["DF104"]\nreason = "test"\n')
+    run = pipeline.prepare(target_arg=str(tiny / "target"), reference_arg=str(tiny / "drafter"),
+                           runtime=("vllm==0.33.0",), env=("VLLM_USE_V2_MODEL_RUNNER=1",))
+    _, options, found = pipeline.prepare_folder(run, folder, baseline_arg=str(baseline))
+    assert options.target.tokenizer and found.severity and found.ignores and options.baseline
+    assert options.reference.config and options.launch and options.server
+    assert _mutable_parts(options) == []
+    target = options.target
+    object.__setattr__(target, "config", dict(target.config))       # the walk can fail
+    assert _mutable_parts(options) == ["options.target.config: dict"]
 
 
 def test_the_options_of_check_fix_and_gate_are_deeply_immutable(tiny):
@@ -528,7 +562,7 @@ def test_the_options_of_check_fix_and_gate_are_deeply_immutable(tiny):
     assert check.launch.tokens == 3 and not check.server.env_cleared
     assert check.server.environment == {
         "VLLM_USE_V2_MODEL_RUNNER": "1"}
-    assert launch.hf_overrides["rope"]["f"] == (1, 2) and launch.tokens == 15
+    assert launch.hf_overrides["rope"]["f"] == [1, 2] and launch.tokens == 15
     for name, options in (("check", check), ("fix", fix), ("gate", gate),
                           ("gate's folder", gated)):
         assert _mutable_parts(options, name) == []
