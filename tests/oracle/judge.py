@@ -111,8 +111,9 @@ def left_at_init(record: dict, runtime: str, version: str) -> list[str]:
 def recorded_runner(record: dict, version: str = "") -> str:
     """The model runner vLLM's start-up chose for the launch ("v1", "v2"), as recorded
     (`VllmConfig.use_v2_model_runner`). A release without Model Runner V1 (vllm==0.34.0
-    platforms/interface.py:1481-1490) has no such attribute: run_vllm.py recorded its
-    getattr default, False, for 0.34.0's launches, which all ran V2."""
+    platforms/interface.py:1481-1490) has no such attribute: run_vllm.py recorded False
+    for 0.34.0's launches, which all ran V2 (it now records which runner the release
+    has)."""
     if version:
         from drafter_lint import runtimes
         from drafter_lint.runtimes.path import policy

@@ -51,8 +51,13 @@ RESOLVED_KEYS = ("eagle_aux_hidden_state_layer_ids", "target_layer_ids", "layer_
 
 def resolved(cfg) -> dict:
     spec = cfg.speculative_config
-    # a release without Model Runner V1 (0.34.0 on) has no such attribute: V2 alone
-    out = {"use_v2_model_runner": bool(getattr(cfg, "use_v2_model_runner", True)),
+    # no such attribute before Model Runner V2 (0.9.2: V1 alone) and after V1's removal
+    # (0.34.0: V2 alone): which one the release has answers then
+    v2 = getattr(cfg, "use_v2_model_runner", None)
+    if v2 is None:
+        import importlib.util
+        v2 = importlib.util.find_spec("vllm.v1.worker.gpu_model_runner") is None
+    out = {"use_v2_model_runner": bool(v2),
            "target_max_model_len": cfg.model_config.max_model_len}
     if spec is None:
         return out
