@@ -263,17 +263,23 @@ def target_model_type_refused(facts: Facts):
     (qwen in 0.10.1, vLLM PR #22333; kimi_k2 and deepseek_v3 in 0.18.0, vLLM #31254); 0.22
     dropped the check.
 
+    A launch line's `method` decides it for a draft whose family the tool cannot tell
+    (DL007): the check reads the line's method, not the draft (vllm==0.9.2
+    config.py:2906-2911).
+
     Fails: an EAGLE-3 draft for a `qwen3` target under `--runtime vllm==0.10.0`.
     Passes: the same under `vllm==0.10.1`; a `llama` target.
     """
-    if facts.family not in ("eagle3", "dflash"):
+    launched = facts.launch.method if facts.launch else None
+    method = facts.family if facts.family in ("eagle3", "dflash") else \
+        launched if facts.family == "unknown" and launched in ("eagle3", "dflash") else None
+    if method is None:
         return
     text = facts.target.config.get("text_config")
     text = text if isinstance(text, dict) else facts.target.config
     model_type = text.get("model_type")
     if not isinstance(model_type, str):
         return
-    method = "dflash" if facts.family == "dflash" else "eagle3"
     gates = [(r, runtimes.value("aux.target-model-types", r)) for r in facts.releases]
     refusing = [(r, gate) for r, gate in gates if gate is not None
                 and method in gate["methods"]

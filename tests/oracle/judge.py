@@ -142,13 +142,28 @@ def effective(record: dict, runtime: str = "", version: str = "") -> dict:
     return record
 
 
+def beyond_ids(table: dict, runtime: str, version: str) -> set[str]:
+    """The launch ids judgements.json puts beyond the linter at this release: entries
+    with no release, with `release` "vllm==X", or with `releases` "vllm>=X,<Y"."""
+    from packaging.specifiers import SpecifierSet
+
+    out = set()
+    for entry in table["beyond"]:
+        if "releases" in entry:
+            name = re.match(r"[a-z]+", entry["releases"])[0]
+            spec = entry["releases"][len(name):]
+            if name == runtime and version in SpecifierSet(spec):
+                out.add(entry["id"])
+        elif entry.get("release", f"{runtime}=={version}") == f"{runtime}=={version}":
+            out.add(entry["id"])
+    return out
+
+
 def judge(linted: Linted, table: dict) -> list[str]:
     """What is wrong with the linter's findings for this launch ([] when nothing)."""
     record = effective(linted.record, linted.runtime, linted.version)
     name = RUNTIME_NAMES[linted.runtime]
-    release = f"{linted.runtime}=={linted.version}"
-    beyond = {b["id"] for b in table["beyond"] if b.get("release", release) == release}
-    if record["id"] in beyond or record["verdict"] == "oracle-limit":
+    if record["id"] in beyond_ids(table, linted.runtime, linted.version) or record["verdict"] == "oracle-limit":
         return []
     if record["verdict"] == "refused":
         entries = reported_by(linted.runtime, record["message"], table)
