@@ -1,6 +1,6 @@
 """What a runtime checks of any drafter before it serves: the model class, the config
 class, the context length, the MTP mapping. Each is a refusal at start-up that the
-runtime's own start-up code (the oracle lane, tests/oracle/) records."""
+runtime's own start-up code (the oracle lane, tools/oracle/) records."""
 
 from __future__ import annotations
 

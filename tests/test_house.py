@@ -589,7 +589,7 @@ PLACES = {
                      "fixtures/manifests/", "fixtures/published/"],
     "Add a runtime fact": ["drafter_lint/runtimes/table.py", "drafter_lint/runtimes/releases.py",
                            "PUBLISHED", "PINNED_BY", "tests/test_runtimes.py",
-                           "tests/oracle/release_probes.py", "tests/oracle/release_evidence.py",
+                           "tools/oracle/release_probes.py", "tools/oracle/release_evidence.py",
                            "tests/data/release-evidence.json",
                            "drafter_lint/runtimes/registries.json"],
 }

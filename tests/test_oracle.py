@@ -2,7 +2,7 @@
 runtime installed: tests/oracle/judge.py says what each verdict demands of the linter.
 
 The oracle lane itself (`DRAFTER_LINT_LANE=oracle DRAFTER_LINT_ORACLE=DIR pytest
-tests/test_oracle.py`, DIR from tests/oracle/setup.sh) runs vLLM's and SGLang's start-up
+tests/test_oracle.py`, DIR from tools/oracle/setup.sh) runs vLLM's and SGLang's start-up
 again and fails when a recorded verdict changed.
 """
 
@@ -118,6 +118,22 @@ def test_judgements_hold_no_stale_entries():
         assert all(code in RULES for code in entry.get("rules", [entry.get("rule")])), entry
 
 
+def test_loads_json_is_what_the_recorded_verdicts_show():
+    """drafter_lint/runtimes/loads.json is written from the recorded weights layers
+    (tools/oracle/weights_rows.py). Mutation caught: a release's verdicts landed without
+    rewriting it (vLLM 0.20.2 and 0.10.1.1 did: the gate then judged their loads by
+    no recorded placeholders at all)."""
+    import json
+
+    sys.path.insert(0, str(HERE.parent / "tools" / "oracle"))
+    try:
+        from weights_rows import OUT, rows
+    finally:
+        sys.path.pop(0)
+    assert json.loads(OUT.read_text())["rows"] == rows(), \
+        "loads.json is stale: run python tools/oracle/weights_rows.py"
+
+
 def test_the_refusal_table_sees_each_recorded_refusal():
     """Mutation caught: a judgements pattern edited so it no longer matches (the refused
     launch would then fail for want of a rule, not pass)."""
@@ -132,7 +148,7 @@ def test_the_refusal_table_sees_each_recorded_refusal():
                     reason="the oracle lane: DRAFTER_LINT_LANE=oracle DRAFTER_LINT_ORACLE=DIR")
 def test_recorded_verdicts_are_what_the_runtimes_say_today():
     venvs = os.environ.get("DRAFTER_LINT_ORACLE", os.path.expanduser("~/oracle"))
-    run = subprocess.run([sys.executable, str(HERE / "oracle" / "run.py"), "--venvs", venvs,
+    run = subprocess.run([sys.executable, str(HERE.parent / "tools" / "oracle" / "run.py"), "--venvs", venvs,
                           "--check"], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
 
@@ -281,7 +297,7 @@ READER_RECORDS = [(d["version"], r, runner, what) for d in DOCUMENTS if d["runti
                          ids=[f"{r['id']}-{v}-{runner}-{w}" for v, r, runner, w in READER_RECORDS])
 def test_the_linter_reads_what_each_runner_reads(pairs, version, record, runner, what):
     """Each model runner's own reader of the mask id and the taps, executed on the recorded
-    launch (tests/oracle/run_vllm.py `readers`), returns what the fact rows say that
+    launch (tools/oracle/run_vllm.py `readers`), returns what the fact rows say that
     runner reads for that release: the mask id from the first `dflash.mask-sources`
     pointer set (none set: the reader raises), the taps from the first tap source set,
     shifted to capture indices (none set: no list, the model's default). Mutations caught:

@@ -340,7 +340,7 @@ def test_no_rule_body_names_a_release():
 
 def test_every_row_has_a_range_with_evidence_at_both_ends():
     """Every vLLM and SGLang row holds for a range of releases that
-    tests/oracle/release_evidence.py found in the wheels: `path:line` where its probe holds
+    tools/oracle/release_evidence.py found in the wheels: `path:line` where its probe holds
     at `since` and at its last release (the newest recorded, or the one before `until`),
     and the releases on either side where it does not (none below the oldest recorded).
     z-lab reference rows are read from one commit. Mutation caught: a range moved, a row
@@ -622,8 +622,7 @@ def test_each_probe_takes_the_range_of_the_row_its_evidence_was_read_for():
     import json
     import sys
 
-    oracle = next(p for p in (ROOT / "tests" / "oracle", ROOT / "tools" / "oracle")
-                  if (p / "release_probes.py").exists())
+    oracle = ROOT / "tools" / "oracle"
     sys.path.insert(0, str(oracle))
     try:
         from release_probes import PROBES

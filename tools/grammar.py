@@ -6,7 +6,7 @@
 For every release of `runtimes.PUBLISHED` (vLLM's `vllm serve` parser: the OpenAI
 server's `make_arg_parser`, which adds the frontend options and `EngineArgs.add_cli_args`;
 SGLang's `ServerArgs.add_cli_args`), this downloads the wheel's Python files (the download
-and cache of tests/oracle/release_evidence.py), runs tools/grammar_probe.py on them in
+and cache of tools/oracle/release_evidence.py), runs tools/grammar_probe.py on them in
 --python (a venv with torch and pydantic; transformers 4 there, transformers 5 in --tf5
 for the releases that pin it: the probe tries both) and writes, per runtime,
 drafter_lint/runtimes/grammar-<runtime>.json: each option's spellings, whether it takes a
@@ -33,7 +33,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(ROOT / "tests" / "oracle"))
+sys.path.insert(0, str(ROOT / "tools" / "oracle"))
 sys.path.insert(0, str(ROOT))
 
 from release_evidence import fetch  # noqa: E402

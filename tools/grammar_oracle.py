@@ -152,7 +152,7 @@ def main() -> int:
         return 0
     if not args.python:
         parser.error("--python is required")
-    sys.path.insert(0, str(ROOT / "tests" / "oracle"))
+    sys.path.insert(0, str(ROOT / "tools" / "oracle"))
     from release_evidence import fetch
     by_release: dict[str, list[dict]] = {}
     for entry in lines():

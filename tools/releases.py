@@ -14,11 +14,11 @@ and the oracle lane).
 
 `record RUNTIME==X` does that maintenance for one release in one go, each step by the
 project's own command: adds X to `PUBLISHED` (drafter_lint/runtimes/releases.py), rewrites
-registries.json and release-evidence.json (tests/oracle/release_evidence.py --registries,
+registries.json and release-evidence.json (tools/oracle/release_evidence.py --registries,
 from --sources or its download cache, --transformers for `config.model-types`), with
---venvs (the folder tests/oracle/setup.sh filled, holding RUNTIME-X/) the grammar of X's
+--venvs (the folder tools/oracle/setup.sh filled, holding RUNTIME-X/) the grammar of X's
 parser (tools/grammar.py, its files and cache beside --sources) and X's oracle verdicts
-(tests/oracle/run.py), then drafter_lint/runtimes/loads.json (tests/oracle/weights_rows.py).
+(tools/oracle/run.py), then drafter_lint/runtimes/loads.json (tools/oracle/weights_rows.py).
 It cannot decide a row whose probe stops holding at X (the fact moved, or changed): it
 prints those rows, and exits 1, for the maintainer to fix the probe or close the row
 (`until`) and add one for the new value (CONTRIBUTING.md, "Add a runtime fact"); run it
@@ -129,7 +129,7 @@ def record(argv: list[str]) -> int:
     parser.add_argument("--sources", type=Path,
                         help="unzipped wheels as DIR/<pkg>-<version>/ (no download)")
     parser.add_argument("--venvs", type=Path,
-                        help="the folder tests/oracle/setup.sh filled (DIR/<pkg>-<version>/): "
+                        help="the folder tools/oracle/setup.sh filled (DIR/<pkg>-<version>/): "
                              "also the grammar and the oracle verdicts")
     parser.add_argument("--transformers", type=Path,
                         help="transformers releases' models/auto files (release_evidence.py)")
@@ -143,11 +143,11 @@ def record(argv: list[str]) -> int:
     python = options.venvs / f"{runtime}-{version}" / "bin" / "python" if options.venvs \
         else None
     if python is not None and not python.is_file():
-        parser.error(f"{python} is missing (bash tests/oracle/setup.sh DIR {options.release})")
+        parser.error(f"{python} is missing (bash tools/oracle/setup.sh DIR {options.release})")
     added = add_published(runtime, version)
     print(f"== {RELEASES.relative_to(ROOT)}: {version} "
           f"{'added to' if added else 'already in'} PUBLISHED[{runtime!r}]")
-    evidence = ["tests/oracle/release_evidence.py", "--registries"]
+    evidence = ["tools/oracle/release_evidence.py", "--registries"]
     if options.sources:
         evidence += ["--sources", str(options.sources)]
     if options.transformers:
@@ -161,17 +161,17 @@ def record(argv: list[str]) -> int:
             grammar += ["--cache", str(options.sources.parent)]   # its files/ and raw/
         if step("grammar", grammar).returncode:
             failed.append("grammar.py")
-        if step("oracle verdicts", ["tests/oracle/run.py", "--venvs", str(options.venvs),
+        if step("oracle verdicts", ["tools/oracle/run.py", "--venvs", str(options.venvs),
                                     "--runtime", options.release]).returncode:
             failed.append("run.py")
     else:
         print("== grammar and oracle verdicts: skipped (no --venvs)")
-    if step("loads.json", ["tests/oracle/weights_rows.py"]).returncode:
+    if step("loads.json", ["tools/oracle/weights_rows.py"]).returncode:
         failed.append("weights_rows.py")
     if rows:
         print(f"\n{len(rows)} row(s) whose probe disagrees with its range now that "
               f"{options.release} is recorded; for each, read {options.release}'s code: the "
-              f"fact moved (fix the probe in tests/oracle/release_probes.py) or changed "
+              f"fact moved (fix the probe in tools/oracle/release_probes.py) or changed "
               f"(close the row with until=\"{version}\" and add one for the new value), "
               f"citing `{options.release} path:line`; then run release_evidence.py again:")
         for row in rows:

@@ -11,7 +11,7 @@ What runs is vLLM's own code: its `serve` argument parser, `EngineArgs.from_cli_
 model-runner choice) and, with "init", the draft model's `__init__` on the meta device.
 No weights are read and no device memory is used. With DRAFTER_LINT_EMULATE_GPU=h100 the
 platform is vLLM's CUDA platform with a 9.0 device and no driver (for CPU-only hosts:
-CI, the oracle lane), which needs the driver-less libcuda stub tests/oracle/setup.sh builds.
+CI, the oracle lane), which needs the driver-less libcuda stub tools/oracle/setup.sh builds.
 """
 
 from __future__ import annotations

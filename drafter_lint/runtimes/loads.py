@@ -3,7 +3,7 @@ the parameters its model declares but no published checkpoint fills, because the
 never reads them (vllm==0.33.0 model_executor/models/qwen3_dflash.py:457-461: DFlash's
 `mask_embedding` is a placeholder unless a `mask_embedding.pt` ships).
 
-loads.json is written by `python tests/oracle/weights_rows.py` from the oracle lane's
+loads.json is written by `python tools/oracle/weights_rows.py` from the oracle lane's
 weights layer (tests/data/oracle/<runtime>-<version>.json, `weights.unfilled` of the
 launches of published drafters), as runs of releases with the same value. A parameter a
 load leaves unfilled beyond these (and beyond what the runtime shares from the target

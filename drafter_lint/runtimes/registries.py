@@ -4,7 +4,7 @@
 registries.json holds them for every recorded release, as runs of releases with the same
 set (each the change from the run before), what vLLM's `method: mtp` maps, the runner
 policy and the transformers each release pins (each run's value parsed by its key's type,
-runtimes/keys.py), written by `python tests/oracle/release_evidence.py --registries` with
+runtimes/keys.py), written by `python tools/oracle/release_evidence.py --registries` with
 `ast` from the wheels:
 - vLLM: the keys of `_VLLM_MODELS` and the `_*_MODELS` dicts it merges, in
   vllm/model_executor/models/registry.py (unregistered: "Model architectures [...] are

@@ -12,7 +12,7 @@ from packaging.version import InvalidVersion, Version
 from drafter_lint.errors import UnknownRuntime
 
 # Every release on the package index (`pip index versions`, 2026-12-01), oldest first:
-# the facts were read from each one's wheel (tests/oracle/release_evidence.py scans them
+# the facts were read from each one's wheel (tools/oracle/release_evidence.py scans them
 # all). vLLM from 0.8.0 (the first to serve EAGLE-3), SGLang from 0.5 (0.5.0 exists only as
 # release candidates). `.postN` builds are not listed: they get their base release's facts.
 PUBLISHED = {

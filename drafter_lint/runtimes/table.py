@@ -2,7 +2,7 @@
 
 Rules ask this table instead of writing runtime behaviour into their messages. Every vLLM
 and SGLang row holds for a release range (`since`, `until`) that
-tests/oracle/release_evidence.py found in every wheel (tests/data/release-evidence.json);
+tools/oracle/release_evidence.py found in every wheel (tests/data/release-evidence.json);
 values read whole from the wheels (registered classes, MTP targets, pins) come from
 registries.json. Supporting a new release means closing rows that changed with `until` and
 adding rows with `since`, not editing rules. Each row cites the released code it was read

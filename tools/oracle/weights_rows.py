@@ -5,7 +5,7 @@ drafter (a corpus case whose verdict is good, the tiny Qwen3.6 drafter, the head
 manifests; never a variant) left unfilled: placeholders the release does not read.
 Consecutive recorded releases with the same value become one row (since, until).
 
-    .venv/bin/python tests/oracle/weights_rows.py [--check]
+    .venv/bin/python tools/oracle/weights_rows.py [--check]
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ import json
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+ROOT = Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "oracle"))    # judge: the recorded verdicts
+sys.path.insert(0, str(ROOT / "tests"))               # corpus: the published pairs
 
 from corpus import cases  # noqa: E402
 from judge import golden  # noqa: E402
 
 from drafter_lint.runtimes import KNOWN, version_key  # noqa: E402
 
-OUT = HERE.parent.parent / "drafter_lint" / "runtimes" / "loads.json"
+OUT = ROOT / "drafter_lint" / "runtimes" / "loads.json"
 
 
 def published(source: str, good: set[str]) -> bool:
@@ -75,11 +75,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail when loads.json is stale")
     args = parser.parse_args()
-    text = json.dumps({"made_by": "tests/oracle/weights_rows.py", "rows": rows()},
+    text = json.dumps({"made_by": "tools/oracle/weights_rows.py", "rows": rows()},
                       indent=1) + "\n"
     if args.check:
         stale = not OUT.is_file() or OUT.read_text() != text
-        print("loads.json is stale: run tests/oracle/weights_rows.py" if stale else "ok")
+        print("loads.json is stale: run tools/oracle/weights_rows.py" if stale else "ok")
         return 1 if stale else 0
     OUT.write_text(text)
     print(f"{OUT.name}: {text.count('draft_class')} rows")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The oracle lane's runtimes on a CPU-only machine: every vLLM and SGLang release it records.
-#   bash tests/oracle/setup.sh DIR [vllm|vllm==VERSION|sglang|sglang==VERSION|all]   (default: all)
+#   bash tools/oracle/setup.sh DIR [vllm|vllm==VERSION|sglang|sglang==VERSION|all]   (default: all)
 # Makes DIR/vllm-<version> and DIR/sglang-<version>, one venv each (~5.5-6.5 GB: torch with
 # its CUDA runtime wheels; no driver and no GPU needed; ~4-10 min each, built one at a time).
 # Releases with the same pins can share one venv: `pip install --no-deps vllm==X` into it
@@ -109,7 +109,7 @@ vllm_env() {
   # vLLM 0.23.0 imports humming's kernels at start-up
   [ "$VERSION" != 0.23.0 ] || "$P" install -q 'humming-kernels==0.1.4'
   # vLLM's CUDA extension modules need libcuda.so.1 with a few driver symbols; this stub
-  # answers "no device" to each (tests/oracle/vllm_startup.py loads it first).
+  # answers "no device" to each (drafter_lint/dryrun/vllm_startup.py loads it first).
   libcuda_stub "$V/lib/oracle-libcuda"
   VLLM_TARGET_DEVICE=cpu "$V/bin/python" -c 'import vllm; from vllm.engine.arg_utils import EngineArgs; print("vllm", vllm.__version__, "ready")'
 }

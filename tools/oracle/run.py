@@ -1,8 +1,8 @@
 """The oracle lane: run vLLM's and SGLang's own start-up on every shipped pair and record
 one verdict per launch in tests/data/oracle/<runtime>-<version>.json.
 
-    bash tests/oracle/setup.sh ~/oracle                      # once, ~4-10 min per release
-    .venv/bin/python tests/oracle/run.py --venvs ~/oracle [--runtime vllm|vllm==X|sglang]
+    bash tools/oracle/setup.sh ~/oracle                      # once, ~4-10 min per release
+    .venv/bin/python tools/oracle/run.py --venvs ~/oracle [--runtime vllm|vllm==X|sglang]
                                          [--check]
 
 Verdicts: `accepted`, `refused` (the runtime's exception, message and raising file:line),
@@ -23,11 +23,12 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "oracle"))     # the launches: the test corpus's pairs
 
 from launches import build  # noqa: E402
 
-GOLDEN = HERE.parent / "data" / "oracle"
+GOLDEN = ROOT / "tests" / "data" / "oracle"
 SCRIPTS = {"vllm": "run_vllm.py", "sglang": "run_sglang.py"}
 NEWEST = {"vllm": "0.33.0", "sglang": "0.5.23"}     # what `--runtime vllm` runs
 
@@ -81,7 +82,7 @@ def run(runtime: str, version: str, venvs: Path, work: Path,
             record["verdict"] = "oracle-limit"
         records.append(_anonymous(record, launch))
     return {"runtime": runtime, "version": header["version"],
-            "made_by": "tests/oracle/run.py", "seconds": round(seconds),
+            "made_by": "tools/oracle/run.py", "seconds": round(seconds),
             "launches": records}
 
 
@@ -99,7 +100,7 @@ def verdicts(document: dict) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--venvs", required=True, type=Path,
-                        help="the folder tests/oracle/setup.sh filled")
+                        help="the folder tools/oracle/setup.sh filled")
     parser.add_argument("--runtime", action="append", metavar="NAME[==VERSION]",
                         help="vllm, sglang or NAME==VERSION (repeatable) [default: every "
                              "venv under --venvs]")

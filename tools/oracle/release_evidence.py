@@ -1,12 +1,12 @@
 """Where each runtime fact row holds, read from every released wheel.
 
-    python tests/oracle/release_evidence.py                # writes tests/data/release-evidence.json
-    python tests/oracle/release_evidence.py --suggest      # prints the range each probe finds
-    python tests/oracle/release_evidence.py --sources DIR  # wheels unzipped as DIR/<pkg>-<ver>/
-    python tests/oracle/release_evidence.py --registries   # and rewrites runtimes/registries.json
+    python tools/oracle/release_evidence.py                # writes tests/data/release-evidence.json
+    python tools/oracle/release_evidence.py --suggest      # prints the range each probe finds
+    python tools/oracle/release_evidence.py --sources DIR  # wheels unzipped as DIR/<pkg>-<ver>/
+    python tools/oracle/release_evidence.py --registries   # and rewrites runtimes/registries.json
 
 Every vLLM and SGLang row of drafter_lint/runtimes/table.py has one probe in
-tests/oracle/release_probes.py: files in the wheel, a pattern that must match there (and
+tools/oracle/release_probes.py: files in the wheel, a pattern that must match there (and
 patterns that must not), or an extractor whose value must equal the row's. The tool
 reads each probe in every release of `runtimes.PUBLISHED`, oldest first, and checks that
 it holds in exactly the row's `since`/`until` range: at `since` and every release up to
@@ -28,7 +28,7 @@ CONFIG_MAPPING_NAMES keys of every transformers release its pin admits on the in
 today (`pip index versions transformers`; each release's models/auto files are kept in
 --transformers, default --cache, as transformers-<version>/):
 
-    python tests/oracle/release_evidence.py --sources /work/grammar-cache/files \
+    python tools/oracle/release_evidence.py --sources /work/grammar-cache/files \
         --transformers /work/oracle/tf --registries --only config.model-types
 """
 
@@ -334,7 +334,7 @@ def main() -> int:
         # with --only, the other keys stay as they were read
         kept = {k: v for k, v in json.loads(REGISTRIES.read_text(encoding="utf-8")).items()
                 if k != "made_by"} if args.only else {}
-        text = json.dumps({"made_by": "tests/oracle/release_evidence.py --registries",
+        text = json.dumps({"made_by": "tools/oracle/release_evidence.py --registries",
                            **{k: history.get(k, v) for k, v in kept.items()},
                            **{k: v for k, v in history.items() if k not in kept}},
                           indent=0) + "\n"
@@ -369,7 +369,7 @@ def main() -> int:
     order = {(p.key, p.runtime, p.since, p.until, p.path): i for i, p in enumerate(PROBES)}
     records.sort(key=lambda r: order.get((r["key"], r["runtime"], r["since"], r["until"],
                                           r.get("path", "")), len(order)))
-    OUT.write_text(json.dumps({"made_by": "tests/oracle/release_evidence.py",
+    OUT.write_text(json.dumps({"made_by": "tools/oracle/release_evidence.py",
                                "records": records}, indent=1) + "\n")
     print(f"{len(records)} rows: evidence at both ends written to {OUT.relative_to(ROOT)}")
     return 0

@@ -1,7 +1,7 @@
 """Run SGLang's own start-up for each launch, on a CPU-only machine; one JSON line each.
 
-Run with the SGLang venv that tests/oracle/setup.sh makes (not with drafter-lint's):
-    VENV/bin/python tests/oracle/run_sglang.py LAUNCHES.json OUT.jsonl
+Run with the SGLang venv that tools/oracle/setup.sh makes (not with drafter-lint's):
+    VENV/bin/python tools/oracle/run_sglang.py LAUNCHES.json OUT.jsonl
 
 Stages, each the runtime's own code:
   args    the release's parser on the algorithm name (its choices), then

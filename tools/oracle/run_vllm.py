@@ -1,7 +1,7 @@
 """Run vLLM's own start-up for each launch, on a CPU-only machine; one JSON line each.
 
-Run with the vLLM venv that tests/oracle/setup.sh makes (not with drafter-lint's):
-    VENV/bin/python tests/oracle/run_vllm.py LAUNCHES.json OUT.jsonl
+Run with the vLLM venv that tools/oracle/setup.sh makes (not with drafter-lint's):
+    VENV/bin/python tools/oracle/run_vllm.py LAUNCHES.json OUT.jsonl
 
 Stages, each the runtime's own code:
   config  EngineArgs(...).create_engine_config(): the target ModelConfig, SpeculativeConfig
