@@ -469,6 +469,24 @@ def test_a_card_pin_judges_the_model_type_of_a_drafter_of_no_known_family(cli, t
     assert not [f for f in found if f["rule"] == "DL014"], found
 
 
+def test_an_ignored_rule_is_not_reported_for_a_card_line_the_gate_cannot_read(cli, carded,
+                                                                             tiny):
+    """A card line the shell reads but the gate's reader refuses (`num_speculative_tokens`
+    0) is CRD101, unless the command line leaves CRD101 out (`--ignore CRD101`, or a
+    `--select` without it). Mutation caught (round 2026-12-05b, M03): that line's
+    finding, linted as a variant with CRD101 selected, kept whatever the command line
+    asked."""
+    line = SPEC.replace("%d", "0")
+    (carded / "README.md").write_text(f"# d\n\n```sh\nvllm serve Qwen/Qwen3.6-27B "
+                                      f"--speculative-config '{line}'\n```\n")
+    for option, shown in (((), True), (("--ignore", "CRD101"), False),
+                          (("--select", "DF"), False)):
+        run = cli("check", carded, "--target", tiny / "target", *option, "--format", "json")
+        found = [(f["rule"], f["file"], f["line"])
+                 for f in run.json()["results"][0]["findings"] if f["rule"] == "CRD101"]
+        assert found == ([("CRD101", "README.md", 4)] if shown else []), (option, found)
+
+
 def test_the_folders_settings_apply_once_not_in_each_card_line(cli, carded, tiny):
     """The card's lines are variants of the folder's lint; the folder's settings (its
     ignores, the unused-ignore check DL009) apply once, to the whole result. Mutation

@@ -69,6 +69,26 @@ def test_fix_from_reference_folder(cli, tiny):
     assert not list(guessed.glob(".config.json.*.tmp"))
 
 
+def test_a_reference_value_is_copied_into_a_checkpoint_without_errors(cli, tiny, tmp_path):
+    """A checkpoint with no error whose `bos_token_id` differs from the reference's
+    (REF102, a safe fix) takes the reference's value: copying it leaves no more errors
+    (0 = 0), so the reference does not contradict the checkpoint. Mutation caught (round
+    2026-12-05b, M15): "no more errors" read as "fewer errors", so with none to begin
+    with every reference value was refused as contradicting the checkpoint."""
+    import shutil
+
+    drafter, reference = tiny / "drafter", tmp_path / "reference"
+    shutil.copytree(drafter, reference)
+    for folder, bos in ((drafter, 1), (reference, 248044)):
+        config = json.loads((folder / "config.json").read_text())
+        config["bos_token_id"] = bos
+        (folder / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    run = cli("fix", drafter, "--reference", reference, "--target", tiny / "target")
+    assert run.code == 0, run.out
+    assert "fix REF102 /bos_token_id: 1 -> 248044" in run.out, run.out
+    assert json.loads((drafter / "config.json").read_text())["bos_token_id"] == 248044
+
+
 def test_diff_and_dry_run_write_nothing(cli, tiny):
     guessed = tiny / "drafter-guessed"
     before = snapshot(guessed)

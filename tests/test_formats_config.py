@@ -62,6 +62,27 @@ def test_sarif_fingerprints_ignore_line_numbers(cli, tiny):
     assert prints() == before
 
 
+def test_sarif_fingerprints_tell_two_checkpoints_apart(cli, tiny, tmp_path):
+    """Two checkpoints with the same problem are two alerts: each result's fingerprint
+    keys on its checkpoint's path, so code scanning neither merges them nor closes one
+    when the other is fixed. Mutation caught (round 2026-12-05b, M18): the fingerprint
+    keyed on the file name alone (`config.json`), the same for both folders."""
+    import shutil
+
+    for name in ("a", "b"):
+        shutil.copytree(tiny / "drafter-guessed", tmp_path / "models" / name)
+    report = json.loads(cli("check", tmp_path / "models", "--format", "sarif").out)
+    results = report["runs"][0]["results"]
+    by_folder = {}
+    for r in results:
+        uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        by_folder.setdefault(uri.split("/models/")[1].split("/")[0], set()).add(
+            r["partialFingerprints"]["drafterLint/v1"])
+    assert set(by_folder) == {"a", "b"} and by_folder["a"]
+    assert by_folder["a"].isdisjoint(by_folder["b"])
+    assert len({r["partialFingerprints"]["drafterLint/v1"] for r in results}) == len(results)
+
+
 def test_github_escaping():
     assert github.escape_data("50% done\r\nnext") == "50%25 done%0D%0Anext"
     assert github.escape_property("a:b,c%d\ne") == "a%3Ab%2Cc%25d%0Ae"
@@ -120,6 +141,32 @@ def test_precedence_cli_then_nearest_file_then_parents(cli, tiny):
     assert cli("check", tiny / "drafter", *old, "--fail-on", "error").code == 1  # DF125 error
     (tiny / ".drafter-lint.toml").write_text('fail-on = "warning"\n')
     assert cli("check", tiny / "drafter", *old, "--fail-on", "error").code == 0
+
+
+def test_the_command_lines_select_wins_over_the_settings_select(cli, tiny):
+    """`--select` replaces a settings file's `select`, as `--ignore` replaces `ignore`.
+    Mutation caught (round 2026-12-05b, M01): the settings' select taken first, so the
+    rules the command line asks for were not run and the file's were."""
+    (tiny / ".drafter-lint.toml").write_text('select = ["DF114"]\n')
+    assert rules_of(cli("check", tiny / "drafter-guessed", "--format", "json")) == {"DF114"}
+    asked = rules_of(cli("check", tiny / "drafter-guessed", "--select", "DF122",
+                         "--format", "json"))
+    assert asked == {"DF122"}
+
+
+def test_the_most_specific_severity_prefix_wins(cli, tiny):
+    """`severity = { DF = "info", DF114 = "warning" }`: DF114 takes its own entry, every
+    other DF rule the prefix's, whatever the order written. Mutation caught (round
+    2026-12-05b, M02): the shortest matching prefix chosen, so DF114 was demoted to info
+    with the rest and `--fail-on warning` passed (exit 0)."""
+    for order in ('DF = "info"\nDF114 = "warning"', 'DF114 = "warning"\nDF = "info"'):
+        (tiny / ".drafter-lint.toml").write_text(f"[severity]\n{order}\n")
+        run = cli("check", tiny / "drafter-guessed", "--fail-on", "warning",
+                  "--format", "json")
+        levels = {(f["rule"], f["severity"]) for f in findings(run)}
+        assert ("DF114", "warning") in levels, levels
+        assert {s for r, s in levels if r != "DF114" and r.startswith("DF")} == {"info"}
+        assert run.code == 1
 
 
 def test_bad_config_is_exit_2(cli, tiny):
@@ -241,6 +288,40 @@ def test_settings_act_alike_in_check_fix_and_gate(cli, tiny, tmp_path, setting, 
     (tiny / ".drafter-lint.toml").unlink()
     refused = gate()
     assert refused.returncode == 1 and "DF114" in refused.stderr
+
+
+def test_a_settings_fail_on_blocks_the_gate_as_it_fails_check(cli, tiny, tmp_path):
+    """`fail-on = "warning"` in the settings makes a warning fail `check` (exit 1) and
+    block `gate` (exit 1, nothing started); without it the same launch starts. Mutation
+    caught (round 2026-12-05b, M04): the gate judged at "error" whatever the settings
+    said, so it started a server the settings file blocks."""
+    drafter = tiny / "drafter"
+    config = json.loads((drafter / "config.json").read_text())
+    config["dflash_config"]["target_layer_ids"] = [2, 7, 12, 17, 22]   # DF114 error only
+    (drafter / "config.json").write_text(json.dumps(config, indent=2))
+    (tiny / ".drafter-lint.toml").write_text(
+        'fail-on = "warning"\n\n[severity]\nDF114 = "warning"\n')
+    assert cli("check", drafter, "--target", tiny / "target").code == 1
+    bin_dir, started = tmp_path / "bin", tmp_path / "started"
+    bin_dir.mkdir()
+    (bin_dir / "vllm").write_text(f"#!{sys.executable}\nimport pathlib\n"
+                                  f"pathlib.Path({str(started)!r}).touch()\n")
+    (bin_dir / "vllm").chmod(0o755)
+    spec = json.dumps({"method": "dflash", "model": str(drafter),
+                       "num_speculative_tokens": 15})
+
+    def gate():   # a real process: the gate execs the (stand-in) server
+        return subprocess.run([sys.executable, "-m", "drafter_lint", "gate", "--", "vllm",
+                               "serve", str(tiny / "target"), "--speculative-config", spec],
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                              env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"})
+
+    blocked = gate()
+    assert blocked.returncode == 1 and "DF114" in blocked.stderr, blocked.stderr
+    assert not started.exists()
+    (tiny / ".drafter-lint.toml").write_text('[severity]\nDF114 = "warning"\n')
+    passed = gate()
+    assert passed.returncode == 0 and started.exists(), passed.stderr
 
 
 def test_a_fresh_baseline_silences_everything_it_recorded(cli, tiny, tmp_path, monkeypatch):

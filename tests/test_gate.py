@@ -1216,8 +1216,49 @@ def test_the_dry_run_weights_layer_judges_what_the_load_left(unfilled, draft, ve
     # an installed local build answers for its release; a version that is no release
     # number leaves the load unjudged, never a traceback (mutations: the local part
     # compared, so 0.33.0+cu128 falls outside every row; an unparsed version raising)
-    for installed, judged in (("0.33.0+cu128", verdict), ("", "accepted")):
+    # (round 2026-12-05b, M07: the version compared without dropping its local or post
+    # part, so a build of 0.34.0, the last release of the recorded run, fell outside it
+    # and its load went unjudged)
+    for installed, judged in (("0.33.0+cu128", verdict), ("0.34.0+cu129", verdict),
+                              ("0.34.0.post1", verdict), ("", "accepted")):
         again = DryRunVerdict.of({"verdict": "accepted", "runtime": "vllm",
                                   "version": installed, "draft_class": draft,
                                   "weights": {"unfilled": unfilled}}, 1.0)
         assert again.verdict == judged, installed
+
+
+def test_the_weights_layer_does_not_count_an_empty_parameter_as_unfilled():
+    """A parameter of no elements (an empty placeholder a release declares) holds nothing a
+    checkpoint could fill: the weights layer (drafter_lint/dryrun/weights.py, run in the
+    runtime's interpreter) leaves it out of `unfilled`, so the gate's verdict on the load
+    stays accepted; a real parameter no tensor filled still refuses it. Mutation caught
+    (round 2026-12-05b, M20): the size test dropped, so the empty parameter was reported
+    unfilled and a good launch refused as drafting with random weights."""
+    from types import SimpleNamespace
+
+    from drafter_lint.dryrun.weights import Recorder
+    from drafter_lint.launch import DryRunVerdict
+
+    class Model:             # what named_parameters gives: names and numel()
+        def __init__(self, sizes):
+            self.params = {n: SimpleNamespace(numel=lambda s=s: s) for n, s in sizes.items()}
+
+        def named_parameters(self):
+            return list(self.params.items())
+
+    def verdict(sizes, tensors):
+        """(unfilled, the gate's verdict) after a load that hands `tensors` to the
+        parameters of the same names, through the loaders the layer wraps."""
+        model, recorder = Model(sizes), Recorder()
+        recorder.install(model, lambda param, tensor: None)
+        weights = [(n, SimpleNamespace(dtype="bfloat16", shape=(16,))) for n in tensors]
+        for name, tensor in recorder.wrap_iterator(weights):
+            model.params[name].weight_loader(model.params[name], tensor)
+        report = recorder.result(model)
+        return report["unfilled"], DryRunVerdict.of(
+            {"verdict": "accepted", "runtime": "vllm", "version": "0.33.0",
+             "draft_class": "Eagle3LlamaForCausalLM", "weights": report}, 1.0).verdict
+
+    sizes = {"model.fc.weight": 16, "model.empty_placeholder": 0}
+    assert verdict(sizes, ["model.fc.weight"]) == ([], "accepted")
+    assert verdict(sizes, []) == (["model.fc.weight"], "refused")

@@ -227,6 +227,39 @@ def test_a_rate_limit_past_the_retries_is_one_line(cli, remote_hub, monkeypatch,
     assert "HfHubHTTPError" not in run.err and remote_hub.limited == 3
 
 
+def test_a_long_retry_after_is_waited_at_most_the_cap(cli, remote_hub, monkeypatch):
+    """A hub asking for two minutes (Retry-After: 120) is waited at most MAX_WAIT (30 s)
+    per try and the run lints (exit 0). Mutation caught (round 2026-12-05b, M17): the cap
+    dropped from a numeric Retry-After, so 120 s overran the 90 s budget at once and the
+    run gave up on the first 429 ("rate limited ... 1 times", exit 2)."""
+    from drafter_lint import hub
+
+    slept = []
+    monkeypatch.setattr(hub.time, "sleep", slept.append)
+    remote_hub.limit_first, remote_hub.retry_after = True, "120"
+    run = cli("check", REPO, "--target", TARGET, "--format", "json")
+    assert run.code == 0, run.err
+    assert slept and set(slept) == {hub.MAX_WAIT}, slept
+    assert remote_hub.limited >= 1
+
+
+def test_a_repo_is_named_as_itself_when_the_cache_dir_is_a_link(cli, remote_hub, tmp_path,
+                                                               monkeypatch):
+    """With DRAFTER_LINT_CACHE_DIR a symlink (a home cache linked to a larger disk), a hub
+    repo's findings still name `org/name@<commit>`, not the folder drafter-lint read it
+    into. Mutation caught (round 2026-12-05b, M05): the run recorded the materialized
+    folder unresolved while every look-up resolves it, so the result was named as the
+    cache path."""
+    real = tmp_path / "big-disk" / "cache"
+    real.mkdir(parents=True)
+    (tmp_path / "linked-cache").symlink_to(real, target_is_directory=True)
+    monkeypatch.setenv("DRAFTER_LINT_CACHE_DIR", str(tmp_path / "linked-cache"))
+    commit = remote_hub.commit(REPO)
+    run = cli("check", REPO, "--target", TARGET, "--format", "json")
+    assert run.code == 0, run.err
+    assert [r["path"] for r in run.json()["results"]] == [f"{REPO}@{commit}"]
+
+
 def test_aliases_of_one_commit_share_one_fetch(cli, remote_hub):
     """U5-12: one repo named three ways in one run (a collection: fetched in parallel) is
     fetched once. Mutation caught: no per-commit lock in materialize (three fetches, or

@@ -481,6 +481,8 @@ MIXED = {"layer_types": ["sliding_attention", "full_attention"]}
     ("0.25.0", HYBRID, "dflash", {}, {}, "v1"),
     ("0.25.0", QWEN3_MOE, "dspark", {}, {}, "v2"),             # DSpark forced to V2
     ("0.26.0", QWEN3_MOE, "dflash", MIXED, {}, "v2"),          # a mixed DFlash draft forced
+    # all sliding is no mix: the MoE default (kills round-b M06, `sliding <= len(kinds)`)
+    ("0.26.0", QWEN3_MOE, "dflash", {"layer_types": ["sliding_attention"] * 2}, {}, "v1"),
     ("0.27.0", QWEN3_MOE, "dflash", {"architectures": ["DFlash2DraftModel"]}, {}, "v1"),
     ("0.28.0", QWEN3_MOE, "dflash", {"architectures": ["DFlash2DraftModel"]}, {}, "v2"),
     ("0.29.0", QWEN3_MOE, "dflash", {}, {}, "v2"),             # V2 for all from 0.29
@@ -493,7 +495,8 @@ def test_the_runner_is_chosen_as_the_release_chooses(release, target, method, dr
     audit's table: vllm==0.22.0 config/vllm.py:69, 493-532; 0.23.0 :69-75; 0.24.0 :68-77,
     550-560; 0.25.0 :557-571; 0.26.0 and 0.28.0 forcing; 0.29.0 :645-675). Mutations caught:
     the policy ignored (one runner per release), the variable ignored, MoE, hybrid,
-    quantization or forced drafts not read."""
+    quantization or forced drafts not read. Mutation caught (round 2026-12-05b, M06): a
+    DFlash draft whose layers are all sliding taken for a mixed one and sent to V2."""
     chosen = runtimes.on_path(runtimes.parse(f"vllm=={release}"), runtimes.Context(
         target=target, method=method, draft=draft, env=env))
     assert chosen.runner == runner, chosen.why
