@@ -5,6 +5,7 @@ with its one front-matter parser, by drafter_lint/card.py (through checkpoint.py
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from drafter_lint import runtimes
@@ -113,8 +114,11 @@ def pinned_findings(checkpoint: Checkpoint, options: Options, result: Result,
             release = runtimes.parse(f"{runtime}=={version}")
         except runtimes.UnknownRuntime:
             continue
-        if release.version != version.split("+", 1)[0]:
-            continue                       # not a recorded release: no facts speak for it
+        # `0.15` is 0.15.0; a `.postN` build answers with its base's facts (parse says
+        # so); a release outside the recorded range has no facts of its own: not judged
+        if runtimes.version_key(release.version) != runtimes.version_key(
+                re.sub(r"\.post\d+$", "", version.split("+", 1)[0])):
+            continue
         pins.append((runtime, release))
     results = variants(checkpoint, options, [dict(runtime=release, select=codes, ignore=())
                                              for _, release in pins], facts)
@@ -123,6 +127,8 @@ def pinned_findings(checkpoint: Checkpoint, options: Options, result: Result,
         line, column = checkpoint.card.pin_at[runtime]
         how = "which the card installs" if checkpoint.card.pin_op.get(runtime) == "==" \
             else "the oldest release the card allows"
+        if release.asked:
+            how += f" (its facts are {release.version}'s)"
         for finding in found.findings:
             if finding.severity is Severity.ERROR and \
                     (finding.rule, finding.pointer) not in seen:     # not already an error

@@ -469,6 +469,25 @@ def test_a_card_pin_judges_the_model_type_of_a_drafter_of_no_known_family(cli, t
     assert not [f for f in found if f["rule"] == "DL014"], found
 
 
+@pytest.mark.parametrize("pin,named", [("0.15", "with vLLM 0.15.0, "),
+                                       ("0.15.0.post1", "with vLLM 0.15.0.post1, which the "
+                                        "card installs (its facts are 0.15.0's)")])
+def test_a_card_pin_written_short_or_as_a_post_build_is_judged(cli, tmp_path, pin, named):
+    """`vllm==0.15` is 0.15.0 to pip, and a `.post1` build answers with its base's facts;
+    both pins are judged like `vllm==0.15.0`, the post build named as written. Mutation
+    caught: the pin compared as text with the recorded version (both were skipped: the
+    mutation round of 2026-12-05b found it)."""
+    folder = tmp_path / "drafter"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(
+        {"model_type": "cohere2_moe", "architectures": ["Cohere2MoeForCausalLM"]}))
+    (folder / "README.md").write_text(f"# drafter\n\n```sh\npip install vllm=={pin}\n```\n")
+    found = cli("check", folder, "--format", "json").json()["results"][0]["findings"]
+    hits = [f for f in found if f["rule"] == "DL014"]
+    assert [(f["file"], f["line"]) for f in hits] == [("README.md", 4)], found
+    assert named in hits[0]["message"], hits[0]["message"]
+
+
 def test_an_ignored_rule_is_not_reported_for_a_card_line_the_gate_cannot_read(cli, carded,
                                                                              tiny):
     """A card line the shell reads but the gate's reader refuses (`num_speculative_tokens`
