@@ -151,3 +151,33 @@ def architecture_unknown(facts: Facts):
         else "the runtimes choose"
     yield Finding("/architectures", f"architectures is {json.dumps(value)}: no class name; "
                   f"{choosers} the EAGLE-3 model class by it")
+
+
+@rule("EA329", "eagle3-v0-fallback", "error", "eagle3")
+def v0_fallback(facts: Facts):
+    """An EAGLE-3 head served by a vLLM release that takes EAGLE to its V1 engine only when
+    `VLLM_USE_V1=1` is set, and the server does not set it.
+
+    vLLM 0.8.5 serves EAGLE-3 on its V1 engine alone, and treats EAGLE there as
+    experimental: without `VLLM_USE_V1=1` the engine choice falls back to V0 (vllm==0.8.5
+    engine/arg_utils.py:1488-1490, 1661-1673), whose EAGLE model is EAGLE-1's, with an `fc`
+    of twice the hidden size (model_executor/models/eagle.py:83-85). An EAGLE-3 head's
+    `fc` takes three hidden states, so its weights do not load there ("Attempted to load
+    weight ... into parameter", executed on 0.8.5 by the oracle lane), or, where they
+    happen to fit, it drafts as an EAGLE-1 head. From 0.9.0 EAGLE-3 runs on V1 unasked.
+
+    Fails: an EAGLE-3 head under `--runtime vllm==0.8.5` with no `--env VLLM_USE_V1=1`.
+    Passes: the same with `VLLM_USE_V1=1` on the launch line; vLLM 0.9.0.
+    """
+    env = facts.server.environment if facts.server else {}
+    try:
+        asked = int(env.get("VLLM_USE_V1", "0")) != 0
+    except ValueError:
+        asked = False
+    falling = [r for r in facts.releases
+               if r.runtime == "vllm" and runtimes.value("eagle3.v0-unless-v1-asked", r)]
+    if falling and not asked:
+        yield Finding("", f"{runtimes.agree(falling, 'runs')} EAGLE-3 only on its V1 engine, "
+                      f"which it takes for EAGLE only with VLLM_USE_V1=1; without it the "
+                      f"server falls back to V0, whose EAGLE-1 model does not load an "
+                      f"EAGLE-3 head or drafts with it as EAGLE-1: set VLLM_USE_V1=1")

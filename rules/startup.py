@@ -73,9 +73,11 @@ def architecture_not_registered(facts: Facts):
             continue
         if release.runtime == "vllm" and facts.family != "mtp":
             rewrite = runtimes.value("registry.draft-rewrite", release)
-            if rewrite is None:
+            chosen = None if unplaced else _method(facts, release)
+            if rewrite is None and (unplaced or chosen in ("eagle", "eagle3", "dflash")):
                 continue        # how this release renames draft classes is not recorded
-            methods = (None, *rewrite) if unplaced else (_method(facts, release),)
+            rewrite = rewrite or {}      # no method renames a class (vllm==0.8.5: mtp)
+            methods = (None, *rewrite) if unplaced else (chosen,)
             readings = [[_vllm_name(a, m, rewrite) for a in written] for m in methods]
             looked_up = readings[-1]
         else:
@@ -238,14 +240,37 @@ def family_unserved(facts: Facts):
     z-lab reference (DF136) have rules of their own. Checked for every serving runtime,
     those that do not serve a family are simply not asked.
 
+    vLLM before 0.9.1 refuses no method by name: it replaces one it does not serve with a
+    guess from the draft's path and config (EAGLE for a path holding "eagle-", else the
+    draft as a plain model; vllm==0.8.4 config.py:2288-2297), so the draft fails to load
+    or runs as another kind; the message says so there.
+
     Fails: a speculators DFlash checkpoint with `--runtime sglang`.
     Passes: the same with `--runtime vllm`.
     """
-    if facts.runtime is None or facts.releases or facts.family in ("unknown", "medusa",
-                                                                   "dflash2"):
+    family = facts.family
+    launched = facts.launch.method if facts.launch else None
+    if family == "unknown" and launched in ("eagle", "eagle3", "dflash", "dspark"):
+        family = launched           # a draft no family tells, judged by the line's method
+        if facts.runtime is not None and runtimes.serves(facts.runtime, family):
+            return
+    elif facts.releases:
+        return
+    if facts.runtime is None or family in ("unknown", "medusa", "dflash2"):
         return
     release = facts.runtime
-    kind = "speculators-format" if facts.family.startswith("speculators") else facts.family
+    kind = "speculators-format" if family.startswith("speculators") else family
+    if release.runtime == "vllm" and \
+            not runtimes.value("launch.method-names-validated", release, False):
+        # no method name refused before 0.9.1: one it does not serve is replaced by a guess
+        # from the draft's path and config (vllm==0.8.4 config.py:2288-2297; 0.9.0
+        # :2517-2534), so the draft does not load, or drafts as another kind
+        yield Finding("", f"{runtimes.agree([release], 'does')} not serve {kind} drafters: "
+                      f"it takes the draft as another kind (EAGLE when its path holds "
+                      f"'eagle-', else a plain draft model), so the draft does not load or "
+                      f"drafts as what it is not; check for (and serve with) a runtime that "
+                      f"does")
+        return
     yield Finding("", f"{runtimes.agree([release], 'does')} not serve {kind} drafters and "
                   f"refuses to start; check for (and serve with) a runtime that does")
 

@@ -140,6 +140,8 @@ PINNED_BY = {
                               "RD101-fail-sliding-layers-unwindowed-on-sglang-0.5.13"],
     "dspark.self-contained-model-types": ["DF144-fail-qwen3-dspark-on-vllm-0.26",
                                           "DF144-pass-qwen3-dspark-on-vllm-0.29"],
+    "eagle3.v0-unless-v1-asked": ["EA329-fail-eagle3-on-vllm-0.8.5-without-v1",
+                                  "EA329-pass-eagle3-on-vllm-0.9.0"],
     "eagle3.embedding-always-shared": ["EA327-fail-own-embedding-on-vllm-0.9.0-18906",
                                        "EA327-pass-own-embedding-on-vllm-0.9.1"],
     "eagle3.draft-extend-logits-copied-whole": ["EA328-fail-unpadded-draft-vocab-on-sglang-0.5.2-10106",

@@ -490,6 +490,12 @@ FACTS: tuple[Fact, ...] = (
     Fact("eagle3.one-layer-architectures", S, frozenset({"LlamaForCausalLMEagle3"}), "start-up",
          "sglang==0.5.11 models/llama_eagle3.py:212-213 (\"EAGLE3 currently only supports 1 "
          "layer\"; from 0.5.0rc0 :180-181)", since="0.5.0rc0", until="0.5.12"),
+    # Whether vLLM takes EAGLE (and EAGLE-3) to its V1 engine only when VLLM_USE_V1=1 is
+    # set, falling back to V0 (whose EAGLE model is EAGLE-1's, fc 2x hidden) otherwise
+    Fact("eagle3.v0-unless-v1-asked", V, True, "start-up",
+         "vllm==0.8.5 engine/arg_utils.py:1488-1490, 1661-1673 (_warn_or_fallback; from 0.8.3); "
+         "model_executor/models/eagle.py:83-85 (V0's EAGLE: fc of 2x hidden)",
+         since="0.8.3", until="0.9.0"),
     # Whether vLLM always puts the target's embedding in the EAGLE-3 head's place (no
     # parameter for a shipped embed_tokens.weight; the target's width beside the head's)
     Fact("eagle3.embedding-always-shared", V, True, "start-up",
