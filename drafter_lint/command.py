@@ -29,6 +29,8 @@ SGLANG_OPTIONS = {  # option -> field; argparse also accepts unambiguous prefixe
     "--speculative-num-draft-tokens": "tokens", "--revision": "target_revision",
     "--speculative-draft-model-revision": "draft_revision",
     "--context-length": "context_length",
+    "--disable-radix-cache": "radix_cache_disabled",
+    "--mamba-scheduler-strategy": "mamba_strategy",
 }
 
 
@@ -862,6 +864,8 @@ def _parse_sglang(launch: _Reading, args, cwd: str | None = None,
             name = "tokens"        # the DFLASH alias of --speculative-num-draft-tokens
         if name in ("tokens", "context_length"):
             setattr(launch, name, _int(value, matches[0]))
+        elif name == "radix_cache_disabled":
+            launch.radix_cache_disabled = True       # store_true
         elif name:
             setattr(launch, name, value)
     return _sglang_method(launch)
@@ -882,6 +886,8 @@ def _read_sglang(launch: _Reading, args, cwd: str | None, found: grammar.Grammar
             name = "tokens"        # the DFLASH alias of --speculative-num-draft-tokens
         if name in ("tokens", "context_length"):
             setattr(launch, name, _int(value, option))
+        elif name == "radix_cache_disabled":
+            launch.radix_cache_disabled = True       # store_true
         elif name:
             setattr(launch, name, value)
     return _sglang_method(launch)

@@ -33,6 +33,8 @@ class LaunchLine:
     method: str | None = None
     tokens: int | None = None          # vLLM num_speculative_tokens / SGLang draft tokens
     context_length: int | None = None  # SGLang --context-length: the draft's too
+    radix_cache_disabled: bool = False  # SGLang --disable-radix-cache
+    mamba_strategy: str | None = None  # SGLang --mamba-scheduler-strategy (default: auto)
     max_model_len: int | None = None   # vLLM --max-model-len: the server's context
     # vLLM --hf-overrides: set over the target's config (frozen)
     hf_overrides: Mapping = field(default_factory=empty)

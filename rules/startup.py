@@ -316,6 +316,42 @@ def target_model_type_refused(facts: Facts):
                       f"{sorted(refusing[0][1]['model_types'])}, and refuses to start")
 
 
+@rule("DL018", "hybrid-target-radix-cache", "error", "any", needs=("target",))
+def hybrid_target_radix_cache(facts: Facts):
+    """A hybrid (linear-attention) target served with speculative decoding by an SGLang
+    release that refuses it while the radix cache is on and mamba scheduling is the
+    default.
+
+    SGLang 0.5.10 to 0.5.13 raise at start-up for Qwen3-Next, Qwen3.5/3.6, Nemotron-H and
+    other hybrid targets: "Speculative decoding for <arch> is not compatible with radix
+    cache when using --mamba-scheduler-strategy no_buffer" (sglang==0.5.11
+    server_args.py:2419-2456; the default strategy, `auto`, is no_buffer there, :583,
+    6764-6765). `--disable-radix-cache`, or `--mamba-scheduler-strategy extra_buffer` with
+    SGLANG_ENABLE_SPEC_V2=1, starts it; 0.5.9 and 0.5.14 do not raise. Executed: the
+    oracle lane's SGLang 0.5.11-0.5.13 refuse every MTP and DFlash launch of the Qwen3.5,
+    Qwen3.6, Qwen3-Next and Nemotron-H pairs so.
+
+    Fails: a Qwen3.6-27B DFlash drafter with `--runtime sglang==0.5.11`.
+    Passes: the same line with `--disable-radix-cache`; SGLang 0.5.14.
+    """
+    written = facts.target.architectures if facts.target else []
+    if not written:
+        return
+    line = facts.launch if facts.launch and facts.launch.runtime == "sglang" else None
+    if line is not None and (line.radix_cache_disabled or
+                             (line.mamba_strategy or "").lower() == "extra_buffer"):
+        return
+    refusing = [r for r in facts.releases if r.runtime == "sglang"
+                and written[0] in (runtimes.value("sglang.hybrid-spec-refuses-radix", r)
+                                   or ())]
+    if refusing:
+        yield Finding("", f"the target is {written[0]}, a hybrid model: "
+                      f"{runtimes.agree(refusing, 'refuses')} speculative decoding for it with "
+                      f"the radix cache on and the default mamba scheduling (no_buffer), and "
+                      f"does not start; add --disable-radix-cache (or "
+                      f"--mamba-scheduler-strategy extra_buffer with SGLANG_ENABLE_SPEC_V2=1)")
+
+
 @rule("DL017", "target-lacks-eagle3-interface", "error", "eagle3", needs=("config", "target"))
 def target_lacks_eagle3_interface(facts: Facts):
     """The target's model class has no EAGLE-3 aux hidden-state interface in this release,

@@ -10,7 +10,7 @@ from drafter_lint.readonly import readonly
 
 LAUNCH_KEYS = {"runtime", "method", "draft", "env", "env_cleared", "speculators_direct",
                "max_model_len", "num_speculative_tokens", "num_draft_tokens", "release",
-               "dry_run", "legacy_flags"}
+               "dry_run", "legacy_flags", "radix_cache_disabled", "mamba_strategy"}
 
 
 def launch_of(settings: dict | None, release: runtimes.Release | None = None) -> dict:
@@ -33,6 +33,8 @@ def launch_of(settings: dict | None, release: runtimes.Release | None = None) ->
                           draft=settings.get("draft"), tokens=tokens,
                           speculators_direct=bool(settings.get("speculators_direct")),
                           max_model_len=settings.get("max_model_len"),
+                          radix_cache_disabled=bool(settings.get("radix_cache_disabled")),
+                          mamba_strategy=settings.get("mamba_strategy"),
                           legacy_flags=tuple(settings.get("legacy_flags") or ())),
         server=ServerContext(runtime=runtime, env=readonly(settings.get("env") or {}),
                              env_cleared=bool(settings.get("env_cleared")),

@@ -1146,6 +1146,28 @@ def test_a_model_the_gate_cannot_read_is_refused_not_served_unlinted(tmp_path, s
     assert "cannot tell whether spec/bad-speculator is a speculators checkpoint" in run.stderr
 
 
+@pytest.mark.parametrize("release", ["sglang==0.5.11", None])
+@pytest.mark.parametrize("flags,disabled,strategy", [
+    ([], False, None),
+    (["--disable-radix-cache"], True, None),
+    (["--disable-radix"], True, None),                        # argparse's unique prefix
+    (["--mamba-scheduler-strategy", "extra_buffer"], False, "extra_buffer"),
+    (["--mamba-scheduler-strategy=no_buffer"], False, "no_buffer")])
+def test_sglangs_radix_cache_and_mamba_flags_are_read(release, flags, disabled, strategy):
+    """DL018 turns on them: SGLang 0.5.10-0.5.13 refuse a hybrid target's speculative
+    decoding unless the radix cache is off or the mamba strategy is extra_buffer. Read by
+    the release's grammar and by the gate's own lists alike. Mutations caught: either flag
+    not read (a good line blocked), a store-true flag taking the next word."""
+    from drafter_lint import runtimes
+    from drafter_lint.command import locate, read
+
+    line = ["python", "-m", "sglang.launch_server", "--model-path", "T", *flags,
+            "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "D"]
+    launch = read(locate(line), runtimes.parse(release) if release else None)
+    assert (launch.radix_cache_disabled, launch.mamba_strategy) == (disabled, strategy)
+    assert launch.draft == "D" and launch.method == "EAGLE3"
+
+
 @pytest.mark.parametrize("written,tokens", [("4k", 4000), ("4K", 4096), ("2.5k", 2500),
                                             ("32768", 32768), ("auto", None), ("-1", None),
                                             ("1.5K", "refused"), ("4q", "refused")])

@@ -140,6 +140,8 @@ PINNED_BY = {
                               "RD101-fail-sliding-layers-unwindowed-on-sglang-0.5.13"],
     "dspark.self-contained-model-types": ["DF144-fail-qwen3-dspark-on-vllm-0.26",
                                           "DF144-pass-qwen3-dspark-on-vllm-0.29"],
+    "sglang.hybrid-spec-refuses-radix": ["DL018-fail-qwen3.6-target-on-sglang-0.5.11",
+                                         "DL018-pass-sglang-0.5.14-does-not-raise"],
     "eagle3.v0-unless-v1-asked": ["EA329-fail-eagle3-on-vllm-0.8.5-without-v1",
                                   "EA329-pass-eagle3-on-vllm-0.9.0"],
     "eagle3.embedding-always-shared": ["EA327-fail-own-embedding-on-vllm-0.9.0-18906",

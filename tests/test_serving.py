@@ -36,8 +36,10 @@ def inside(found, version: str) -> bool:
 
 def test_the_tiny_drafter_is_served_from_the_releases_that_read_its_windows():
     """vLLM serves its mixed sliding/full layers from 0.26.0 (0.25.x refuse them, DF125);
-    SGLang windows them from 0.5.14 (0.5.13 reads no window, RD101). Mutations caught:
-    a range cut one release short or long, the wrong neighbour's error shown."""
+    SGLang windows them from 0.5.14 (0.5.13 reads no window, RD101, and refuses the hybrid
+    Qwen3.6 target's speculative decoding with its radix cache on, DL018, the first error
+    shown). Mutations caught: a range cut one release short or long, the wrong
+    neighbour's error shown."""
     run = releases(str(TINY / "drafter"), "--target", str(TINY / "target"), "--format", "json")
     assert run.returncode == 0, run.stderr
     found = json.loads(run.stdout)["checkpoints"][0]["runtimes"]
@@ -45,7 +47,7 @@ def test_the_tiny_drafter_is_served_from_the_releases_that_read_its_windows():
     assert [(o["release"], o["rule"]) for o in found["vllm"]["outside"]] == [("0.25.1", "DF125")]
     assert found["sglang"]["ranges"] == [{"from": "0.5.14", "to": "0.5.23"}]
     assert [(o["release"], o["rule"]) for o in found["sglang"]["outside"]] == [
-        ("0.5.13", "RD101")]
+        ("0.5.13", "DL018")]
 
 
 def test_markdown_is_a_table_and_a_drafter_no_release_serves_exits_1(tmp_path):

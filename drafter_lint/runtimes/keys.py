@@ -101,6 +101,7 @@ KEYS: dict[str, Type] = {
     "dspark.markov-rank-sources": POINTERS,
     "eagle3.embedding-always-shared": BOOL,
     "eagle3.v0-unless-v1-asked": BOOL,
+    "sglang.hybrid-spec-refuses-radix": NAMES,
     "eagle3.draft-extend-logits-copied-whole": BOOL,
     "dspark.d2t-required-when": _choice("differs", "smaller", "never"),
     "speculators.verifier-must-be-a-repo": BOOL,

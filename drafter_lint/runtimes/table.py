@@ -490,6 +490,19 @@ FACTS: tuple[Fact, ...] = (
     Fact("eagle3.one-layer-architectures", S, frozenset({"LlamaForCausalLMEagle3"}), "start-up",
          "sglang==0.5.11 models/llama_eagle3.py:212-213 (\"EAGLE3 currently only supports 1 "
          "layer\"; from 0.5.0rc0 :180-181)", since="0.5.0rc0", until="0.5.12"),
+    # Hybrid (linear-attention) targets whose speculative decoding SGLang refuses with the
+    # radix cache on and the default mamba scheduling (no_buffer); BailingMoeV2_5 left out
+    # (0.5.10-0.5.12 turn its radix cache off), NemotronH through its hook from 0.5.12
+    Fact("sglang.hybrid-spec-refuses-radix", S, frozenset({
+        "FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM", "JetNemotronForCausalLM",
+        "JetVLMForConditionalGeneration", "Lfm2ForCausalLM", "NemotronHForCausalLM",
+        "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
+        "Qwen3_5MoeForConditionalGeneration", "InternS2PreviewForConditionalGeneration",
+        "MiniCPMV4_6ForConditionalGeneration"}), "start-up",
+         "sglang==0.5.11 server_args.py:2419-2456 (_handle_mamba_radix_cache: no_buffer with "
+         "radix cache and a speculative algorithm raises), 2186-2240 (the Qwen3-Next/3.5 "
+         "branch); sglang==0.5.12 arg_groups/nemotron_h_hook.py (NemotronH)",
+         since="0.5.10", until="0.5.14"),
     # Whether vLLM takes EAGLE (and EAGLE-3) to its V1 engine only when VLLM_USE_V1=1 is
     # set, falling back to V0 (whose EAGLE model is EAGLE-1's, fc 2x hidden) otherwise
     Fact("eagle3.v0-unless-v1-asked", V, True, "start-up",

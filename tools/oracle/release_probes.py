@@ -815,6 +815,9 @@ PROBES: tuple[Probe, ...] = _ranged((
           r'"DSparkDraftModel" in self\.draft_model_config\.architectures\s*and '
           r'self\.draft_model_config\.hf_config\.model_type == "qwen3"|'
           r'initial_architecture == "DSparkDraftModel"\s*and hf_config\.model_type == "qwen3"'),
+    Probe("sglang.hybrid-spec-refuses-radix", S, "sglang/srt/server_args.py",
+          r"is not compatible with radix cache when using --mamba-scheduler-strategy "
+          r"no_buffer"),
     Probe("eagle3.v0-unless-v1-asked", V, "vllm/engine/arg_utils.py",
           r'if is_eagle_enabled and _warn_or_fallback\("Eagle"\)'),
     Probe("eagle3.embedding-always-shared", V, "vllm/v1/spec_decode/eagle.py",
