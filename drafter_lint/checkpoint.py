@@ -20,7 +20,7 @@ from drafter_lint.errors import CheckpointNotFound
 from drafter_lint.family import detect
 from drafter_lint.findings import describe
 from drafter_lint.quantization import QUANT_FILE
-from drafter_lint.remote import declared_sizes
+from drafter_lint.remote import INDEX, MAX_INDEX, MAX_SMALL_FILE, declared_sizes
 from drafter_lint.safetensors_header import Header, HeaderError, TensorInfo, read_header
 from drafter_lint.tokenizer import (
     TOKENIZER_FILES,
@@ -30,11 +30,10 @@ from drafter_lint.tokenizer import (
 )
 
 CONFIG = "config.json"
-INDEX = "model.safetensors.index.json"
 QUANT = QUANT_FILE                      # ModelOpt's quantization description
 CARD = "README.md"                      # the model card: its launch lines
-MAX_CONFIG_BYTES = 4 * 1024 * 1024      # real configs are a few KB; refuse before parsing
-MAX_INDEX_BYTES = 256 * 1024 * 1024     # indexes of 100k-tensor checkpoints are ~10 MB
+# one cap each, local or downloaded: refused before parsing
+MAX_CONFIG_BYTES, MAX_INDEX_BYTES = MAX_SMALL_FILE, MAX_INDEX
 
 
 @dataclass

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from drafter_lint import runtimes
+from drafter_lint.jsondoc import strings
 
 # vllm==0.33.0 model_executor/models/registry.py:698-713, plus the speculators and
 # SpecForge/SGLang class names
@@ -38,11 +39,6 @@ def mtp_count(config: dict) -> tuple[str, int] | None:
             if type(value) is int:
                 return f"{prefix}/{key}", value
     return None
-
-
-def _architectures(config: dict) -> list[str]:
-    value = config.get("architectures")
-    return [a for a in value if isinstance(a, str)] if isinstance(value, list) else []
 
 
 def _heads(names) -> set[str]:
@@ -168,7 +164,7 @@ def detect(config: dict | None, tensor_names) -> str:
     """The family of a checkpoint, or "unknown"."""
     config = config if isinstance(config, dict) else {}
     names = tensor_names.keys() if isinstance(tensor_names, dict) else set(tensor_names or ())
-    signals = Signals(config, frozenset(_architectures(config)), frozenset(names),
+    signals = Signals(config, frozenset(strings(config.get("architectures"))), frozenset(names),
                       frozenset(_heads(names)))
     found = next((f for f in FAMILY_TABLE if f.detect(signals)), None)
     if found is None:

@@ -31,8 +31,10 @@ from drafter_lint.tokenizer import MAX_TOKENIZER_BYTES  # one cap, local or down
 REPO_ARG = re.compile(r"^(?P<repo>[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9_.\-]+)"
                       r"(?:@(?P<rev>[^\s@]+))?$", re.ASCII)
 SHA = re.compile(r"^[0-9a-f]{40}$")
-MAX_SMALL_FILE = 4 * 1024 * 1024       # config.json and the model card (checkpoint.py's cap)
-MAX_INDEX = 256 * 1024 * 1024          # checkpoint.py's cap on the shard index
+# the caps on what is read whole, here and from a local folder (checkpoint.py, remote.py)
+MAX_SMALL_FILE = 4 * 1024 * 1024       # config.json and the model card: a few KB when real
+MAX_INDEX = 256 * 1024 * 1024          # the shard index: ~10 MB for 100k tensors
+INDEX = "model.safetensors.index.json"
 T = TypeVar("T")
 
 
@@ -603,7 +605,7 @@ def cached_snapshot(repo_id: str, revision: str) -> Path | None:
                                         cache_dir=settings()["cache_dir"]))
     except Exception:  # noqa: BLE001 -- not cached (or not all of it)
         return None
-    index = folder / "model.safetensors.index.json"
+    index = folder / INDEX
     try:
         shards = set(json.loads(read_text(index, MAX_INDEX))["weight_map"].values()) \
             if index.is_file() else {"model.safetensors"}

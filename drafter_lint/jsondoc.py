@@ -30,6 +30,11 @@ _CONSTANTS = {"null": None, "true": True, "false": False,
               "NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
+def strings(value) -> list[str]:
+    """The strings of a JSON list (anything else: none)."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
 @dataclass
 class Duplicate:
     pointer: str                      # pointer of the duplicated member

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from fnmatch import fnmatch
 
+from drafter_lint.jsondoc import strings
+
 # Sibling tensors only a quantized linear stores (compressed-tensors packed, ModelOpt
 # NVFP4/FP8, block FP8, GPTQ/AWQ, Quark MXFP4).
 QUANT_SIBLINGS = ("weight_packed", "weight_scale", "weight_scale_inv", "weight_scale_2",
@@ -178,7 +180,7 @@ def _compressed_tensors(q: dict, module: str, experts: bool) -> Decision:
     probe = module + ".0.down_proj" if experts else module
     if not _targeted(probe, q):
         return NOT_TARGETED
-    for entry in listed(q.get("ignore")):
+    for entry in strings(q.get("ignore")):
         if entry.startswith("re:") and _regex_match(entry[3:], module) or entry == module:
             return excluded(entry)
     return QUANTIZED
@@ -189,7 +191,7 @@ def _modelopt(q: dict, module: str, experts: bool) -> Decision:
     `exclude_modules`: exact, substring or shell wildcard (modelopt.py:191-258, 359)."""
     if "ignore" not in q and "exclude_modules" not in q:
         return UNKNOWN
-    for entry in listed(q.get("ignore", q.get("exclude_modules"))):
+    for entry in strings(q.get("ignore", q.get("exclude_modules"))):
         if entry == module or entry in module or fnmatch(module, entry):
             return excluded(entry)
     return QUANTIZED
@@ -198,7 +200,7 @@ def _modelopt(q: dict, module: str, experts: bool) -> Decision:
 def _quark(q: dict, module: str, experts: bool) -> Decision:
     """`exclude`: exact or `re:` regex from the start; an MoE layer is excluded by an entry
     for it or any child (quark/utils.py:31-66, quark.py:241-250; children from 0.26.0)."""
-    for entry in listed(q.get("exclude")):
+    for entry in strings(q.get("exclude")):
         if entry.startswith("re:"):
             if _regex_match(entry[3:], module):
                 return excluded(entry)
@@ -227,7 +229,7 @@ def _gptq(q: dict, module: str, experts: bool) -> Decision:
 def _awq(q: dict, module: str, experts: bool) -> Decision:
     """`modules_to_not_convert`: substring; without it the release lists the modules stored
     in float, which never names an MoE layer (auto_awq.py:294-299, 337-342, 370-388)."""
-    names = listed(q.get("modules_to_not_convert"))
+    names = strings(q.get("modules_to_not_convert"))
     for entry in names:
         if entry in module:
             return excluded(entry)
@@ -236,7 +238,7 @@ def _awq(q: dict, module: str, experts: bool) -> Decision:
 
 def _fp8(q: dict, module: str, experts: bool) -> Decision:
     """`ignored_layers`, else `modules_to_not_convert`: exact name (fp8.py:162-197)."""
-    names = listed(q.get("ignored_layers")) or listed(q.get("modules_to_not_convert"))
+    names = strings(q.get("ignored_layers")) or strings(q.get("modules_to_not_convert"))
     return next((excluded(e) for e in names if e == module), QUANTIZED)
 
 
@@ -271,7 +273,7 @@ def _targeted(module: str, qconfig: dict) -> bool:
     if not isinstance(groups, dict):
         return False
     for group in groups.values():
-        for target in listed(group.get("targets") if isinstance(group, dict) else None):
+        for target in strings(group.get("targets") if isinstance(group, dict) else None):
             if target == "Linear" or target == module or \
                     target.startswith("re:") and _regex_match(target[3:], module):
                 return True
@@ -285,15 +287,10 @@ def _regex_match(pattern: str, value: str) -> bool:
         return False
 
 
-def listed(value) -> list[str]:
-    """The strings of a JSON list (anything else: none)."""
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
-
-
 
 def _flat(value) -> list[str]:
     """A list of names, or a list of lists of names (GPTQ's per-block groups)."""
     out = []
     for item in value if isinstance(value, list) else []:
-        out += listed(item) if isinstance(item, list) else [item] if isinstance(item, str) else []
+        out += strings(item) if isinstance(item, list) else [item] if isinstance(item, str) else []
     return out

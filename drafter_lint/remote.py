@@ -24,13 +24,12 @@ from drafter_lint import hub
 from drafter_lint.bounded import read_text
 from drafter_lint.cache import cache_dir
 from drafter_lint.family import select_shards
-from drafter_lint.safetensors_header import MAX_HEADER_BYTES
 from drafter_lint.fix.write import atomic_write
+from drafter_lint.safetensors_header import MAX_HEADER_BYTES
 
 MARK = ".drafter-lint-remote.json"
 FIRST_READ = 100_000            # bytes of each weights file asked for first
-INDEX = "model.safetensors.index.json"
-MAX_INDEX = hub.MAX_INDEX
+INDEX, MAX_INDEX, MAX_SMALL_FILE = hub.INDEX, hub.MAX_INDEX, hub.MAX_SMALL_FILE
 
 
 def _root() -> Path:
@@ -142,8 +141,8 @@ def _remember(repo_dir: Path, revision: str, commit: str) -> None:
 
 REQUIRED = ("config.json", INDEX)     # the rest are optional: one over its cap is skipped
 # the small files read with a repo, and the most of each that is read
-SMALL_FILES = {"config.json": hub.MAX_SMALL_FILE, "README.md": hub.MAX_SMALL_FILE,
-               "hf_quant_config.json": hub.MAX_SMALL_FILE,
+SMALL_FILES = {"config.json": MAX_SMALL_FILE, "README.md": MAX_SMALL_FILE,
+               "hf_quant_config.json": MAX_SMALL_FILE,
                "tokenizer_config.json": hub.MAX_TOKENIZER_BYTES,
                "tokenizer.json": hub.MAX_TOKENIZER_BYTES}
 

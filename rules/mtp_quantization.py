@@ -5,15 +5,16 @@ and each release's own overrides: drafter_lint/quantization.py reads the schemes
 
 from __future__ import annotations
 
+from drafter_lint.rules.mtp import mtp_layers, text_config, vllm_releases
+
 from drafter_lint import quantization, runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.family import mtp_count
 from drafter_lint.findings import Finding
+from drafter_lint.jsondoc import strings
 from drafter_lint.quantization import Built, Decision
 from drafter_lint.registry import rule
-from drafter_lint.rules.mtp import mtp_layers, text_config, vllm_releases
 from drafter_lint.target import layer_count
-
 
 # the Qwen3.5 MTP decoder layers a `dynamic` key `-:...mtp...` keeps unquantized
 DYNAMIC_MTP = Decision(Built.UNLISTED, "(dynamic -:mtp)")
@@ -310,7 +311,7 @@ def quark_sglang_mismatch(facts: Facts):
     model_type = str(facts.get("/model_type") or "")
     if scheme is None or scheme.method != "quark" or not model_type.startswith("qwen3_5"):
         return
-    excludes = quantization.listed(scheme.config.get("exclude"))
+    excludes = strings(scheme.config.get("exclude"))
     modules = [(m, False) for m in _mtp_linears(facts) if not m.endswith("mtp.fc")] + \
         [(m, True) for m in _mtp_experts(facts)]
     by: dict[tuple, list] = {}
@@ -369,7 +370,7 @@ def fused_exclusion_unmatched(facts: Facts):
     if not releases or not model_type.startswith("qwen3_5"):
         return
     groups: dict[str, set[str]] = {}
-    for entry in quantization.listed(scheme.config.get("ignore")):
+    for entry in strings(scheme.config.get("ignore")):
         parent, _, leaf = entry.rpartition(".")
         if entry.startswith("mtp.") and leaf in FUSED:
             groups.setdefault(f"{parent}.{FUSED[leaf]}", set()).add(leaf)

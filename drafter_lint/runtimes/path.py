@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from drafter_lint.jsondoc import strings
 from drafter_lint.runtimes.policy import RunnerPolicy
 from drafter_lint.runtimes.releases import Release
 from drafter_lint.runtimes.rows import lookup
@@ -109,7 +110,7 @@ def _default(rules: RunnerPolicy, context: Context) -> tuple[str, str, bool]:
     archs = [a for a in target.get("architectures") or () if isinstance(a, str)]
     moe = any(isinstance(text.get(k), int) and text.get(k) > 0 for k in EXPERT_KEYS) or \
         any(MOE_CLASS.search(a) for a in archs)
-    hybrid = bool(RECURRENT_KINDS & set(_strings(text.get("layer_types")))) or \
+    hybrid = bool(RECURRENT_KINDS & set(strings(text.get("layer_types")))) or \
         any(k in text for k in ("layers_block_type", "hybrid_override_pattern"))
     quantized = isinstance(target.get("quantization_config"), dict)
     name = archs[0] if archs else "this"
@@ -130,7 +131,7 @@ def _default(rules: RunnerPolicy, context: Context) -> tuple[str, str, bool]:
 def _forced(rules: RunnerPolicy, context: Context) -> str:
     """Why the draft takes V2 whatever the target, or ""."""
     forced = rules.forced
-    kinds = _strings(context.draft.get("layer_types"))
+    kinds = strings(context.draft.get("layer_types"))
     sliding = sum(k == "sliding_attention" for k in kinds)
     if "dspark" in forced and context.method == "dspark":
         return "DSpark runs on V2 only"
@@ -147,5 +148,3 @@ def _dense_default(rules: RunnerPolicy) -> bool:
     return rules.dense or "Qwen3ForCausalLM" in rules.architectures
 
 
-def _strings(value) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
