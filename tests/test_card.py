@@ -518,3 +518,19 @@ def test_the_folders_settings_apply_once_not_in_each_card_line(cli, carded, tiny
     unused = [(f["file"], f["pointer"]) for f in found if f["rule"] == "DL009"]
     assert unused == [("../.drafter-lint.toml", "/per-path-ignores/0")], unused
     assert [f for f in found if f["file"] == "README.md"]     # the card's lines were linted
+
+
+def test_launch_checks_the_card_lines_cannot_run_stay_listed_as_skipped(cli, carded):
+    """With config.json unreadable, the card's launch lines are still read (CRD101-CRD103
+    need no config), but the launch rules that need the config cannot run on them: the
+    report lists them as skipped, not as checked. Mutation caught (round 2026-12-05c,
+    M02): the card stage counting every launch rule as run on a line (`linted |=
+    set(codes)`, the line's own skipped checks not taken away), so LCH101-LCH106 vanished
+    from `skipped` and a card nobody could check read as checked."""
+    (carded / "config.json").write_text('{"architectures": [')
+    result = cli("check", carded, "--format", "json").json()["results"][0]
+    assert any(f["rule"] == "CRD102" and f["file"] == "README.md"
+               for f in result["findings"])                       # the card was read
+    skipped = {s["rule"]: s["reason"] for s in result["skipped"]}
+    for code in ("LCH101", "LCH102", "LCH103"):
+        assert "config.json" in skipped.get(code, ""), skipped

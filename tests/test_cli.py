@@ -435,6 +435,23 @@ def test_check_a_folder_of_checkpoints(cli, tiny, tmp_path):
     assert run.code == 1 and "2 checkpoints below it" in run.err
 
 
+def test_a_hidden_folder_below_a_path_is_not_searched(cli, tiny, tmp_path):
+    """`check models/` lints the checkpoints below it, not those in its hidden folders: a
+    `.trash/` or `.cache/` copy (an old download, an editor's backup) is not one of the
+    user's checkpoints, and its errors would set the exit code. Mutation caught (round
+    2026-12-05c, M01): `discover` entering hidden folders (only SKIP_DIRS left out), so
+    the stale copy in `.trash/` was linted and the run exited 1 on it."""
+    import shutil
+
+    models = tmp_path / "models"
+    shutil.copytree(tiny / "drafter", models / "good")
+    shutil.copytree(tiny / "drafter-guessed", models / ".trash" / "old")
+    run = cli("check", models, "--format", "json")
+    paths = [os.path.relpath(r["path"], models) for r in run.json()["results"]]
+    assert paths == ["good"], paths
+    assert run.code == 0, run.out
+
+
 def test_one_bad_path_does_not_stop_the_others(cli, tiny):
     """Mutation caught: the first unusable path ending the run before the others are
     linted, or its exit code hidden behind theirs."""

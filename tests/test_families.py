@@ -147,6 +147,20 @@ def test_huge_mtp_target_lints_fast_reading_only_mtp_shards(tmp_path, make, shar
     assert not timed or elapsed < 2.0, f"{elapsed:.2f} s"
 
 
+def test_an_ignored_dl005_is_not_listed_as_skipped(cli, tmp_path):
+    """`--ignore DL005` silences the "N of M shards not read" line like any other rule:
+    a user who ignores it does not see it in `skipped` either. Mutation caught (round
+    2026-12-05c, M05): the DL005 skipped check added whatever `--select` / `--ignore`
+    say (its `selected` test dropped)."""
+    qwen35_moe(tmp_path / "target")
+    shown = cli("check", tmp_path / "target", "--ignore", "TF", "--format", "json")
+    assert "DL005" in {s["rule"] for s in shown.json()["results"][0]["skipped"]}
+    run = cli("check", tmp_path / "target", "--ignore", "TF,DL005", "--format", "json")
+    result = run.json()["results"][0]
+    assert run.code == 0 and result["family"] == "mtp", run.out
+    assert "DL005" not in {s["rule"] for s in result["skipped"]}, result["skipped"]
+
+
 def test_runtime_option_changes_the_findings(cli, tmp_path):
     """Ids written at the top level in the SGLang convention: vLLM reads them (EA304),
     SGLang does not (EA302, its fallback). Mutation caught: rules ignoring --runtime."""

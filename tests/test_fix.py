@@ -330,6 +330,33 @@ def test_lock_serializes_two_fixes(tiny, tmp_path):
 
 
 
+def test_a_write_that_fails_after_the_backup_leaves_no_backup(cli, tiny, monkeypatch):
+    """The backup is written first; when the config's own write then fails (its data
+    fsync, here), the fix is refused with the file unchanged and the backup just made is
+    removed: a failed fix leaves no trace, and `backups_of` lists no backup of a fix that
+    never happened. Mutation caught (round 2026-12-05c, M15): the backup not removed on
+    that failure (the earlier write-error tests fail on the backup's own write, before
+    there is one)."""
+    from drafter_lint.fix import write
+
+    guessed = tiny / "drafter-guessed"
+    real_fsync = os.fsync
+
+    def failing_fsync(fd):
+        written = os.readlink(f"/proc/self/fd/{fd}")
+        if os.path.dirname(written) == os.path.realpath(guessed) and \
+                os.path.basename(written).startswith(".config.json."):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_fsync(fd)
+
+    monkeypatch.setattr(write.os, "fsync", failing_fsync)
+    before = snapshot(guessed)
+    run = cli("fix", guessed, "--reference", tiny / "drafter")
+    assert run.code == 2 and "no space left on device" in run.err, run.err
+    assert snapshot(guessed) == before
+    assert backups_of(guessed / "config.json") == []
+
+
 def test_second_concurrent_fix_with_the_same_result_succeeds(cli, tiny, monkeypatch):
     """Two fixes planned from the same bytes: the second finds the file already holding
     its result and reports success. Mutation caught: exit 2 'changed while it was being

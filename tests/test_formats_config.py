@@ -177,6 +177,27 @@ def test_bad_config_is_exit_2(cli, tiny):
     assert cli("check", tiny / "drafter").code == 2
 
 
+def test_a_per_path_ignores_pointer_covers_its_subtree_not_a_longer_sibling(cli, tmp_path):
+    """A per-path ignore's `pointer` silences findings at that key and below it, not at a
+    key whose name merely starts with it: ignoring what the rules say about
+    `/sliding_window` keeps SPC113 at `/sliding_window_non_causal` (a speculators DFlash
+    drafter that does not say its sliding layers are non-causal). Mutation caught (round
+    2026-12-05c, M16): `Ignore.matches` testing a string prefix without the `/`, so
+    the sibling key's error was silenced and the check passed."""
+    from rulecases import build, cases_of
+
+    case = next(c for c in cases_of("SPC113") if c.outcome == "fail")
+    checkpoint, _, _ = build(case, tmp_path / "case")
+    root = checkpoint.root
+    (root.parent / ".drafter-lint.toml").write_text(
+        f'[[per-path-ignores]]\npath = "{root.name}"\nrules = ["SPC", "DF"]\n'
+        f'pointer = "/sliding_window"\nreason = "the window is checked by hand"\n')
+    run = cli("check", root, "--format", "json")
+    found = [(f["rule"], f["pointer"]) for f in findings(run)]
+    assert ("SPC113", "/sliding_window_non_causal") in found, found
+    assert run.code == 1, run.out
+
+
 SUPPRESSION_CASES = [("DL009", "fail"), ("DL009", "pass"), ("DL010", "fail"), ("DL010", "pass")]
 
 

@@ -530,6 +530,26 @@ def test_gate_judges_the_installed_release(tmp_path, stand_ins, version, starts)
         assert "vLLM 0.33.0 does not serve Medusa" in run.stderr, run.stderr
 
 
+def test_a_console_script_run_through_env_dash_s_finds_its_python(tmp_path, stand_ins):
+    """A `vllm` console script whose `#!` line is `/usr/bin/env -S PYTHON -u` (env's
+    options before the interpreter) is run by PYTHON: the gate asks it for the installed
+    release and lints for that one. vLLM 0.32.0 serves this Medusa launch, the newest
+    recorded release does not. Mutation caught (round 2026-12-05c, M03): env's options
+    kept as words (`-S` taken for the interpreter), so the release could not be told, the
+    newest was linted and the good launch refused."""
+    env, out = stand_ins
+    install_stand_in_vllm(Path(env["PYTHONPATH"]), "0.32.0", start_up=False)
+    script = Path(env["PATH"].split(":")[0]) / "vllm"
+    script.write_text(STAND_IN.format(python=f"/usr/bin/env -S {sys.executable} -u"))
+    drafter, target = materialize(load_manifest("medusa-vicuna-7b"), tmp_path)
+    command = ["vllm", "serve", str(target), "--speculative-config",
+               json.dumps({"method": "medusa", "model": str(drafter),
+                           "num_speculative_tokens": 3})]
+    run = gate(env, tmp_path, *command, options=("--no-dry-run",))
+    assert "linting for vLLM 0.32.0" in run.stderr, run.stderr
+    assert run.returncode == 0 and out.exists(), run.stderr
+
+
 def test_gate_says_when_it_cannot_tell_the_release(tiny, stand_ins):
     env, _ = stand_ins
     run = gate(env, tiny, V2, "vllm", "serve", "target", "--speculative-config", spec())
@@ -1109,6 +1129,24 @@ def test_each_launcher_form_is_read_through_or_refused(tiny, tmp_path, stand_ins
         assert expected in run.stderr, run.stderr
 
 
+def test_a_home_relative_draft_is_not_resolved_in_the_servers_folder(tiny, tmp_path,
+                                                                     stand_ins):
+    """`env -C DIR vllm serve ... "model": "~/drafter"`: a path from the home folder is the
+    same wherever the server runs, so the gate lints ~/drafter (the good drafter here) and
+    starts the launch. Mutation caught (round 2026-12-05c, M04): `ServerContext.path`
+    joining `~/...` to the server's folder like a relative path (DIR/~/drafter, which does
+    not exist), so a valid launch was refused."""
+    env, out = stand_ins
+    env = {**env, "HOME": str(tiny)}
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    shutil.copytree(tiny / "target", other / "target")
+    run = gate(env, tiny, "env", "-C", str(other), "vllm", "serve", "target",
+               "--speculative-config", spec(model="~/drafter"))
+    assert "Traceback" not in run.stderr and "does not exist" not in run.stderr, run.stderr
+    assert run.returncode == 0 and out.exists(), run.stderr
+
+
 def test_the_gate_resolves_hub_models_in_the_servers_environment(tiny, tmp_path, stand_ins):
     """U5-3: HF_HUB_CACHE / HF_HOME / HF_HUB_OFFLINE on the launch line decide which copy
     the server loads; the gate lints that copy. Mutation caught: resolution in the gate's
@@ -1284,3 +1322,34 @@ def test_the_weights_layer_does_not_count_an_empty_parameter_as_unfilled():
     sizes = {"model.fc.weight": 16, "model.empty_placeholder": 0}
     assert verdict(sizes, ["model.fc.weight"]) == ([], "accepted")
     assert verdict(sizes, []) == (["model.fc.weight"], "refused")
+
+
+def test_the_weights_layer_shares_only_the_named_modules_from_the_target():
+    """SGLang sets the draft's `model.embed_tokens` and `lm_head` from the target after the
+    load (dryrun/sglang_startup.py `shared_from_target`): those parameters, and what is
+    below them, are left apart, not counted unfilled. A parameter whose name only starts
+    with a shared name (`lm_heads.0.weight`, a head of its own) is not shared: left
+    unfilled, it refuses the load. Mutation caught (round 2026-12-05c, M20): the shared
+    test a bare string prefix (`n.startswith(s)`, no `.`), so the draft's own unfilled head
+    passed as the target's and the draft ran with random weights there."""
+    from types import SimpleNamespace
+
+    from drafter_lint.dryrun.weights import Recorder
+    from drafter_lint.launch import DryRunVerdict
+
+    names = ("model.embed_tokens.weight", "lm_head.weight", "lm_heads.0.weight",
+             "model.fc.weight")
+    params = {n: SimpleNamespace(numel=lambda: 16) for n in names}
+    model = SimpleNamespace(named_parameters=lambda: list(params.items()))
+    recorder = Recorder()
+    recorder.install(model, lambda param, tensor: None)
+    loaded = [("model.fc.weight", SimpleNamespace(dtype="bfloat16", shape=(16,)))]
+    for name, tensor in recorder.wrap_iterator(loaded):
+        params[name].weight_loader(params[name], tensor)
+    report = recorder.result(model, ("model.embed_tokens", "lm_head"))
+    assert report["shared_from_target"] == ["lm_head.weight", "model.embed_tokens.weight"]
+    assert report["unfilled"] == ["lm_heads.0.weight"]
+    verdict = DryRunVerdict.of({"verdict": "accepted", "runtime": "sglang",
+                                "version": "0.5.23", "draft_class": "DFlashDraftModel",
+                                "weights": report}, 1.0)
+    assert verdict.refused and "lm_heads.0.weight" in verdict.message
