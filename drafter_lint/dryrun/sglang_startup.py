@@ -33,6 +33,10 @@ from weights import HeaderFile, Recorder, safetensors_files
 H100_NAME = "NVIDIA H100 80GB HBM3"
 
 
+def _no_device(*_args):
+    raise RuntimeError("no CUDA device (the libcuda stub answers none)")
+
+
 def emulate_h100() -> None:
     # releases whose modules import sgl_kernel unconditionally (sglang==0.5.9
     # mem_cache/memory_pool_host.py:31) need libcuda.so.1: setup.sh builds a stub that
@@ -52,7 +56,12 @@ def emulate_h100() -> None:
         try:
             from triton.backends.nvidia.driver import CudaDriver
             from triton.runtime import driver
-            driver.set_active(CudaDriver())
+            active = CudaDriver()
+            # the stub has no device: asking its properties raises, as on a host without
+            # one (the native call crashed the process: sglang==0.5.8
+            # layers/attention/fla/utils.py:275-286 asks at import and catches the raise)
+            active.utils.get_device_properties = _no_device
+            driver.set_active(active)
         except Exception:  # noqa: BLE001  (no triton, or one that finds its own driver)
             pass
     try:
