@@ -42,9 +42,9 @@ vllm_pins() {
   local NEW="compressed-tensors==0.17.0 xgrammar==0.2.8"
   case "$1" in
     0.33.0) echo "torch==2.14.0 torchvision==0.29.0 transformers>=5.16.1,<5.21.0 $NEW" ;;
-    0.21.0|0.22.0|0.23.0|0.24.0|0.25.0|0.26.0)      # transformers of their time
+    0.21.0|0.22.0|0.22.1|0.23.0|0.24.0|0.25.0|0.25.1|0.26.0)      # transformers of their time
       echo "torch==2.11.0 torchvision==0.26.0 transformers>=5.5.3,<5.10 $NEW" ;;
-    0.27.0|0.28.0|0.29.0|0.30.0|0.31.0|0.32.0)
+    0.27.0|0.27.1|0.28.0|0.29.0|0.30.0|0.31.0|0.32.0)
       echo "torch==2.13.0 torchvision==0.28.0 transformers>=5.16.1,<5.18 $NEW" ;;
     0.20.0|0.20.1|0.20.2)
       echo "torch==2.11.0 torchvision==0.26.0 transformers>=5.5.3,<5.10 compressed-tensors==0.15.0.1 xgrammar==0.1.33" ;;
