@@ -178,7 +178,11 @@ sglang_env() {
     # sglang.bench_serving (imported on start-up paths before 0.5.6) needs datasets;
     # transformers 4.x needs a huggingface_hub before 1.0
     "$P" install -q 'datasets<4'
-    case "$TRANSFORMERS" in transformers==4.*) "$P" install -q 'huggingface_hub>=0.34,<1.0' ;; esac
+    # transformers 5 a huggingface_hub from 1.0 (sglang==0.5.10's 5.3.0 imports its new API)
+    case "$TRANSFORMERS" in
+      transformers==4.*) "$P" install -q 'huggingface_hub>=0.34,<1.0' ;;
+      transformers==5.*) "$P" install -q 'huggingface_hub>=1.0,<2' ;;
+    esac
     # shellcheck disable=SC2046
     libcuda_stub "$S/lib/oracle-libcuda" $( (find "$S"/lib/python3*/site-packages/sgl_kernel \
         -name '*.so' -exec nm -D --undefined-only {} \; | awk '{print $2}' | sed 's/@.*//';
