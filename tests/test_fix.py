@@ -645,3 +645,29 @@ def test_an_edit_past_a_lists_end_is_refused_as_a_patch_error():
     for op in ("replace", "remove"):
         with pytest.raises(PatchError, match="out of range"):
             apply_edit({"a": [1]}, {"op": op, "path": "/a/1", "value": 2})
+
+
+def test_a_fix_whose_later_edit_fails_is_not_reported_applied(tiny):
+    """A fix applies whole or not at all: when its second edit cannot apply, the first is
+    dropped with it, and the plan neither lists it as applied nor writes anything.
+    Mutation caught (a latent flaw the 2026-12-05c round found): each edit recorded as
+    applied before the fix's later edits were tried, so a fix thrown away still showed
+    its first edit in `fix`'s log."""
+    from dataclasses import replace
+
+    from drafter_lint.checkpoint import read_checkpoint
+    from drafter_lint.findings import SAFE, Finding, Fix
+    from drafter_lint.fix.plan import _plan
+    from drafter_lint.options import Options
+    from drafter_lint.rules import RULES
+
+    def half_applicable(facts):
+        yield Finding("/vocab_size", "two edits, the second past the document", fix=Fix(
+            SAFE, ({"op": "replace", "path": "/vocab_size", "value": 7},
+                   {"op": "replace", "path": "/no/such/key", "value": 8})))
+
+    rule = replace(RULES["DF114"], code="TST001", check=half_applicable)
+    checkpoint = read_checkpoint(tiny / "drafter")
+    plan, _ = _plan(checkpoint, Options(rules={"TST001": rule}), unsafe=False,
+                    trust_reference=False)
+    assert plan.applied == [] and plan.text == checkpoint.config_doc.text

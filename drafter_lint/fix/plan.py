@@ -146,14 +146,15 @@ def _plan(checkpoint: Checkpoint, options: Options, unsafe: bool,
             paths = [e["path"] for e in finding.fix.edits]
             if any(_overlaps(p, t) for p in paths for t in touched):
                 continue
-            trial = copy.deepcopy(value)
+            trial, done = copy.deepcopy(value), []
             try:
                 for edit in finding.fix.edits:
                     old = _old(trial, edit["path"])
                     apply_edit(trial, edit)
-                    result.applied.append((finding, edit, old))
+                    done.append((finding, edit, old))
             except PatchError:
-                continue
+                continue        # all of a fix or none of it: its earlier edits go too
+            result.applied.extend(done)
             value = trial
             touched.extend(paths)
             progress = True
