@@ -534,3 +534,22 @@ def test_launch_checks_the_card_lines_cannot_run_stay_listed_as_skipped(cli, car
     skipped = {s["rule"]: s["reason"] for s in result["skipped"]}
     for code in ("LCH101", "LCH102", "LCH103"):
         assert "config.json" in skipped.get(code, ""), skipped
+
+
+def test_config_findings_come_first_in_the_report(cli, carded, tiny):
+    """A report lists config.json's findings first, then each other file's (the card's
+    README.md, whose name sorts before `config.json`, comes after it), each file's by
+    line: the file the checks are about leads. Mutation caught (round 2026-12-05d, M18):
+    the findings sorted by file name alone, so the card's lines came before the config's
+    and the config's errors were buried at the end of a long card report."""
+    config = json.loads((carded / "config.json").read_text())
+    config["hidden_size"] = str(config["hidden_size"])            # DL008 at config.json
+    (carded / "config.json").write_text(json.dumps(config, indent=2))
+    run = cli("check", carded, "--target", tiny / "target", "--format", "json")
+    files = [f["file"] for f in run.json()["results"][0]["findings"]]
+    assert "config.json" in files and "README.md" in files, files
+    first = files.count("config.json")
+    assert files[:first] == ["config.json"] * first, files
+    concise = cli("check", carded, "--target", tiny / "target", "--format", "concise")
+    lines = [line for line in concise.out.splitlines() if line.strip()]
+    assert "config.json:" in lines[0], lines[:3]

@@ -487,3 +487,21 @@ def test_one_bad_folder_below_a_path_leaves_the_others_linted(cli, tiny):
     assert len(linted) >= 2 and not any(p.endswith("drafter-guessed") for p in linted), linted
     errors = [line for line in run.err.splitlines() if line.startswith("drafter-lint: error:")]
     assert len(errors) == 1 and ".drafter-lint.toml" in errors[0], run.err
+
+
+def test_a_checkpoints_own_subfolder_is_not_searched_as_another(cli, tiny, tmp_path):
+    """`check models/` stops at each checkpoint it finds: a folder inside a checkpoint (an
+    `original/` copy of its config, a sub-model's folder) belongs to that checkpoint and is
+    not one more to lint, nor do its errors set the exit code. Mutation caught (round
+    2026-12-05d, M01): `discover` going on below a checkpoint it found (`dirs[:] = []`
+    dropped), so `good/original/` was linted as a second checkpoint and the run exited 1
+    on it."""
+    import shutil
+
+    models = tmp_path / "models"
+    shutil.copytree(tiny / "drafter", models / "good")
+    shutil.copytree(tiny / "drafter-guessed", models / "good" / "original")
+    run = cli("check", models, "--format", "json")
+    paths = [os.path.relpath(r["path"], models) for r in run.json()["results"]]
+    assert paths == ["good"], paths
+    assert run.code == 0, run.out

@@ -428,3 +428,16 @@ def test_a_listing_against_an_unreachable_hub_is_one_line_at_once(cli):
     run = cli("check", "--hub-author", "one")          # conftest: HF_ENDPOINT refuses
     assert run.code == 2 and "cannot list the hub's models" in run.err, run.err
     assert time.monotonic() - started < 5
+
+
+def test_a_repo_named_and_also_listed_is_linted_once(cli, collection_hub):
+    """A repo named on the command line that the hub's listing (`--hub-author`,
+    `--hub-search`) also returns is one repo of the collection: one result, one row, one
+    count in the summary. Mutation caught (round 2026-12-05d, M02): `lint_repos` without
+    its de-duplication, so the named repo was fetched and reported twice."""
+    hub = collection_hub
+    listed = sorted(r for r in hub.drafters if "drafter-00" in r)
+    run = cli("check", hub.drafters[0], "--hub-author", ORG, "--hub-search", "drafter-00",
+              "--format", "json", "--ignore", "TF")
+    paths = [r["path"].split("@")[0] for r in run.json()["results"]]
+    assert sorted(paths) == listed, paths

@@ -671,3 +671,37 @@ def test_a_fix_whose_later_edit_fails_is_not_reported_applied(tiny):
     plan, _ = _plan(checkpoint, Options(rules={"TST001": rule}), unsafe=False,
                     trust_reference=False)
     assert plan.applied == [] and plan.text == checkpoint.config_doc.text
+
+
+def test_a_killed_writers_temp_file_is_removed_by_the_next_fix(cli, tiny):
+    """A fix killed between its temp file and the rename leaves `.config.json.*.tmp` in the
+    model folder; the next fix, holding the lock, removes it, so the folder holds only the
+    checkpoint's own files again. Mutation caught (round 2026-12-05d, M13): the stale temps
+    not removed (`remove_stale_temps` not called), so the dead writer's half-written file
+    stayed beside config.json for good."""
+    guessed = tiny / "drafter-guessed"
+    stale = guessed / ".config.json.x1y2z3.tmp"
+    stale.write_text('{"half": ')
+    run = cli("fix", guessed, "--reference", tiny / "drafter", "--target", tiny / "target")
+    assert run.code == 0, run.out
+    assert json.loads((guessed / "config.json").read_text()) == \
+        json.loads((tiny / "drafter" / "config.json").read_text())
+    assert sorted(p.name for p in guessed.iterdir()) == ["config.json", "model.safetensors"]
+
+
+def test_removing_the_last_member_keeps_the_rest_of_the_file_as_written():
+    """A fix that removes an object's last member takes the comma before it and nothing
+    else: every other byte stays as written (here `2.50`, `1e-06`, the two-space indent),
+    as for any other edit. Mutation caught (round 2026-12-05d, M14): the comma left in place,
+    the edit no longer valid JSON, so the fix fell back to serializing the whole file and
+    rewrote values it did not change (`2.50` as `2.5`, `1E-6` as `1e-06`)."""
+    from drafter_lint import jsondoc
+    from drafter_lint.fix.plan import serialize
+
+    text = '{\n  "scale": 2.50,\n  "eps": 1E-6,\n  "stale": true\n}\n'
+    doc = jsondoc.parse(text)
+    assert serialize({"scale": 2.5, "eps": 1e-06}, doc) == \
+        '{\n  "scale": 2.50,\n  "eps": 1E-6\n}\n'
+    # the same for a middle member: its own comma goes with it
+    assert serialize({"scale": 2.5, "stale": True}, doc) == \
+        '{\n  "scale": 2.50,\n  "stale": true\n}\n'

@@ -1353,3 +1353,66 @@ def test_the_weights_layer_shares_only_the_named_modules_from_the_target():
                                 "version": "0.5.23", "draft_class": "DFlashDraftModel",
                                 "weights": report}, 1.0)
     assert verdict.refused and "lm_heads.0.weight" in verdict.message
+
+
+def test_a_uv_env_file_reads_export_lines_as_dotenv_does(tmp_path):
+    """`uv run --env-file FILE` reads FILE as dotenv files are read: `export NAME=VALUE`
+    sets NAME, a quoted value loses its quotes, a comment is skipped; the server sees
+    those variables and the gate reads the line through. Mutation caught (round
+    2026-12-05d, M03): the `export ` prefix kept as part of the name, so the line was "not
+    KEY=VALUE" and the gate refused a launch uv starts."""
+    from drafter_lint.command import locate
+
+    env_file = tmp_path / "server.env"
+    env_file.write_text("# the server's settings\nexport VLLM_USE_V2_MODEL_RUNNER=0\n"
+                        "HF_HUB_OFFLINE='1'\n")
+    server = locate(["uv", "run", "--env-file", str(env_file), "vllm", "serve", "org/model"],
+                    inherited={})
+    assert server.runtime == "vllm"
+    assert server.environment["VLLM_USE_V2_MODEL_RUNNER"] == "0"
+    assert server.environment["HF_HUB_OFFLINE"] == "1"
+
+
+def test_sglang_shares_the_head_of_an_eagle3_draft_that_does_not_say_it_keeps_it(monkeypatch):
+    """The SGLang dry run's `shared_from_target` (dryrun/sglang_startup.py): the draft
+    worker sets the embedding and the head from the target after loading, unless an
+    EAGLE-3 draft's own __init__ set `load_lm_head_from_target` False. A draft class that
+    does not carry the attribute (releases before it, classes that never set it) has its
+    head shared: left unfilled by the checkpoint, it is not a random head and the load is
+    accepted. Mutation caught (round 2026-12-05d, M20): the attribute read with a default
+    of False, so such a draft's `lm_head.weight` counted as unfilled and the gate refused
+    a launch SGLang serves."""
+    import importlib.util
+    import sys
+    from types import SimpleNamespace
+
+    import drafter_lint
+    from drafter_lint.launch import DryRunVerdict
+
+    folder = Path(drafter_lint.__file__).parent / "dryrun"
+    monkeypatch.syspath_prepend(str(folder))        # the script imports its neighbours
+    for name in ("verdict", "weights"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    spec = importlib.util.spec_from_file_location("sglang_startup_under_test",
+                                                  folder / "sglang_startup.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+
+    plain = SimpleNamespace()                                   # no attribute at all
+    keeps = SimpleNamespace(load_lm_head_from_target=False)     # declares its own head
+    assert script.shared_from_target(plain, "EAGLE3") == ("model.embed_tokens", "lm_head")
+    assert script.shared_from_target(keeps, "EAGLE3") == ("model.embed_tokens",)
+
+    names = ("model.embed_tokens.weight", "lm_head.weight", "model.fc.weight")
+    params = {n: SimpleNamespace(numel=lambda: 16) for n in names}
+    model = SimpleNamespace(named_parameters=lambda: list(params.items()))
+    recorder = script.Recorder()
+    recorder.install(model, lambda param, tensor: None)
+    loaded = [("model.fc.weight", SimpleNamespace(dtype="bfloat16", shape=(16,)))]
+    for name, tensor in recorder.wrap_iterator(loaded):
+        params[name].weight_loader(params[name], tensor)
+    report = recorder.result(model, script.shared_from_target(plain, "EAGLE3"))
+    verdict = DryRunVerdict.of({"verdict": "accepted", "runtime": "sglang",
+                                "version": "0.5.23", "draft_class": "LlamaForCausalLMEagle3",
+                                "weights": report}, 1.0)
+    assert report["unfilled"] == [] and not verdict.refused, verdict
