@@ -104,17 +104,20 @@ def norm_tensors_without_flag(facts: Facts):
     `eagle_config.norm_before_fc` first, then the top level (vllm==0.33.0
     llama_eagle3.py:184-188, sglang==0.5.23 models/llama_eagle3.py:173-175).
 
-    Fails: `input_norm.weight` present, `norm_before_fc` absent.
+    Fails: `input_norm.weight` present, `norm_before_fc` absent; or
+    `eagle_config.norm_before_fc` false beside a top-level true.
     Passes: the flag set with its tensor.
-    Fix (safe): set the flag to true.
+    Fix (safe): set the flag the runtimes read to true (the nested one when present).
     """
     single, taps = _norm_tensors(facts)
     nested = facts.get("/eagle_config/norm_before_fc", None)   # read first by both runtimes
     flag = nested if nested is not None else facts.get("/norm_before_fc", None)
     if single and flag is not True:
-        yield Finding("/norm_before_fc", f"{single} ships but norm_before_fc is not true: "
+        # the flag the runtimes read is the one to set: a nested one wins over the top level
+        where = "/eagle_config/norm_before_fc" if nested is not None else "/norm_before_fc"
+        yield Finding(where, f"{single} ships but norm_before_fc is not true: "
                       f"the runtime skips the trained norm (vLLM #38111, SGLang #32334)",
-                      fix=add("/norm_before_fc", True, "safe"))
+                      fix=add(where, True, "safe"))
     if taps and facts.get("/fc_norm", None) is not True:
         # SGLang also takes the legacy `use_aux_norm` spelling; vLLM reads only `fc_norm`
         legacy = facts.get("/use_aux_norm", None) is True

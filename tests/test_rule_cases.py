@@ -143,22 +143,3 @@ def test_the_correct_tiny_drafter_has_no_error_or_warning(tmp_path):
                                                 if "launch" in r.needs and r.family != "mtp"
                                                 and "card" not in r.needs}
 
-
-def test_ea313_reads_a_nested_false_before_the_top_level_flag(tmp_path):
-    """Both runtimes read `eagle_config.norm_before_fc` first (vllm==0.33.0
-    llama_eagle3.py:184-188, sglang==0.5.23 models/llama_eagle3.py:173-175): a nested
-    false wins over a top-level true, so the shipped `input_norm.weight` is skipped and
-    EA313 warns at /norm_before_fc. Not a rule case: the finding's fix (the top-level flag
-    set true) does not repair this config, which the rule cases would assert (reported as
-    a bug in docs/internals/mutation-round-2026-12-05d.md). Mutation caught (round
-    2026-12-05d, M09): the flag read as `nested or top`, the nested false falling through
-    to the top-level true, and no warning."""
-    case = Case(rule="EA313", outcome="fail", why="nested-false-overrides-top-level-true",
-                base="speculators-eagle3-qwen3-235b",
-                ops=[["add", "/eagle_config", {"norm_before_fc": False}]],
-                pointer="/norm_before_fc")
-    result = lint_case(case, tmp_path)
-    hits = [f for f in result.findings if f.rule == "EA313" and f.pointer == "/norm_before_fc"]
-    assert [f.severity.value for f in hits] == ["warning"], \
-        [(f.rule, f.pointer, f.message) for f in result.findings]
-    assert "input_norm.weight ships but norm_before_fc is not true" in hits[0].message
