@@ -7,6 +7,7 @@ and names the flag `eagle_fc_bias` (default false); speculators calls it `fusion
 
 from __future__ import annotations
 
+from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding, add
 from drafter_lint.jsondoc import pointer
@@ -72,3 +73,32 @@ def layer0_input_layernorm(facts: Facts):
         yield Finding(pointer(name), f"{name} ships, but the EAGLE reference has no input "
                       f"norm on layer 0; runtimes ignore it (vLLM #9565)",
                       file=facts.tensor_file(name))
+
+
+@rule("EA103", "eagle-plain-class-on-sglang", "error", "eagle", needs=("config", "weights"))
+def plain_class_on_sglang(facts: Facts):
+    """An EAGLE head whose `architectures` names a plain model class, served by SGLang.
+
+    SGLang builds the draft from `architectures` as written (sglang==0.5.23
+    models/registry.py:117-150), and its EAGLE class is `LlamaForCausalLMEagle`
+    (sglang==0.5.0rc0 models/llama_eagle.py:113, 149). SafeAILab's originals list `LlamaForCausalLM`: SGLang builds a
+    plain Llama, which has no `fc`, and the head's tensors, saved without the `model.`
+    prefix, fill none of its layer: executed on sglang==0.5.0rc0-rc2, the load is accepted
+    with `fc.weight` and every `layers.0.*` tensor dropped and the layer left at its random
+    initialization, so the draft proposes noise. (From 0.5.1 the same launch is refused
+    first for its context length, DL013.) Use a checkpoint converted for SGLang, whose
+    `architectures` is `LlamaForCausalLMEagle`.
+
+    Fails: SafeAILab's EAGLE-LLaMA3-Instruct-8B config (`LlamaForCausalLM`, `fc.weight`)
+    under `--runtime sglang`. Passes: `["LlamaForCausalLMEagle"]`; vLLM, which renames it.
+    """
+    written = facts.get("/architectures", None)
+    if not isinstance(written, list) or not written or not isinstance(written[0], str) or \
+            "Eagle" in written[0] or "fc.weight" not in (facts.weights or {}):
+        return
+    sglang = [r for r in facts.releases if r.runtime == "sglang"]
+    if sglang:
+        yield Finding("/architectures", f"architectures is {written}, a plain model class: "
+                      f"{runtimes.agree(sglang, 'builds')} it as written, with no fc: the "
+                      f"head's weights are dropped and the draft runs from random "
+                      f"initialization; use a checkpoint listing LlamaForCausalLMEagle")

@@ -181,3 +181,36 @@ def v0_fallback(facts: Facts):
                       f"which it takes for EAGLE only with VLLM_USE_V1=1; without it the "
                       f"server falls back to V0, whose EAGLE-1 model does not load an "
                       f"EAGLE-3 head or drafts with it as EAGLE-1: set VLLM_USE_V1=1")
+
+
+@rule("EA330", "eagle3-plain-class-head-rows", "error", "eagle3", needs=("config", "weights"))
+def plain_class_head_rows(facts: Facts):
+    """An EAGLE-3 head whose `architectures` names a plain model class, with an LM head of
+    `draft_vocab_size` rows, on SGLang.
+
+    SGLang builds the draft from `architectures` as written (no EAGLE-3 rename:
+    sglang==0.5.23 models/registry.py:117-150), so `LlamaForCausalLM` is built as a plain
+    Llama, whose `lm_head` has `vocab_size` rows (sglang==0.5.0rc2
+    models/llama.py:427-429; the EAGLE-3 class sizes it by `draft_vocab_size`,
+    models/llama_eagle3.py:191-195). A head that ships a reduced `lm_head.weight` then
+    fails its load: "self.org_vocab_size=128256 ... loaded_weight.shape[output_dim]=32000"
+    (layers/vocab_parallel_embedding.py:451-454, executed by the oracle lane on
+    0.5.0rc0-rc2).
+    Name the EAGLE-3 class (`LlamaForCausalLMEagle3`) for SGLang.
+
+    Fails: `["LlamaForCausalLM"]` with a 32000-row `lm_head.weight` beside `vocab_size`
+    128256 under `--runtime sglang`. Passes: `["LlamaForCausalLMEagle3"]`; a full-vocabulary
+    head.
+    """
+    written = facts.get("/architectures", None)
+    if not isinstance(written, list) or not written or not isinstance(written[0], str) or \
+            "Eagle" in written[0] or facts.get("/tie_word_embeddings", None) is True:
+        return
+    shape, vocab = facts.shape("lm_head.weight"), facts.int("/vocab_size")
+    sglang = [r for r in facts.releases if r.runtime == "sglang"]
+    if sglang and shape and vocab and shape[0] != vocab:
+        yield facts.tensor_finding("lm_head.weight", f"architectures is {written}, a plain "
+                                   f"model class: {runtimes.agree(sglang, 'builds')} it with a "
+                                   f"{vocab}-row lm_head, and this {shape[0]}-row one does "
+                                   f"not load; name the EAGLE-3 class "
+                                   f"(LlamaForCausalLMEagle3)")

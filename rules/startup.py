@@ -228,6 +228,41 @@ def model_type_unknown(facts: Facts):
                       f"layer config's type, e.g. 'qwen3')")
 
 
+@rule("DL019", "target-model-type-unknown-to-runtime", "error", "any", needs=("target",))
+def target_model_type_unknown(facts: Facts):
+    """The target's `model_type` names no config class in the release or the transformers
+    it pins, so the server cannot load the target's config and does not start.
+
+    The runtimes load the target's config as the draft's, through their own registry and
+    transformers' AutoConfig (DL014); a release whose pinned transformers predates the
+    target's model type refuses it before any draft code runs: SGLang 0.5.0rc0-0.5.1
+    (transformers 4.55.0) refuse a `qwen3_next` target and 0.5.0rc0-0.5.2 a `qwen3_vl_moe`
+    one, "The checkpoint you are trying to load has model type `qwen3_next` but
+    Transformers does not recognize this architecture" (recorded by the oracle lane). A
+    type is judged against the release's registry and every transformers its pin admits;
+    a target whose `auto_map` names an `AutoConfig` (remote code) is not judged. An MTP
+    checkpoint is its own target: DL014 judges it.
+
+    Fails: an EAGLE-3 head for a Qwen3-Next target under `--runtime sglang==0.5.1`.
+    Passes: the same under SGLang 0.5.2.
+    """
+    if facts.family == "mtp" or facts.target is None:
+        return
+    whole = facts.target.whole
+    model_type = whole.get("model_type")
+    auto_map = whole.get("auto_map")
+    if not isinstance(model_type, str) or (isinstance(auto_map, dict) and
+                                           "AutoConfig" in auto_map):
+        return
+    refusing = runtimes.matching(facts.releases, "config.model-types",
+                                 lambda types: model_type not in types)
+    if refusing:
+        yield Finding("", f"the target's model_type is {model_type!r}: "
+                      f"{runtimes.agree(refusing, 'has')} no config class for it in its "
+                      f"registry or the transformers it pins, and refuses to load the "
+                      f"target")
+
+
 @rule("DL015", "family-unserved", "error", "any")
 def family_unserved(facts: Facts):
     """The runtime asked for (`--runtime`, or the launch line's) does not serve this kind
