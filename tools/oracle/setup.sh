@@ -89,9 +89,9 @@ vllm_env() {
         tiktoken 'setuptools<80' six python-json-logger watchfiles depyf \
         lm-format-enforcer diskcache
   else
-    # transformers before 5.10 (vLLM 0.20.x) predate tokenizers 0.23
+    # transformers before 5.10 (vLLM 0.20.x-0.26.x here) predate tokenizers 0.23
     local TOKENIZERS='tokenizers>=0.23.2'
-    case "$VERSION" in 0.20.*) TOKENIZERS=tokenizers ;; esac
+    case "$VERSION" in 0.2[0-6].*) TOKENIZERS=tokenizers ;; esac
     "$P" install -q numpy regex cachetools psutil sentencepiece 'requests>=2.33.0' tqdm blake3 \
         py-cpuinfo "$TRANSFORMERS" 'huggingface_hub>=1.31.0' $TOKENIZERS \
         'safetensors>=0.6.2' 'pydantic>=2.12.0' pyyaml msgspec cloudpickle einops \
