@@ -208,12 +208,15 @@ def executed() -> str:
         weights = sum(1 for d in mine for x in d["launches"]
                       if (x.get("stages") or {}).get("weights") in ("accepted", "raised"))
         seconds = sorted(d.get("seconds", 0) for d in mine)
+        limit = sum(1 for d in mine for x in d["launches"] if x["verdict"] == "oracle-limit")
         limited = sorted(k.partition("==")[2] for k in limits if k.startswith(f"{name}=="))
         parts.append(
             f"- {runtimes.LABEL[name]}: {len(recorded)} of the {len(known)} recorded "
             f"releases executed ({_spans(recorded, known) or 'none'}), "
             f"{sum(len(d['launches']) for d in mine)} launches in all, {weights} of them "
-            f"through the weights layer; recording one release took "
+            f"through the weights layer, {limit} stopped by an oracle limit (a CUDA call "
+            f"with no device; the others the oracle cannot judge are listed with their "
+            f"reason in tests/data/oracle/judgements.json); recording one release took "
             f"{seconds[0] if seconds else 0}-{seconds[-1] if seconds else 0} s here"
             + (f"; cannot run on CPU: {', '.join(limited)} (tests/data/oracle/limits.json)"
                if limited else "") + ".")
