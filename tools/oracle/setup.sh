@@ -172,7 +172,8 @@ sglang_env() {
   # and a libcuda.so.1 stub answering "no device" to every driver symbol its extensions
   # link (sglang_startup.emulate_h100 loads it)
   if [ "${KERNEL:-}" = kernel ]; then
-    local K; K=$(grep -h '^Requires-Dist: sgl-kernel==' "$S"/lib/python3*/site-packages/sglang-*.dist-info/METADATA \
+    # (named sglang-kernel from 0.5.10)
+    local K; K=$(grep -hE '^Requires-Dist: (sgl|sglang)-kernel==' "$S"/lib/python3*/site-packages/sglang-*.dist-info/METADATA \
                  | head -1 | sed 's/Requires-Dist: //; s/;.*//; s/ //g')
     "$P" install -q --no-deps "$K"
     # sglang.bench_serving (imported on start-up paths before 0.5.6) needs datasets;
