@@ -176,6 +176,13 @@ sglang_env() {
     local K; K=$(grep -hE '^Requires-Dist: (sgl|sglang)-kernel==' "$S"/lib/python3*/site-packages/sglang-*.dist-info/METADATA \
                  | head -1 | sed 's/Requires-Dist: //; s/;.*//; s/ //g')
     "$P" install -q --no-deps "$K"
+    # 0.5.10's DeepSeek and other MoE modules import flashinfer (and cutlass) when they take
+    # their CUDA branch at import, as the oracle makes them: the release's own pin
+    case "$VERSION" in 0.5.10*)
+      local F; F=$(grep -hE '^Requires-Dist: flashinfer[-_]python==' "$S"/lib/python3*/site-packages/sglang-*.dist-info/METADATA \
+                   | head -1 | sed 's/Requires-Dist: //; s/;.*//; s/ //g')
+      "$P" install -q --no-deps "$F"; "$P" install -q nvidia-ml-py ninja nvidia-cutlass-dsl ;;
+    esac
     # sglang.bench_serving (imported on start-up paths before 0.5.6) needs datasets;
     # transformers 4.x needs a huggingface_hub before 1.0
     "$P" install -q 'datasets<4'
