@@ -106,8 +106,11 @@ vllm_env() {
     0.19.*) "$P" install -q --no-deps 'flashinfer-python==0.6.6' nvidia-ml-py ;;
     0.20.*) "$P" install -q --no-deps 'flashinfer-python==0.6.8.post1' nvidia-ml-py ;;
   esac
-  # vLLM 0.23.0 imports humming's kernels at start-up
-  [ "$VERSION" != 0.23.0 ] || "$P" install -q 'humming-kernels==0.1.4'
+  # vLLM 0.22.1 and 0.23.0 import humming's kernels at start-up (their own pins)
+  case "$VERSION" in
+    0.22.1) "$P" install -q 'humming-kernels==0.1.2' pyelftools tabulate nvidia-ml-py ;;
+    0.23.0) "$P" install -q 'humming-kernels==0.1.4' ;;
+  esac
   # vLLM's CUDA extension modules need libcuda.so.1 with a few driver symbols; this stub
   # answers "no device" to each (drafter_lint/dryrun/vllm_startup.py loads it first).
   libcuda_stub "$V/lib/oracle-libcuda"
