@@ -435,17 +435,22 @@ def test_check_a_folder_of_checkpoints(cli, tiny, tmp_path):
     assert run.code == 1 and "2 checkpoints below it" in run.err
 
 
-def test_a_hidden_folder_below_a_path_is_not_searched(cli, tiny, tmp_path):
-    """`check models/` lints the checkpoints below it, not those in its hidden folders: a
-    `.trash/` or `.cache/` copy (an old download, an editor's backup) is not one of the
-    user's checkpoints, and its errors would set the exit code. Mutation caught (round
-    2026-12-05c, M01): `discover` entering hidden folders (only SKIP_DIRS left out), so
-    the stale copy in `.trash/` was linted and the run exited 1 on it."""
+@pytest.mark.parametrize("stale", [".trash/old", "good/original"],
+                         ids=["hidden-folder", "checkpoints-own-subfolder"])
+def test_only_the_users_checkpoints_below_a_path_are_linted(cli, tiny, tmp_path, stale):
+    """`check models/` lints the checkpoints below it, not those in its hidden folders (a
+    `.trash/` or `.cache/` copy: an old download, an editor's backup), and stops at each
+    checkpoint it finds (an `original/` copy of its config, a sub-model's folder belongs
+    to that checkpoint); their errors would set the exit code. Mutations caught:
+    `discover` entering hidden folders (round 2026-12-05c, M01: only SKIP_DIRS left out,
+    the stale copy in `.trash/` linted and the run exiting 1 on it); `discover` going on
+    below a checkpoint it found (round 2026-12-05d, M01: `dirs[:] = []` dropped,
+    `good/original/` linted as a second checkpoint)."""
     import shutil
 
     models = tmp_path / "models"
     shutil.copytree(tiny / "drafter", models / "good")
-    shutil.copytree(tiny / "drafter-guessed", models / ".trash" / "old")
+    shutil.copytree(tiny / "drafter-guessed", models / stale)
     run = cli("check", models, "--format", "json")
     paths = [os.path.relpath(r["path"], models) for r in run.json()["results"]]
     assert paths == ["good"], paths
@@ -487,21 +492,3 @@ def test_one_bad_folder_below_a_path_leaves_the_others_linted(cli, tiny):
     assert len(linted) >= 2 and not any(p.endswith("drafter-guessed") for p in linted), linted
     errors = [line for line in run.err.splitlines() if line.startswith("drafter-lint: error:")]
     assert len(errors) == 1 and ".drafter-lint.toml" in errors[0], run.err
-
-
-def test_a_checkpoints_own_subfolder_is_not_searched_as_another(cli, tiny, tmp_path):
-    """`check models/` stops at each checkpoint it finds: a folder inside a checkpoint (an
-    `original/` copy of its config, a sub-model's folder) belongs to that checkpoint and is
-    not one more to lint, nor do its errors set the exit code. Mutation caught (round
-    2026-12-05d, M01): `discover` going on below a checkpoint it found (`dirs[:] = []`
-    dropped), so `good/original/` was linted as a second checkpoint and the run exited 1
-    on it."""
-    import shutil
-
-    models = tmp_path / "models"
-    shutil.copytree(tiny / "drafter", models / "good")
-    shutil.copytree(tiny / "drafter-guessed", models / "good" / "original")
-    run = cli("check", models, "--format", "json")
-    paths = [os.path.relpath(r["path"], models) for r in run.json()["results"]]
-    assert paths == ["good"], paths
-    assert run.code == 0, run.out

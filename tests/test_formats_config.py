@@ -268,6 +268,22 @@ SETTINGS_TABLE = [
 ]
 
 
+def _gate_dflash_launch(tiny, tmp_path, drafter, started=None):
+    """`drafter-lint gate -- vllm serve TARGET --speculative-config ...` in a real process
+    (the gate execs a stand-in `vllm` that touches `started`, if given, and exits 0)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    touch = f"import pathlib\npathlib.Path({str(started)!r}).touch()\n" if started else ""
+    (bin_dir / "vllm").write_text(f"#!{sys.executable}\n{touch}import sys\nsys.exit(0)\n")
+    (bin_dir / "vllm").chmod(0o755)
+    spec = json.dumps({"method": "dflash", "model": str(drafter),
+                       "num_speculative_tokens": 15})
+    return subprocess.run([sys.executable, "-m", "drafter_lint", "gate", "--", "vllm",
+                           "serve", str(tiny / "target"), "--speculative-config", spec],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"})
+
+
 @pytest.mark.parametrize("setting,effect", SETTINGS_TABLE,
                          ids=["ignore", "severity", "path", "baseline"])
 def test_settings_act_alike_in_check_fix_and_gate(cli, tiny, tmp_path, setting, effect):
@@ -290,24 +306,11 @@ def test_settings_act_alike_in_check_fix_and_gate(cli, tiny, tmp_path, setting, 
     taps = json.loads((drafter / "config.json").read_text())["dflash_config"]
     if effect == "ignored":
         assert taps["target_layer_ids"] == [2, 7, 12, 17, 22], fixed.out
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "vllm").write_text(f"#!{sys.executable}\nimport sys\nsys.exit(0)\n")
-    (bin_dir / "vllm").chmod(0o755)
     (drafter / "config.json").write_text(json.dumps(config, indent=2))
-    spec = json.dumps({"method": "dflash", "model": str(drafter),
-                       "num_speculative_tokens": 15})
-
-    def gate():   # a real process: the gate execs the (stand-in) server
-        return subprocess.run([sys.executable, "-m", "drafter_lint", "gate", "--", "vllm",
-                               "serve", str(tiny / "target"), "--speculative-config", spec],
-                              capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                              env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"})
-
-    passed = gate()
+    passed = _gate_dflash_launch(tiny, tmp_path, drafter)
     assert passed.returncode == 0 and "refused" not in passed.stderr, passed.stderr
     (tiny / ".drafter-lint.toml").unlink()
-    refused = gate()
+    refused = _gate_dflash_launch(tiny, tmp_path, drafter)
     assert refused.returncode == 1 and "DF114" in refused.stderr
 
 
@@ -323,25 +326,12 @@ def test_a_settings_fail_on_blocks_the_gate_as_it_fails_check(cli, tiny, tmp_pat
     (tiny / ".drafter-lint.toml").write_text(
         'fail-on = "warning"\n\n[severity]\nDF114 = "warning"\n')
     assert cli("check", drafter, "--target", tiny / "target").code == 1
-    bin_dir, started = tmp_path / "bin", tmp_path / "started"
-    bin_dir.mkdir()
-    (bin_dir / "vllm").write_text(f"#!{sys.executable}\nimport pathlib\n"
-                                  f"pathlib.Path({str(started)!r}).touch()\n")
-    (bin_dir / "vllm").chmod(0o755)
-    spec = json.dumps({"method": "dflash", "model": str(drafter),
-                       "num_speculative_tokens": 15})
-
-    def gate():   # a real process: the gate execs the (stand-in) server
-        return subprocess.run([sys.executable, "-m", "drafter_lint", "gate", "--", "vllm",
-                               "serve", str(tiny / "target"), "--speculative-config", spec],
-                              capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                              env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"})
-
-    blocked = gate()
+    started = tmp_path / "started"
+    blocked = _gate_dflash_launch(tiny, tmp_path, drafter, started)
     assert blocked.returncode == 1 and "DF114" in blocked.stderr, blocked.stderr
     assert not started.exists()
     (tiny / ".drafter-lint.toml").write_text('[severity]\nDF114 = "warning"\n')
-    passed = gate()
+    passed = _gate_dflash_launch(tiny, tmp_path, drafter, started)
     assert passed.returncode == 0 and started.exists(), passed.stderr
 
 
