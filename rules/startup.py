@@ -36,6 +36,15 @@ def _method(facts: Facts, release) -> str | None:
     return None if facts.family == "mtp" else method(facts.family, "vllm")
 
 
+def _kind(facts: Facts, kinds: tuple[str, ...]) -> str | None:
+    """The drafter's family when it is one of `kinds`; for a drafter no family tells
+    (DL007), the launch line's method when it is one of them; else None."""
+    if facts.family in kinds:
+        return facts.family
+    launched = facts.launch.method if facts.launch else None
+    return launched if facts.family == "unknown" and launched in kinds else None
+
+
 @rule("DL012", "architecture-not-registered", "error", "any")
 def architecture_not_registered(facts: Facts):
     """`architectures` names no model class the runtime registers, so it refuses to start.
@@ -283,10 +292,8 @@ def family_unserved(facts: Facts):
     Fails: a speculators DFlash checkpoint with `--runtime sglang`.
     Passes: the same with `--runtime vllm`.
     """
-    family = facts.family
-    launched = facts.launch.method if facts.launch else None
-    if family == "unknown" and launched in ("eagle", "eagle3", "dflash", "dspark"):
-        family = launched           # a draft no family tells, judged by the line's method
+    family = _kind(facts, ("eagle", "eagle3", "dflash", "dspark")) or facts.family
+    if family != facts.family:      # judged by the line's method
         if facts.runtime is not None and runtimes.serves(facts.runtime, family):
             return
     elif facts.releases:
@@ -330,9 +337,7 @@ def target_model_type_refused(facts: Facts):
     Fails: an EAGLE-3 draft for a `qwen3` target under `--runtime vllm==0.10.0`.
     Passes: the same under `vllm==0.10.1`; a `llama` target.
     """
-    launched = facts.launch.method if facts.launch else None
-    method = facts.family if facts.family in ("eagle3", "dflash") else \
-        launched if facts.family == "unknown" and launched in ("eagle3", "dflash") else None
+    method = _kind(facts, ("eagle3", "dflash"))
     if method is None:
         return
     text = facts.target.config.get("text_config")
