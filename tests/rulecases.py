@@ -27,6 +27,8 @@ the edits it lists, the options it runs with, and what it asserts:
   `transformers` (the major whose behaviour it pins; skipped on the other);
 - for a failing case, `pointer` and `file` (`*`: any) where the rule must fire (and
   `line`, for a finding in a model card), and `severity` (default: the rule's);
+- `pins`: the fact keys (drafter_lint/runtimes/table.py) whose rows decide the outcome:
+  every key is pinned by a case (tests/test_runtimes.py `test_every_fact_is_pinned_by_rule_cases`);
 - `test`: the test that holds a case needing more than a checkpoint (a settings file, a
   hub, a launch line); the case has no other fields.
 """
@@ -82,6 +84,7 @@ class Case:
     line: int | None = None
     severity: str | None = None
     test: str | None = None
+    pins: list = field(default_factory=list)   # fact keys whose rows decide this outcome
 
     @property
     def id(self) -> str:

@@ -94,6 +94,13 @@ def spec(method="dflash", model="drafter", tokens=15):
 V2 = "VLLM_USE_V2_MODEL_RUNNER=1"
 V1 = "VLLM_USE_V2_MODEL_RUNNER=0"   # vLLM 0.33 runs V2 unless told otherwise
 # (rule, outcome, launch line, findings that must block or must not appear)
+# gate case (rule-outcome) -> the fact keys whose rows decide it (tests/test_runtimes.py
+# pinned_by, with the rule cases' `pins`)
+GATE_PINS = {"LCH103-pass": ("runner.v2-policy",),
+             "LCH103-fail": ("runner.v1-refuses-mixed-swa",),
+             "LCH102-fail": ("dflash.tokens-per-block",),
+             "LCH102-pass": ("dflash.tokens-per-block",),
+             "LCH101-fail": ("launch.methods",)}
 GATE_CASES = [
     ("LCH101", "pass", [V2, "vllm", "serve", "target", "--speculative-config", spec()]),
     ("LCH101", "fail", [V2, "vllm", "serve", "target", "--speculative-config",

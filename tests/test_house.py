@@ -588,7 +588,7 @@ PLACES = {
                      "launch.methods", "drafter_lint/runtimes/table.py",
                      "fixtures/manifests/", "fixtures/published/"],
     "Add a runtime fact": ["drafter_lint/runtimes/table.py", "drafter_lint/runtimes/releases.py",
-                           "PUBLISHED", "PINNED_BY", "tests/test_runtimes.py",
+                           "PUBLISHED", '"pins"', "fixtures/rules/<CODE>/cases.json",
                            "tools/oracle/release_probes.py", "tools/oracle/release_evidence.py",
                            "tests/data/release-evidence.json",
                            "drafter_lint/runtimes/registries.json"],

@@ -59,166 +59,38 @@ def test_rows_follow_their_release_range():
     assert runtimes.serves(runtimes.parse("vllm"), "speculators/dflash")
 
 
-# fact key -> the rule cases whose outcome it decides (fixtures/rules/<CODE>/cases.json,
-# tests/test_gate.py GATE_CASES by rule and outcome).
-# The SGLang rows of dspark.* are decided in test_families.py
-# test_dspark_tokens_against_its_block (a native DSpark drafter, which no manifest has).
-PINNED_BY = {
-    "eagle3.target-architectures": ["DL017-fail-qwen3-next-target-vllm-0.23-no-eagle3-interface",
-                                    "DL017-pass-qwen3-next-target-vllm-0.24"],
-    "aux.target-model-types": ["DL016-fail-dflash-for-a-glm-target-on-0.21",
-                               "DL016-pass-dflash-for-a-glm-target-on-0.22-unchecked"],
-    "runner.v2-policy": ["DF102-pass-top-level-mask-dense-target-v2-0.25",
-                         "DF102-fail-top-level-mask-hybrid-target-v1-0.25",
-                         "DF128-pass-sample-from-anchor-hybrid-target-v1-0.27",
-                         "gate:LCH103-pass"],
-    "runner.v1-refuses-dflash2": ["LCH103-fail-dflash2-on-v1-0.29",
-                                  "LCH103-pass-dflash2-on-v1-0.28-is-not-refused"],
-    "eagle3.requires-draft-vocab-size-untied": ["EA325-pass-tied-head-sglang-0.5.4",
-                                                "EA325-fail-untied-head-sglang-0.5.4"],
-    "dflash.depth-without-num-target-layers": [
-        "DF116-fail-missing-taps-checked-against-the-draft-sglang-0.5.17",
-        "DF116-fail-missing-largest-tap-taken-sglang-0.5.18"],
-    "speculators.dflash-mask-mapped": ["DF102-pass-speculators-top-level-mask-mapped-0.24"],
-    "eagle3.requires-architectures": ["EA319-fail-no-architectures",
-                                      "EA319-fail-no-architectures-vllm-0.8.5-rewrites-it"],
-    "draft.short-context-raised": [
-        "DL013-fail-short-draft-context-allowed-sglang-0.5.2-keeps-positions",
-        "DL013-fail-short-draft-context-allowed-sglang-0.5.3-raises"],
-    "dflash.refuses-mixed-swa": ["DF125-fail-mixed-refused-by-0.25-on-either-runner"],
-    "runner.v1-refuses-mixed-swa": ["DF125-fail-mixed", "gate:LCH103-fail"],
-    "dflash.mask-sources": ["DF102-pass-top-level-mask-for-servers",
-                            "DF102-fail-top-level-mask-for-the-reference",
-                            "DF102-fail-no-mask-sglang-falls-back"],
-    "dflash.tap-sources": ["DF110-fail-no-taps-for-vllm", "DF110-pass-aux-ids-for-vllm",
-                           "DF118-fail-taps-read-without-the-plus-one-vllm-0.21",
-                           "DF118-pass-taps-read-as-trained-vllm-0.22"],
-    "dflash.derives-missing-taps": ["DF110-pass-no-taps-sglang-derives-them"],
-    "dflash.captures-last-layer": ["DF112-fail-last-layer-in-sglang",
-                                   "DF112-pass-last-layer-in-vllm"],
-    "dflash.checks-num-target-layers": ["DF111-fail-tap-at-depth",
-                                        "DF111-pass-vllm-does-not-check-it"],
-    "dflash.requires-num-target-layers": ["DF116-fail-missing-for-the-reference"],
-    "dflash.null-window-with-sliding-layers": ["DF124-fail-switched-off"],
-    "dflash.reads-use-swa": ["DF122-pass-swa-window-size-for-vllm"],
-    "dflash.causal-sources": ["DF126-fail-dflash-config-causal-read-by-vllm-only",
-                              "DF126-pass-no-flag-servers-agree"],
-    "dflash.block-size-sources": ["DF127-fail-nested-only-for-the-reference"],
-    "dflash.tokens-per-block": ["gate:LCH102-fail", "gate:LCH102-pass"],
-    "serves.dflash": ["DF101-fail-missing-for-the-reference"],
-    "serves.dflash2": ["DF136-fail-dflash2-architecture"],
-    "serves.eagle3": ["EA302-fail-nested-ids-unread-by-vllm"],
-    "serves.eagle": ["EA101-fail-bias-dropped"],
-    "serves.mtp": ["MTP105-pass-glm-style-no-shared-head"],
-    "serves.medusa": ["MED103-fail-no-current-runtime", "MED103-pass-vllm-before-0.33"],
-    "serves.speculators": ["LCH101-fail-speculators-head-on-sglang"],
-    "serves.dspark": ["DF143-fail-dspark-without-markov-rank", "LCH105-fail-omni-dspark-fewer-tokens-than-block"],
-    "launch.methods": ["LCH101-fail-medusa-on-vllm-0.33", "gate:LCH101-fail"],
-    "eagle3.aux-sources": ["EA302-fail-nested-ids-unread-by-vllm",
-                           "EA304-pass-nested-ids-unread-by-vllm"],
-    "eagle3.aux-convention": ["EA304-fail-specforge-ids-in-vllm-43671",
-                              "EA304-fail-vllm-ids-in-sglang-25454"],
-    "eagle3.aux-shift-if-first-is-one": ["EA304-pass-vllm-ids-in-sglang-on-deepseek"],
-    "eagle3.one-layer-architectures": ["EA314-fail-two-layers-mla-class-sglang",
-                                       "EA314-pass-two-layers-mla-class-vllm"],
-    "eagle3.tied-head-is-embedding": ["EA320-fail-tied-with-draft-vocab-sglang",
-                                      "EA320-fail-tied-with-draft-vocab-vllm-template-fact"],
-    "eagle3.requires-draft-vocab-size": ["EA325-fail-no-draft-vocab-size-sglang",
-                                         "EA325-pass-no-draft-vocab-size-vllm",
-                                         "EA325-fail-no-draft-vocab-size-vllm-0.10.2"],
-    "launch.method-names-validated": ["LCH101-fail-mtp-name-unknown-to-0.10.2",
-                                      "LCH101-pass-mtp-name-unchecked-on-0.9.0"],
-    "eagle3.fc-count-sources": ["EA306-fail-four-taps-vllm-54526",
-                                "EA306-pass-four-taps-counted"],
-    "eagle3.reads-3.1-flags": ["EA313-fail-legacy-use-aux-norm-on-vllm",
-                               "EA313-pass-legacy-use-aux-norm-on-sglang"],
-    "eagle3.reads-norm-before-residual": ["RD101-fail-speculators-trained-head-on-sglang",
-                                          "RD101-pass-speculators-trained-head-on-vllm"],
-    "eagle3.reads-use-aux-hidden-state": ["RD101-fail-no-aux-states-on-v2-before-0.33-40656",
-                                          "RD101-pass-no-aux-states-on-v2-from-0.33"],
-    "dflash.window-sources": ["DF122-pass-swa-window-size-for-vllm",
-                              "RD101-fail-sliding-layers-unwindowed-on-sglang-0.5.13"],
-    "dspark.self-contained-model-types": ["DF144-fail-qwen3-dspark-on-vllm-0.26",
-                                          "DF144-pass-qwen3-dspark-on-vllm-0.29"],
-    "sglang.hybrid-spec-refuses-radix": ["DL018-fail-qwen3.6-target-on-sglang-0.5.11",
-                                         "DL018-pass-sglang-0.5.14-does-not-raise"],
-    "eagle3.v0-unless-v1-asked": ["EA329-fail-eagle3-on-vllm-0.8.5-without-v1",
-                                  "EA329-pass-eagle3-on-vllm-0.9.0"],
-    "eagle3.embedding-always-shared": ["EA327-fail-own-embedding-on-vllm-0.9.0-18906",
-                                       "EA327-pass-own-embedding-on-vllm-0.9.1"],
-    "eagle3.draft-extend-logits-copied-whole": ["EA328-fail-unpadded-draft-vocab-on-sglang-0.5.2-10106",
-                                                "EA328-pass-unpadded-draft-vocab-on-sglang-0.5.15"],
-    "dspark.d2t-required-when": ["DF146-fail-padded-draft-vocab-on-vllm-0.29-55133",
-                                 "DF146-pass-padded-draft-vocab-on-vllm-0.30"],
-    "draft.raises-max-position-methods": ["RP102-fail-short-draft-on-vllm-0.29-57941",
-                                          "RP102-pass-short-draft-raised-by-vllm-0.33"],
-    "speculators.non-causal-flag-global": ["SPC116-fail-all-full-fixable",
-                                           "SPC116-pass-flag-true"],
-    "dspark.tokens-per-block": ["LCH102-fail-speculators-dspark-bonus-anchor",
-                                "LCH102-pass-speculators-dspark-anchor-first"],
-    "dspark.sample-from-anchor-default": ["LCH102-fail-speculators-dspark-bonus-anchor",
-                                          "LCH102-pass-speculators-dspark-seven-of-eight"],
-    "draft.raises-max-position-for": ["EA315-fail-yarn-caps-the-server",
-                                      "EA315-fail-short-rope-cache-kept-by-vllm-0.26-48894",
-                                      "EA315-fail-yarn-raised-by-vllm-0.32"],
-    "rope.partial-rotary-applied": ["RP101-fail-partial-rotary-dflash"],
-    "mtp.shares-target-lm-head": ["MTP105-pass-glm-style-no-shared-head",
-                                  "MTP105-fail-glm-style-no-shared-head-on-vllm-0.10.2-25993"],
-    "transformers.pin": ["TF106-fail-rope-parameters-only-for-the-reference"],
-    "registry.architectures": ["DL012-fail-domino-class", "DL012-pass-z-lab-class"],
-    "registry.draft-rewrite": ["DL012-pass-xpress-class-renamed-by-vllm",
-                               "DL012-fail-xpress-class-on-sglang"],
-    "draft.short-context-refused": ["DL013-fail-short-draft-context-sglang",
-                                    "DL013-pass-short-draft-context-vllm-raises-it",
-                                    "DL013-pass-short-draft-context-sglang-0.5.0rc2-allowed-it"],
-    "config.unknown-model-types": ["DL014-fail-torchspec-model-type",
-                                   "TF101-pass-dflash-type-is-dl014"],
-    "config.model-types": ["DL014-fail-unknown-family-type-nothing-knows",
-                           "DL014-pass-unknown-family-type-in-the-vllm-registry",
-                           "DL014-pass-unknown-family-type-an-older-admitted-transformers-knows",
-                           "DL014-fail-unknown-family-type-no-admitted-transformers-knows"],
-    "eagle3.head-from-target-only-without-draft-vocab": [
-        "EA326-fail-full-vocab-declared-no-head-sglang-0.5.2-27908",
-        "EA326-fail-no-head-sglang-0.5.1-never-shares"],
-    "quant.moe-exclusions-read": ["MTP112-fail-nvfp4-excluded-mtp-experts-vllm-0.11.0-pr-25987",
-                                  "MTP112-pass-nvfp4-excluded-mtp-experts-vllm-0.11.1"],
-    "vllm.legacy-speculative-flags": ["LCH107-fail-speculative-model-flag-vllm-0.33",
-                                      "LCH107-pass-speculative-model-flag-vllm-0.8.2"],
-    "mtp.quark-unquantized-when": [
-        "MTP113-fail-quark-mtp-fc-excluded-packed-sglang-0.5.20-38870",
-        "MTP113-pass-quark-mtp-fc-excluded-packed-sglang-0.5.21"],
-    "mtp.fused-names-expanded": ["MTP111-fail-ignore-lists-qkv-shards-sglang-0.5.20-35797",
-                                 "MTP111-pass-ignore-lists-qkv-shards-sglang-0.5.21"],
-    "mtp.unquantized-layers-under-dynamic-mtp": ["MTP106-pass-gptq-dynamic-mtp-key-vllm-0.27.0",
-                                                 "MTP106-fail-gptq-dynamic-mtp-key-vllm-0.26.0"],
-    "mtp.unquantized-fc-under": ["MTP106-pass-bf16-fc-under-nvfp4-vllm-0.20.0",
-                                 "MTP106-fail-bf16-fc-under-nvfp4-vllm-0.19.0-pr-38832",
-                                 "MTP110-fail-nvfp4-fc-left-quantized-vllm-0.19.1-pr-38832",
-                                 "MTP110-pass-nvfp4-fc-left-quantized-vllm-0.20.0"],
-    "speculators.verifier-must-be-a-repo": ["SPC107-fail-local-verifier-refused-by-vllm-0.33",
-                                            "SPC107-fail-local-verifier-before-0.33"],
-    "dflash.sample-from-anchor-refused": ["DF128-fail-sample-from-anchor-vllm-v2",
-                                          "DF128-pass-sample-from-anchor-not-judged-for-sglang"],
-    "dspark.exact-token-architectures": ["LCH105-fail-omni-dspark-fewer-tokens-than-block",
-                                         "LCH105-pass-generic-dspark-fewer-tokens"],
-    "dspark.markov-rank-sources": ["DF143-fail-rank-only-under-dflash-config",
-                                   "DF143-pass-top-level-rank"],
-    "mtp.mapped-targets": ["MTP108-fail-minimax-m2-type-vllm", "MTP108-pass-deepseek-v3-mapped"],
-}
+
+
+def pinned_by() -> dict[str, list[str]]:
+    """fact key -> the cases whose outcome it decides: rule cases that name it in `pins`
+    (fixtures/rules/<CODE>/cases.json) and the gate's (tests/test_gate.py GATE_PINS). The
+    SGLang rows of dspark.* are decided in test_families.py
+    test_dspark_tokens_against_its_block (a native DSpark drafter, which no manifest has)."""
+    from rulecases import all_cases
+    from test_gate import GATE_PINS
+
+    out: dict[str, list[str]] = {}
+    for case in all_cases():
+        for key in case.pins:
+            out.setdefault(key, []).append(case.id)
+    for case, keys in GATE_PINS.items():
+        for key in keys:
+            out.setdefault(key, []).append(f"gate:{case}")
+    return out
 
 
 def test_every_fact_is_pinned_by_rule_cases():
-    """Each row's effect on a rule is a case that would flip if the row changed. Mutation
-    caught: a fact added (or a case removed) without a test of its effect."""
-    from rulecases import all_cases
+    """Each row's effect on a rule is a case that would flip if the row changed: a case
+    names the keys it pins, and every key of the table is pinned. Mutation caught: a fact
+    added (or a case's pin removed) without a test of its effect; a pin naming a key no
+    row has (a typo)."""
     from test_gate import GATE_CASES
 
-    ids = {c.id for c in all_cases() if not c.test}
-    ids |= {f"gate:{rule}-{outcome}" for rule, outcome, *_ in GATE_CASES}
-    assert set(PINNED_BY) == {f.key for f in runtimes.FACTS}
-    for key, cases in PINNED_BY.items():
-        missing = [c for c in cases if c not in ids]
-        assert not missing, (key, missing)
+    pins = pinned_by()
+    gate = {f"gate:{rule}-{outcome}" for rule, outcome, *_ in GATE_CASES}
+    assert set(pins) == {f.key for f in runtimes.FACTS}, \
+        set(pins) ^ {f.key for f in runtimes.FACTS}
+    assert all(c in gate for cases in pins.values() for c in cases if c.startswith("gate:"))
 
 
 @pytest.mark.parametrize("runtime,method,rule,severity", [
