@@ -160,6 +160,8 @@ PROCESS_STATE = {
     "drafter_lint.remote._PRUNED": "the cache's stale partial folders are pruned once per "
                                    "process",
     "drafter_lint.registry.BY_MODULE": "filled by @rule as the rule modules are imported",
+    "drafter_lint.runtimes.keys.KEYS": "filled as table.py is imported (keys.declare beside "
+                                      "a key's rows); a typo fails then",
 }
 MUTABLE_CALLS = {"list", "dict", "set", "defaultdict", "OrderedDict", "Counter", "deque",
                  "bytearray"}

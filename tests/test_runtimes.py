@@ -419,6 +419,24 @@ def _code_strings(path: Path):
             yield node.value, called.get(id(node), "")
 
 
+def test_a_key_declared_beside_its_rows_is_declared_once(monkeypatch):
+    """A key may be declared in table.py with its rows (keys.declare); declaring one twice
+    fails, and its rows are type-checked like any other. Mutations caught: `declare`
+    overwriting an existing key's type (a second declaration silently wins), or its rows
+    escaping the type check."""
+    from drafter_lint.runtimes import keys
+    from drafter_lint.runtimes.table import Fact
+
+    with pytest.raises(ValueError, match="declared twice"):
+        keys.declare("eagle3.aux-sources", keys.BOOL)
+    assert keys.declared("eagle3.aux-sources") is keys.POINTERS
+    monkeypatch.setattr(keys, "KEYS", dict(keys.KEYS))
+    assert keys.declare("test.new-key", keys.NAMES) == "test.new-key"
+    Fact("test.new-key", "vllm", frozenset({"llama"}), "silent", "x", since="0.33.0")
+    with pytest.raises(TypeError):
+        Fact("test.new-key", "vllm", True, "silent", "x", since="0.33.0")
+
+
 def test_every_key_looked_up_is_declared_and_every_declared_key_is_used():
     """runtimes/keys.py declares each fact key once with its value's type. Mutations
     caught: a look-up of a key nobody declared (a typo that would answer None), a key

@@ -1,7 +1,8 @@
 """Every fact key, declared once with the type of its value (and, for a value read whole
 from the wheels, how registries.json's JSON becomes it). A row of table.py whose key is not
-declared here, or whose value is not of its type, fails at import; a look-up in rows.py of
-a key not declared raises instead of answering None."""
+declared here (or beside its rows with `declare`), or whose value is not of its type,
+fails at import; a look-up in rows.py of a key not declared raises instead of answering
+None."""
 
 from __future__ import annotations
 
@@ -148,6 +149,15 @@ KEYS: dict[str, Type] = {
     "quant.moe-exclusions-read": NAMES,
     "transformers.pin": TEXT,
 }
+
+
+def declare(key: str, kind: Type) -> str:
+    """Declare a new key beside its rows in table.py (its type, rows and probes then live
+    in one place); a key declared twice raises. Returns the key, for the rows to use."""
+    if key in KEYS:
+        raise ValueError(f"fact key {key!r} is declared twice")
+    KEYS[key] = kind
+    return key
 
 
 def declared(key: str) -> Type:

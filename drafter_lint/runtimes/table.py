@@ -23,6 +23,19 @@ from drafter_lint.runtimes import keys, registries
 
 
 @dataclass(frozen=True)
+class Seen:
+    """How tools/oracle/release_evidence.py tells that a row holds in a release's wheel:
+    files (a glob, `**/` for any folders) where `pattern` (Python `re`, multi-line) must
+    match, `also` (files, pattern) pairs that must match too, `also_not` pairs that must
+    not. A row that carries one needs no probe in tools/oracle/release_probes.py."""
+
+    files: str
+    pattern: str
+    also: tuple = ()
+    also_not: tuple = ()
+
+
+@dataclass(frozen=True)
 class Fact:
     key: str                 # declared with its value's type in runtimes/keys.py
     runtime: str
@@ -32,6 +45,7 @@ class Fact:
     since: str = ""          # first release it holds for ("" only for the z-lab reference)
     until: str = ""          # first release it no longer holds for
     path: str = ""           # "v1" / "v2": holds only on that vLLM model runner
+    seen: Seen | None = None  # its probe, when written with the row (else release_probes.py)
 
     def __post_init__(self):
         keys.check(self.key, self.value)      # a typo or a wrong value fails at import

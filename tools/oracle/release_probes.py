@@ -8,7 +8,8 @@ which must equal the row's value. Patterns name the code the row's cite points t
 
 A probe names its row's key, runtime and runner, not its range: the probes of one key,
 runtime and runner are listed in the order of their rows in table.py, and take `since` and
-`until` from them (`_ranged`), so a range is written once, in the table.
+`until` from them (`_ranged`), so a range is written once, in the table. A row may carry
+its probe itself (`seen=Seen(files, pattern, ...)` in table.py): then it has none here.
 """
 
 from __future__ import annotations
@@ -618,10 +619,17 @@ def _ranged(probes) -> tuple[Probe, ...]:
     takes the n-th such row of table.py. A row without a probe, or a probe without a row,
     is an error."""
     rows = defaultdict(list)
-    for fact in FACTS:
-        if fact.runtime != "reference":
-            rows[(fact.key, fact.runtime, fact.path)].append(fact)
     out = []
+    for fact in FACTS:
+        if fact.runtime == "reference":
+            continue
+        if fact.seen is not None:        # written with its row
+            seen = fact.seen
+            out.append(Probe(fact.key, fact.runtime, seen.files, seen.pattern, also=seen.also,
+                             also_not=seen.also_not, path=fact.path, since=fact.since,
+                             until=fact.until))
+        else:
+            rows[(fact.key, fact.runtime, fact.path)].append(fact)
     for probe in probes:
         group = rows[(probe.key, probe.runtime, probe.path)]
         if not group:
