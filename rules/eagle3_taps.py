@@ -163,16 +163,33 @@ def aux_ids_missing(facts: Facts):
                       severity=None if depth else Severity.INFO)
 
 
+def final_output_captured(facts: Facts, release) -> bool:
+    """Whether `release` captures an aux id equal to the target's depth (the last layer's
+    output), for this target's model type; True where no row says (no claim)."""
+    fact = runtimes.lookup("eagle3.captures-final-output", release)
+    if fact is None:
+        return True
+    default, others = fact.value
+    model_type = facts.target.model_type if facts.target else None
+    return (not default) if model_type in others else default
+
+
 @rule("EA303", "eagle3-aux-ids-invalid", "error", "eagle3")
 def aux_ids_invalid(facts: Facts):
-    """Aux-layer ids are not unique increasing integers inside the target (E3-03).
+    """Aux-layer ids are not unique increasing integers the target can capture (E3-03).
 
-    Each id must be an integer in `[0, L_target)` (L from `--target`), with no repeats,
-    in increasing order. An id past the target is never captured: fewer states reach
-    `fc` and the first forward fails (SGLang #32334: ids `[24, 30, 36]` on a 36-layer
-    gpt-oss became 37 and crashed with 8640 vs 5760).
+    Each id must be an integer in `[0, L]` (L from `--target`), with no repeats, in
+    increasing order. An id past L is never captured: fewer states reach `fc` and the
+    first forward fails. An id equal to L (the last layer's output) is captured only where
+    the release's target class captures after its last layer (`eagle3.captures-final-output`
+    rows): vLLM from 0.18.0 (vllm==0.33.0 model_executor/models/llama.py:440, gpt_oss.py:532;
+    DeepSeek-V2/V3 targets from 0.25.0), SGLang only for gpt-oss from 0.5.21
+    (sglang==0.5.21 models/gpt_oss.py:1336-1339, 738-741). SGLang #32226 / #32334: ids
+    `[24, 30, 36]` on the 36-layer gpt-oss-120b crashed with 8640 vs 5760, as vLLM serves
+    them.
 
-    Fails: `[24, 30, 36]` on a 36-layer target; `[2, 2, 29]`. Passes: `[2, 18, 33]`.
+    Fails: `[24, 30, 37]` on a 36-layer target; `[24, 30, 36]` on it for SGLang 0.5.20;
+    `[2, 2, 29]`. Passes: `[2, 18, 33]`; `[24, 30, 36]` on gpt-oss for vLLM 0.33.0.
     """
     ptr, ids = aux_ids(facts)
     if ids is MISSING:
@@ -184,9 +201,16 @@ def aux_ids_invalid(facts: Facts):
     for i, k in enumerate(ids):
         if type(k) is not int or k < 0:
             yield Finding(f"{ptr}/{i}", f"aux layer id {json.dumps(k)} is not a layer index")
-        elif depth is not None and k >= depth:
-            yield Finding(f"{ptr}/{i}", f"aux layer id {k} is not below the target's "
-                          f"{depth} layers (valid 0..{depth - 1}); it is never captured")
+        elif depth is not None and k > depth:
+            yield Finding(f"{ptr}/{i}", f"aux layer id {k} is past the target's {depth} "
+                          f"layers (valid 0..{depth}); it is never captured")
+        elif depth is not None and k == depth:
+            blind = [r for r in facts.releases if not final_output_captured(facts, r)]
+            if blind:
+                yield Finding(f"{ptr}/{i}", f"aux layer id {k} is the output of the target's "
+                              f"last layer (it has {depth}), which "
+                              + runtimes.agree(blind, "never captures: fewer states reach fc "
+                                               "and the first forward fails"))
         elif i and type(ids[i - 1]) is int and k <= ids[i - 1]:
             yield Finding(f"{ptr}/{i}", f"aux layer id {k} after {ids[i - 1]}: ids must be "
                           f"unique and increasing")

@@ -73,6 +73,24 @@ CONFIG_REFUSED = {V: "else AutoConfig: model type ... but Transformers does not 
                   S: "else AutoConfig: model type ... but Transformers does not recognize this "
                      "architecture, S utils/hf_transformers/config.py:228"}
 
+# eagle3.captures-final-output: declared with its rows (keys.declare); value (default,
+# model types that do otherwise)
+FINAL_OUTPUT = keys.declare("eagle3.captures-final-output", keys.Type(
+    "(bool, frozenset of model types that do otherwise)",
+    lambda v: isinstance(v, tuple) and len(v) == 2 and type(v[0]) is bool
+    and isinstance(v[1], frozenset) and all(isinstance(t, str) for t in v[1])))
+# model types served by vLLM's deepseek_v2.py model class
+DEEPSEEK_CLASS = frozenset({"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"})
+V_LLAMA, V_DEEPSEEK = ("vllm/model_executor/models/llama.py",
+                       "vllm/model_executor/models/deepseek_v2.py")
+V_AFTER_LAYER = r"_maybe_add_hidden_state\(\s*aux_hidden_states,\s*idx \+ 1,"
+V_DEEPSEEK_END = r"if self\.end_layer in self\.aux_hidden_state_layers:"
+S_LLAMA, S_GPT_OSS = "sglang/srt/models/llama.py", "sglang/srt/models/gpt_oss.py"
+S_SHIFTED = (r"def\s+set_eagle3_layers_to_capture[\s\S]{0,600}?layers_to_capture\s*=\s*"
+             r"\[\s*val\s*\+\s*1\s+for\s+val\s+in\s+layer_ids\s*\]")
+S_GPT_OSS_END = r"elif self\.end_layer in self\.layers_to_capture:"
+
+
 FACTS: tuple[Fact, ...] = (
     # Model runner: which one serves a launch (read whole from each wheel; runtimes/path.py
     # applies it to the target, the method, the draft and VLLM_USE_V2_MODEL_RUNNER)
@@ -488,6 +506,32 @@ FACTS: tuple[Fact, ...] = (
          "V model_executor/models/interfaces.py:1640-1650; llama.py:439-441", since="0.8.5"),
     Fact("eagle3.aux-convention", S, "output", "silent",
          "S models/llama.py:939-941, qwen3.py:791 (+1 added at capture)", since="0.5.0rc0"),
+    # Is an aux id equal to the target's depth L (the last layer's output, before the final
+    # norm) captured? (what most targets do, the model types whose class does otherwise)
+    Fact(FINAL_OUTPUT, V, (False, frozenset()), "start-up",
+         "vllm==0.17.1 model_executor/models/llama.py:424 (captured before layer idx < L)",
+         since="0.8.5", until="0.18.0",
+         seen=Seen(V_LLAMA, r"if idx in self\.aux_hidden_state_layers:")),
+    Fact(FINAL_OUTPUT, V, (True, DEEPSEEK_CLASS), "start-up",
+         "vllm==0.18.0 model_executor/models/llama.py:427 (id idx + 1 after layer idx); "
+         "vllm==0.24.0 deepseek_v2.py:1339 (before the layer only)",
+         since="0.18.0", until="0.25.0",
+         seen=Seen(V_LLAMA, V_AFTER_LAYER, also=((V_DEEPSEEK, r"if idx in self\.aux_hidden_state_layers:"),),
+                   also_not=((V_DEEPSEEK, V_DEEPSEEK_END),))),
+    Fact(FINAL_OUTPUT, V, (True, frozenset()), "start-up",
+         "V model_executor/models/llama.py:440, gpt_oss.py:532 (id i + 1 after layer i); "
+         "vllm==0.25.0 deepseek_v2.py:1489 (end_layer too)", since="0.25.0",
+         seen=Seen(V_LLAMA, V_AFTER_LAYER, also=((V_DEEPSEEK, V_DEEPSEEK_END),))),
+    Fact(FINAL_OUTPUT, S, (False, frozenset()), "start-up",
+         "sglang==0.5.20 models/llama.py (id + 1 captured before layer i < L), gpt_oss.py:1361"
+         "-1364 (ids kept when the largest is L, but L never captured; sglang#32226)",
+         since="0.5.0rc0", until="0.5.21",
+         seen=Seen(S_LLAMA, S_SHIFTED, also_not=((S_GPT_OSS, S_GPT_OSS_END),))),
+    Fact(FINAL_OUTPUT, S, (False, frozenset({"gpt_oss"})), "start-up",
+         "S models/llama.py:486-492, 941 (id + 1 captured before layer i < L); "
+         "gpt_oss.py:732-741, 1347-1352 (ids kept when the largest is L, L captured after "
+         "the last layer)", since="0.5.21",
+         seen=Seen(S_LLAMA, S_SHIFTED, also=((S_GPT_OSS, S_GPT_OSS_END),))),
     # Target model types for which SGLang adds +1 only when the first id is 1 (PR #25454)
     Fact("eagle3.aux-shift-if-first-is-one", S,
          frozenset({"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "kimi_k25",
