@@ -45,9 +45,12 @@ def default_ids(depth: int) -> list[int]:
 
 def read_where(facts: Facts, release) -> str | None:
     """The pointer `release` reads aux ids from (vllm==0.33.0 V2 runner: top level only;
-    sglang==0.5.23: nested `eagle_config` only)."""
+    sglang==0.5.23: nested `eagle_config` only); "" where it reads none (vLLM before
+    0.11.1, SGLang 0.4.5-0.4.8: the fallback), None where no row says."""
     fact = runtimes.lookup("eagle3.aux-sources", release)
-    return fact.value[0] if fact and fact.value else None
+    if fact is None:
+        return None
+    return fact.value[0] if fact.value else ""
 
 
 def outputs_on(facts: Facts, release, ids: list[int]) -> list[int]:

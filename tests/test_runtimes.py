@@ -172,7 +172,8 @@ def test_the_cli_says_which_facts_a_release_gets(cli, spec, says):
 
 
 @pytest.mark.parametrize("spec,named,facts", [
-    ("sglang==0.4.10.post2", "SGLang 0.4.10.post2", "0.5.0rc0"),
+    ("sglang==0.4.10.post2", "SGLang 0.4.10.post2", "0.4.10"),     # a post build: its base's
+    ("sglang==0.4.1.post7", "SGLang 0.4.1.post7", "0.4.2"),        # older than the oldest
     ("vllm==0.8.5.post1", "vLLM 0.8.5.post1", "0.8.5"),
     ("vllm==0.35.0", "vLLM 0.34.0", "0.34.0"),      # newer: its code may have moved on
 ])

@@ -46,13 +46,15 @@ TF5 = {"vllm": "0.24.0", "sglang": "0.5.10"}    # the first release that pins tr
 
 
 def probe(runtime: str, version: str, folder: Path, python: str, tf5: str | None,
-          raw: Path) -> dict | None:
+          raw: Path, tf_old: str | None = None) -> dict | None:
     """The probe's output for one release (cached in `raw`), or None when it fails."""
     cached = raw / f"{runtime}-{version}.json"
     if cached.is_file():
         return json.loads(cached.read_text())
     newer = runtimes.version_key(version) >= runtimes.version_key(TF5[runtime])
     paths = [tf5, None] if newer else [None, tf5]
+    if tf_old:
+        paths.append(tf_old)
     errors = []
     for path in paths:
         if path is None and tf5 is None and errors:
@@ -63,7 +65,7 @@ def probe(runtime: str, version: str, folder: Path, python: str, tf5: str | None
                               capture_output=True, text=True, timeout=600)
         if done.returncode == 0:
             out = json.loads(done.stdout)
-            out["transformers"] = 5 if path else 4
+            out["transformers"] = 5 if path and path == tf5 else 4
             cached.write_text(json.dumps(out))
             return out
         errors.append(done.stderr.strip().splitlines()[-1:] or ["?"])
@@ -280,6 +282,9 @@ def main() -> int:
     parser.add_argument("--python",
                         help="a Python with torch, pydantic and transformers 4")
     parser.add_argument("--tf5", help="a folder with transformers 5 (pip install --target)")
+    parser.add_argument("--tf-old", help="a folder with an older transformers 4, tried last "
+                                         "(SGLang 0.4.4 imports image_utils.VideoInput, "
+                                         "gone in later 4.x: transformers==4.48.3)")
     parser.add_argument("--cache", type=Path,
                         default=Path(os.path.expanduser("~/.cache/drafter-lint/grammar")))
     parser.add_argument("--runtime", action="append", choices=("vllm", "sglang"))
@@ -294,7 +299,8 @@ def main() -> int:
         found = {}
         for version in runtimes.PUBLISHED[runtime]:
             folder = fetch(runtime, version, files, {f"{runtime}/**/*.py"})
-            found[version] = probe(runtime, version, folder, args.python, args.tf5, raw)
+            found[version] = probe(runtime, version, folder, args.python, args.tf5, raw,
+                                   args.tf_old)
             print(f"{runtime}=={version}: "
                   f"{'executed' if found[version] else 'not read'}", flush=True)
         data = compact(history(runtime, found))

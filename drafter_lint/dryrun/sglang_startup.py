@@ -384,6 +384,9 @@ def draft_model_config(server_args, spec, target_context_len: int):
     speculative/eagle_worker.py:107, ==0.5.0rc0 :96)."""
     from sglang.srt.configs.model_config import ModelConfig
 
+    if not hasattr(ModelConfig, "from_server_args"):       # before 0.4.7
+        server_args.context_length = target_context_len
+        return built_before_0_4_7(server_args, spec.speculative_draft_model_path)
     accepts = inspect.signature(ModelConfig.from_server_args).parameters
     kw = dict(model_path=spec.speculative_draft_model_path, is_draft_model=True)
     if "model_revision" in accepts:         # from 0.5.1
@@ -395,6 +398,32 @@ def draft_model_config(server_args, spec, target_context_len: int):
     return ModelConfig.from_server_args(server_args, **kw)
 
 
+def built_before_0_4_7(server_args, model_path: str):
+    """The ModelConfig a TpModelWorker builds before `ModelConfig.from_server_args` (0.4.7):
+    its constructor with the server's arguments (sglang==0.4.6 managers/tp_worker.py:60-74;
+    the EAGLE worker sets the target's context length first, speculative/eagle_worker.py:79),
+    each keyword the release's constructor takes."""
+    from sglang.srt.configs.model_config import ModelConfig
+
+    takes = inspect.signature(ModelConfig.__init__).parameters
+    kw = {name: getattr(server_args, attr) for name, attr in (
+        ("trust_remote_code", "trust_remote_code"), ("revision", "revision"),
+        ("context_length", "context_length"), ("model_override_args", "json_model_override_args"),
+        ("is_embedding", "is_embedding"), ("enable_multimodal", "enable_multimodal"),
+        ("dtype", "dtype"), ("quantization", "quantization"))
+        if name in takes and hasattr(server_args, attr)}
+    return ModelConfig(model_path, **kw)
+
+
+def target_model_config(server_args):
+    """The target's ModelConfig as the scheduler builds it."""
+    from sglang.srt.configs.model_config import ModelConfig
+
+    if hasattr(ModelConfig, "from_server_args"):
+        return ModelConfig.from_server_args(server_args)
+    return built_before_0_4_7(server_args, server_args.model_path)
+
+
 def resolve(server_args, out: dict, init: bool, weights: bool = False) -> str:
     """Run SGLang's resolution of `server_args`; returns the stage reached."""
     resolve_arguments(server_args)
@@ -402,7 +431,7 @@ def resolve(server_args, out: dict, init: bool, weights: bool = False) -> str:
     from sglang.srt.model_loader.utils import get_model_architecture
 
     spec = speculative_settings(server_args)
-    target = ModelConfig.from_server_args(server_args)
+    target = target_model_config(server_args)
     out["resolved"] = {"algorithm": str(spec.speculative_algorithm),
                        "num_draft_tokens": spec.speculative_num_draft_tokens,
                        "target_context_len": target.context_len}

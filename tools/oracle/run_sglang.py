@@ -41,6 +41,7 @@ from sglang_startup import (  # noqa: E402
     raised_at,
     resolve_arguments,
     speculative_settings,
+    target_model_config,
 )
 from verdict import refusal  # noqa: E402
 
@@ -92,11 +93,10 @@ def _run(launch: dict, out: dict, stage: str) -> dict:
         resolve_arguments(args)
         out["stages"]["args"] = "accepted"
         stage = "config"
-        from sglang.srt.configs.model_config import ModelConfig
         from sglang.srt.model_loader.utils import get_model_architecture
 
         spec = speculative_settings(args)
-        target = ModelConfig.from_server_args(args)
+        target = target_model_config(args)
         out["resolved"] = {"algorithm": str(spec.speculative_algorithm),
                            "num_draft_tokens": spec.speculative_num_draft_tokens,
                            "target_context_len": target.context_len}

@@ -142,10 +142,18 @@ sglang_pins() {
       echo "torch==2.8.0 torchvision==0.23.0 transformers==4.56.1 tokenizers xgrammar==0.1.24 kernel" ;;
     0.5.0rc*|0.5.1*)
       echo "torch==2.8.0 torchvision==0.23.0 transformers==4.55.0 tokenizers xgrammar==0.1.22 kernel" ;;
-    0.4.10*)
+    # 0.4.7-0.4.10 swap into 0.4.10.post2's venv with their transformers, sgl-kernel and
+    # compressed-tensors==0.10.2 (newer ones import transformers.masking_utils, 4.53 on)
+    0.4.7*|0.4.8*|0.4.9*|0.4.10*)
       echo "torch==2.7.1 torchvision==0.22.1 transformers==4.54.1 tokenizers xgrammar==0.1.22 kernel" ;;
+    # 0.4.6 swaps into 0.4.6.post5's venv with sgl-kernel==0.1.0 (its 0.0.9.post2 is not on
+    # the index) and cuda-python / cuda-bindings 12.8.0 (deep_gemm.py imports `cuda`)
     0.4.6*)
       echo "torch==2.6.0 torchvision==0.21.0 transformers==4.51.1 tokenizers xgrammar==0.1.19 kernel" ;;
+    # 0.4.2-0.4.5: torch 2.5.1; 0.4.2-0.4.4 import vLLM's layers (their `srt` extra pins
+    # vllm 0.6.4.post1-0.7.2), swapped in with `pip install --no-deps vllm==0.7.2`
+    0.4.2*|0.4.3*|0.4.4*|0.4.5*)
+      echo "torch==2.5.1 torchvision==0.20.1 transformers==4.51.0 tokenizers xgrammar==0.1.17 kernel" ;;
     *) echo "setup.sh: no pins recorded for sglang==$1" >&2; exit 2 ;;
   esac
 }
@@ -178,7 +186,8 @@ sglang_env() {
     # (named sglang-kernel from 0.5.10)
     local K; K=$(grep -hE '^Requires-Dist: (sgl|sglang)-kernel==' "$S"/lib/python3*/site-packages/sglang-*.dist-info/METADATA \
                  | head -1 | sed 's/Requires-Dist: //; s/;.*//; s/ //g')
-    "$P" install -q --no-deps "$K"
+    # sgl-kernel before 0.1.0 is not on the index (SGLang 0.4.5, 0.4.6): the oldest that is
+    "$P" install -q --no-deps "$K" || "$P" install -q --no-deps 'sgl-kernel==0.1.0' 
     # 0.5.10's DeepSeek and other MoE modules import flashinfer (and cutlass) when they take
     # their CUDA branch at import, as the oracle makes them: the release's own pin
     case "$VERSION" in 0.5.10*)
