@@ -443,6 +443,11 @@ FACTS: tuple[Fact, ...] = (
     Fact("launch.method-names-validated", V, True, "start-up",
          "vllm==0.9.1 config.py:27 (from pydantic.dataclasses import dataclass)",
          since="0.9.1"),
+    Fact("launch.method-names-validated", S, True, "start-up",
+         "sglang==0.4.3 server_args.py:705-708 (argparse choices); S speculative/spec_info.py "
+         "(Unknown speculative algorithm name, from 0.5.5)", since="0.4.2",
+         seen=Seen("sglang/srt/**/*.py", r'"--speculative-algorithm",\s*\n\s*type=str,\s*\n'
+                   r'\s*choices=|Unknown speculative algorithm')),
     Fact("launch.methods", V, {
         "eagle3": ("eagle3",), "eagle": ("eagle",), "mtp": ("mtp",), "medusa": ("medusa",),
         "speculators": (None, "eagle3")}, "start-up",
