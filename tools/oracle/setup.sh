@@ -212,6 +212,24 @@ sglang_env() {
     # TRITON_LIBCUDA_PATH to this folder)
     ln -sf libcuda.so.1 "$S/lib/oracle-libcuda/libcuda.so"
   fi
+  case "$VERSION" in 0.4.*)
+    # 0.4.x: layers/quantization/deep_gemm.py imports `cuda` (cuda-python's bindings,
+    # which dlopen libnvrtc.so.12 by name: torch's copy is preloaded by sitecustomize);
+    # 0.4.5's utils imports decord; compressed-tensors of the time (newer ones import
+    # transformers.masking_utils, from 4.53)
+    "$P" install -q --no-deps 'cuda-python==12.8.0' 'cuda-bindings==12.8.0' 'compressed-tensors==0.10.2'
+    "$P" install -q decord
+    printf '%s\n' '# the oracle: preload torch'"'"'s libnvrtc.so.12 for cuda-python (tools/oracle/setup.sh)' \
+      'import ctypes, glob, os' \
+      'for _lib in glob.glob(os.path.join(os.path.dirname(__file__), "nvidia", "cuda_nvrtc", "lib", "libnvrtc.so.12*")):' \
+      '    ctypes.CDLL(_lib, mode=ctypes.RTLD_GLOBAL)' \
+      '    break' > "$(echo "$S"/lib/python3*/site-packages)/sitecustomize.py" ;;
+  esac
+  case "$VERSION" in 0.4.2*|0.4.3*|0.4.4*)
+    # they import vLLM's layers: the vLLM their `srt` extra pins, and what it imports
+    local VLLM=vllm==0.7.2; case "$VERSION" in 0.4.2*) VLLM=vllm==0.6.4.post1 ;; esac
+    "$P" install -q --no-deps "$VLLM"; "$P" install -q cloudpickle blake3 py-cpuinfo mistral_common ;;
+  esac
   [ ! -f "$S/lib/oracle-libcuda/libcuda.so.1" ] || export LD_PRELOAD="$S/lib/oracle-libcuda/libcuda.so.1"
   "$S/bin/python" -c 'import sglang; from sglang.srt.server_args import ServerArgs; from sglang.srt.models.registry import ModelRegistry; print("sglang", sglang.__version__, len(ModelRegistry.models), "architectures, ready")'
 }
