@@ -17,7 +17,8 @@ MAX_CARD_BYTES = 1 << 20       # cards are a few KB; a larger README is not read
 FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)")
 PYTHON = {"python", "py", "python3", "ipython", "pycon"}
 OPERATORS = {"&&", "||", ";", "|", "&"}
-PIN = re.compile(r"\b(vllm|sglang)(?:\[[\w,-]+\])?(==|>=)([0-9][\w.+-]*)")
+# the version ends on a letter, digit, `+` or `-`: `vllm==0.25.0.` ends a sentence
+PIN = re.compile(r"\b(vllm|sglang)(?:\[[\w,-]+\])?(==|>=)([0-9](?:[\w.+-]*[\w+-])?)")
 
 
 @dataclass(frozen=True)

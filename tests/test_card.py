@@ -63,6 +63,30 @@ def test_a_card_is_read_as_a_shell_and_python_would():
     assert len(found.lines) == 7
 
 
+def test_the_first_pin_of_a_runtime_is_the_one_the_card_is_read_for():
+    """A card that names a runtime's release twice (its install line, then a note of
+    another release it mentions) is read for the first, at the first's place. Mutation
+    caught (round 2026-12-05e, M16): each later pin replaced the one before, so the card
+    was linted for the release of a trailing remark, its findings placed there."""
+    text = "```bash\npip install vllm==0.25.0\n```\n\nUpgrading from vllm==0.20.0? " \
+           "Also see sglang>=0.5.21 and sglang==0.5.23.\n"
+    found = card.read(text)
+    assert found.pins == {"vllm": "0.25.0", "sglang": "0.5.21"}, found.pins
+    assert found.pin_at == {"vllm": (2, 13), "sglang": (5, 39)}, found.pin_at
+    assert found.pin_op == {"vllm": "==", "sglang": ">="}, found.pin_op
+
+
+def test_a_pin_at_the_end_of_a_sentence_is_read_without_its_full_stop():
+    """A card's prose pin (`Tested with vllm==0.25.0.`) names release 0.25.0: the full stop
+    ends the sentence, not the version. Found in mutation round 2026-12-05e (writing M16's
+    test): the stop was read into the version, which no release matches, so the card's
+    pin was dropped silently and its lines were judged for the newest release."""
+    assert card.read("Tested with vllm==0.25.0.\n").pins == {"vllm": "0.25.0"}
+    assert card.read("Needs sglang>=0.5.21.\n").pins == {"sglang": "0.5.21"}
+    assert card.read("pip install vllm==0.33.0+cu128\n").pins == {"vllm": "0.33.0+cu128"}
+    assert card.read("pip install vllm==0.5.0rc1 && run\n").pins == {"vllm": "0.5.0rc1"}
+
+
 def test_blocks_without_launches_and_other_fences_are_left_alone():
     text = "~~~sh\necho vllm serve is a phrase here\nls -la\n~~~\n```\nvllm serve a \\\n" \
            "  --speculative-config '{\"method\": \"mtp\"}' && echo done\n```\n"

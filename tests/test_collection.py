@@ -441,3 +441,27 @@ def test_a_repo_named_and_also_listed_is_linted_once(cli, collection_hub):
               "--format", "json", "--ignore", "TF")
     paths = [r["path"].split("@")[0] for r in run.json()["results"]]
     assert sorted(paths) == listed, paths
+
+
+def test_a_baselined_error_is_not_counted_in_a_repos_verdicts(cli, collection_hub, tmp_path):
+    """A repo's verdicts judge what the run reports: an error its baseline records is left
+    out of the findings and out of each release's count alike. Two fields written as
+    strings draw two DL008 errors; the baseline records one. Mutation caught (round
+    2026-12-05e, M02): the verdicts' own lint ran without the folder's settings
+    (`settings=False`), so the baselined error came back and each release said "2 errors"
+    beside the one finding listed."""
+    hub = collection_hub
+    repo = hub.drafters[0]
+    files = hub.repos[repo]["commits"][hub.commit(repo)]
+    config = json.loads(files["config.json"])
+    config["rms_norm_eps"], config["attention_dropout"] = "1e-06", "0.0"
+    files["config.json"] = json.dumps(config, indent=2).encode()
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps({"version": 1, "tool": "drafter-lint", "entries": [
+        {"rule": "DL008", "path": f"hf://{repo}/config.json", "pointer": "/rms_norm_eps"}]}))
+    run = cli("check", repo, hub.drafters[1], "--select", "DL008", "--format", "json",
+              "--baseline", baseline)
+    got = results(run)[repo]
+    assert [(f["rule"], f["pointer"]) for f in got["findings"]] == \
+        [("DL008", "/attention_dropout")], got["findings"]
+    assert got["verdicts"] == {"vLLM 0.34.0": "1 error", "SGLang 0.5.23": "1 error"}, got

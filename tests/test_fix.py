@@ -89,6 +89,49 @@ def test_a_reference_value_is_copied_into_a_checkpoint_without_errors(cli, tiny,
     assert json.loads((drafter / "config.json").read_text())["bos_token_id"] == 248044
 
 
+def test_a_reference_transformers_version_is_copied_and_read_back(cli, tiny, tmp_path):
+    """`transformers_version` is bookkeeping: a reference's (REF103, a safe fix) is copied
+    as written, and the read-back does not hold it to the loaded value, which transformers
+    sets to its own release whatever the file says. Mutation caught (round 2026-12-05e,
+    M13): the bookkeeping keys compared like any edit, so every such fix was refused as
+    READ-BACK FAILED (exit 2) and the file restored."""
+    import shutil
+
+    drafter, reference = tiny / "drafter", tmp_path / "reference"
+    shutil.copytree(drafter, reference)
+    for folder, version in ((drafter, "4.57.1"), (reference, "5.15.0")):
+        config = json.loads((folder / "config.json").read_text())
+        config["transformers_version"] = version
+        (folder / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    run = cli("fix", drafter, "--reference", reference, "--target", tiny / "target")
+    assert run.code == 0, run.out + run.err
+    assert 'fix REF103 /transformers_version: "4.57.1" -> "5.15.0"' in run.out, run.out
+    assert json.loads((drafter / "config.json").read_text())["transformers_version"] == \
+        "5.15.0"
+
+
+def test_the_reference_value_is_copied_before_a_rules_own_fix_of_the_same_field(cli, tiny):
+    """The reference is the authority: where a rule's safe fix and the reference's touch
+    one field, the reference's value is copied, and the rule's fix (worked out from a tap
+    list the reference also replaces) is never applied. Here the guessed drafter's
+    `eagle_aux_hidden_state_layer_ids` is stale (DF117 would write its own taps + 1) and
+    the reference holds the trained list. Mutation caught (round 2026-12-05e, M14): the
+    "reference first" sort key dropped, so DF117 wrote [3, 8, ...] from the guessed taps
+    and the log showed two DF117 fixes and no copy from the reference."""
+    guessed, drafter = tiny / "drafter-guessed", tiny / "drafter"
+    for folder, aux in ((guessed, [1, 6, 11, 16, 21]), (drafter, [2, 7, 12, 17, 22])):
+        config = json.loads((folder / "config.json").read_text())
+        config["eagle_aux_hidden_state_layer_ids"] = aux
+        (folder / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    run = cli("fix", guessed, "--reference", drafter, "--target", tiny / "target")
+    assert run.code == 0, run.out + run.err
+    assert "fix REF101 /eagle_aux_hidden_state_layer_ids: [1, 6, 11, 16, 21] -> [2, 7, 12, " \
+           "17, 22]" in run.out, run.out
+    assert "DF117" not in run.out, run.out
+    assert json.loads((guessed / "config.json").read_text()) == \
+        json.loads((drafter / "config.json").read_text())
+
+
 def test_diff_and_dry_run_write_nothing(cli, tiny):
     guessed = tiny / "drafter-guessed"
     before = snapshot(guessed)

@@ -792,6 +792,17 @@ def test_a_typo_in_any_gate_option_starts_nothing(tiny, stand_ins, options):
     assert "rror" in run.stderr and "Traceback" not in run.stderr
 
 
+def test_a_dry_run_timeout_of_one_second_is_accepted(tiny, stand_ins):
+    """`--dry-run-timeout` takes any finite number of seconds of at least 1, as its help
+    and its error say: 1 itself is a timeout, and the launch starts. Mutation caught (round
+    2026-12-05e, M19): the bound taken as exclusive (`value > 1`), `--dry-run-timeout 1`
+    refused as a typo, exit 2 and nothing started."""
+    env, out = stand_ins
+    run = gate(env, tiny, V2, "vllm", "serve", "target", "--speculative-config", spec(),
+               options=("--dry-run-timeout", "1"))
+    assert run.returncode == 0 and out.exists(), run.stderr
+
+
 def test_vllm_serve_with_two_models_is_refused_and_a_config_file_model_yields(tmp_path):
     """vLLM moves `--model B` before the positional `A` and argparse then refuses two model
     tags (vllm==0.33.0 utils/argparse_utils.py:324-355); a config file's `model:` yields to
@@ -1378,6 +1389,49 @@ def test_a_uv_env_file_reads_export_lines_as_dotenv_does(tmp_path):
     assert server.runtime == "vllm"
     assert server.environment["VLLM_USE_V2_MODEL_RUNNER"] == "0"
     assert server.environment["HF_HUB_OFFLINE"] == "1"
+
+
+def test_the_vllm_dry_run_names_the_root_causes_line_through_an_implicit_chain(monkeypatch,
+                                                                               tmp_path):
+    """The vLLM dry run's `raised_at` (dryrun/vllm_startup.py) says where the refusal
+    comes from: the innermost vllm frame of the root cause, followed through `raise ...
+    from` (`__cause__`) and through an exception raised while handling another
+    (`__context__`), as vLLM's config validation re-raises. Mutation caught (round
+    2026-12-05e, M20): only `__cause__` followed, so an implicitly chained refusal named the
+    frame that re-raised it, not the check that failed."""
+    import importlib.util
+    import sys
+
+    import drafter_lint
+
+    def load(name: str, path: Path):
+        found = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(found)
+        found.loader.exec_module(module)
+        return module
+
+    folder = Path(drafter_lint.__file__).parent / "dryrun"
+    monkeypatch.syspath_prepend(str(folder))        # the script imports its neighbours
+    for name in ("verdict", "weights"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    script = load("vllm_startup_under_test", folder / "vllm_startup.py")
+
+    vllm = tmp_path / "site-packages" / "vllm"       # frames in files named as vLLM's
+    (vllm / "config").mkdir(parents=True)
+    (vllm / "engine").mkdir()
+    (vllm / "config" / "speculative.py").write_text(
+        "def check():\n    raise ValueError('draft vocab')\n")
+    (vllm / "engine" / "arg_utils.py").write_text(
+        "def build(check):\n    try:\n        check()\n"
+        "    except ValueError as exc:\n        raise RuntimeError(str(exc))\n\n\n"
+        "def explicit(check):\n    try:\n        check()\n"
+        "    except ValueError as exc:\n        raise RuntimeError(str(exc)) from exc\n")
+    check = load("speculative_under_test", vllm / "config" / "speculative.py").check
+    engine = load("arg_utils_under_test", vllm / "engine" / "arg_utils.py")
+    for wrap in (engine.build, engine.explicit):
+        with pytest.raises(RuntimeError) as raised:
+            wrap(check)
+        assert script.raised_at(raised.value) == "vllm/config/speculative.py:2", wrap
 
 
 def test_sglang_shares_the_head_of_an_eagle3_draft_that_does_not_say_it_keeps_it(monkeypatch):

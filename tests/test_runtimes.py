@@ -346,6 +346,8 @@ MIXED = {"layer_types": ["sliding_attention", "full_attention"]}
     ("0.22.0", QUANTIZED, "eagle3", {}, {}, "v1"),             # 0.22 lists only unquantized
     # listed but MoE (kills M17: `listed_unless: is_moe` dropped, and it took V2)
     ("0.22.0", {**QWEN3, "num_experts": 8}, "eagle3", {}, {}, "v1"),
+    # an expert count of 0 is a dense model (`is_moe`: num_experts > 0; kills round-e M06)
+    ("0.22.0", {**QWEN3, "num_experts": 0}, "eagle3", {}, {}, "v2"),
     ("0.22.0", LLAMA, "eagle3", {}, {}, "v1"),                 # not listed until 0.23
     ("0.22.0", QWEN3, "dflash", {}, {}, "v1"),                 # V2 ran no DFlash yet
     ("0.23.0", LLAMA, "eagle3", {}, {}, "v2"),
@@ -373,7 +375,9 @@ def test_the_runner_is_chosen_as_the_release_chooses(release, target, method, dr
     550-560; 0.25.0 :557-571; 0.26.0 and 0.28.0 forcing; 0.29.0 :645-675). Mutations caught:
     the policy ignored (one runner per release), the variable ignored, MoE, hybrid,
     quantization or forced drafts not read. Mutation caught (round 2026-12-05b, M06): a
-    DFlash draft whose layers are all sliding taken for a mixed one and sent to V2."""
+    DFlash draft whose layers are all sliding taken for a mixed one and sent to V2.
+    Mutation caught (round 2026-12-05e, M06): an expert count of 0 taken for experts
+    (`>= 0`), a dense listed target sent to V1 as MoE (vLLM's `is_moe` is `> 0`)."""
     chosen = runtimes.on_path(runtimes.parse(f"vllm=={release}"), runtimes.Context(
         target=target, method=method, draft=draft, env=env))
     assert chosen.runner == runner, chosen.why
