@@ -803,7 +803,7 @@ def _parse_vllm(launch: _Reading, args, positional_model: bool, cwd: str | None 
             config[key] = value
         elif option in LEGACY_FLAGS:
             launch.legacy_flags.append(option)
-            legacy.setdefault(LEGACY_FLAGS[option], value)
+            legacy[LEGACY_FLAGS[option]] = value     # argparse keeps the last
     for key in ("method", "model", "revision"):
         if config.get(key) is not None and not isinstance(config[key], str):
             raise GateError(f"speculative config {key} is {json.dumps(config[key])}, not a "

@@ -1242,6 +1242,22 @@ def test_max_model_len_is_read_as_vllms_human_readable_int(written, tokens):
         assert parse(line).max_model_len == tokens
 
 
+def test_a_repeated_legacy_speculative_flag_is_read_as_argparse_reads_it():
+    """vLLM 0.8.x's parser keeps the last of a repeated `--speculative-model` (argparse's
+    store action), so the gate reads the draft the server loads. Mutation caught (round
+    2026-12-05e, noted there): the first kept (`setdefault`), so the gate linted a draft
+    the server never loads."""
+    from drafter_lint.command import parse
+
+    line = ["vllm", "serve", "T", "--speculative-model", "a", "--speculative-model", "b",
+            "--num-speculative-tokens", "3", "--num-speculative-tokens", "5"]
+    launch = parse(line)
+    assert launch.draft == "b"
+    assert list(launch.legacy_flags) == ["--speculative-model", "--speculative-model",
+                                         "--num-speculative-tokens",
+                                         "--num-speculative-tokens"]
+
+
 def test_releases_and_the_dry_run_show_progress_on_a_terminal_only(cli, tiny, monkeypatch):
     """Issue 41 item 4: `releases` lints every recorded release of each runtime (about
     seventy lints) and the gate's dry run may take minutes, both without a sign of life.
