@@ -44,6 +44,10 @@ def test_every_fact_is_read_by_code():
                                                 ("vllm==0.33.0+cu128", "0.33.0", True),
                                                 ("vllm==0.7.3", "0.8.0", False),
                                                 ("sglang==0.5.10.post1", "0.5.10", False),
+                                                # a post build that changed what the
+                                                # tool reads is listed; the next is not
+                                                ("sglang==0.4.4.post2", "0.4.4.post2", True),
+                                                ("sglang==0.4.4.post1", "0.4.4", False),
                                                 ("SGLang==0.5.23", "0.5.23", True),
                                                 ("reference", "44947fb", True)])
 def test_runtime_specs_parse(spec, version, exact):
@@ -158,7 +162,7 @@ def test_a_version_that_is_no_release_is_refused(cli, spec):
 
 @pytest.mark.parametrize("spec,says", [
     ("vllm==0.35.0", "newer than 0.34.0, the newest recorded release"),
-    ("vllm==0.8.5.post1", "a post-release of 0.8.5: its facts are 0.8.5's"),
+    ("vllm==0.8.5.post1", "a post-release of 0.8.5 that changes nothing the tool reads"),
     ("vllm==0.7.3", "older than 0.8.0, the oldest recorded release"),
     ("vllm==0.31.0", None),
     ("vllm==0.33.0", None),
@@ -172,8 +176,8 @@ def test_the_cli_says_which_facts_a_release_gets(cli, spec, says):
 
 
 @pytest.mark.parametrize("spec,named,facts", [
-    ("sglang==0.4.10.post2", "SGLang 0.4.10.post2", "0.4.10"),     # a post build: its base's
-    ("sglang==0.4.1.post7", "SGLang 0.4.1.post7", "0.4.2"),        # older than the oldest
+    ("sglang==0.4.10.post1", "SGLang 0.4.10.post1", "0.4.10"),     # a post build: its base's
+    ("sglang==0.4.1.post2", "SGLang 0.4.1.post2", "0.4.1.post4"),  # older than the oldest
     ("vllm==0.8.5.post1", "vLLM 0.8.5.post1", "0.8.5"),
     ("vllm==0.35.0", "vLLM 0.34.0", "0.34.0"),      # newer: its code may have moved on
 ])

@@ -100,11 +100,11 @@ def test_the_servers_environment_moves_the_ranges(tmp_path):
     plain = releases(str(drafter), "--target", str(target), "--runtime", "sglang",
                      "--format", "json")
     found = json.loads(plain.stdout)["checkpoints"][0]["runtimes"]["sglang"]
-    assert found["ranges"] == [{"from": "0.4.5", "to": "0.5.0rc2"}]     # EAGLE-3 from 0.4.5
+    assert found["ranges"] == [{"from": "0.4.4.post2", "to": "0.5.0rc2"}]   # EAGLE-3 from it
     assert [(o["release"], o["rule"]) for o in found["outside"]] == [("0.4.4", "DL015"),
                                                                       ("0.5.1", "DL013")]
     allowed = releases(str(drafter), "--target", str(target), "--runtime", "sglang",
                        "--env", "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1", "--format",
                        "json")
     found = json.loads(allowed.stdout)["checkpoints"][0]["runtimes"]["sglang"]
-    assert found["ranges"] == [{"from": "0.4.5", "to": "0.5.23"}], allowed.stderr
+    assert found["ranges"] == [{"from": "0.4.4.post2", "to": "0.5.23"}], allowed.stderr

@@ -3,6 +3,7 @@
     python tools/releases.py                 # both runtimes
     python tools/releases.py --runtime sglang
     python tools/releases.py record vllm==X [--sources DIR] [--venvs DIR] [--transformers DIR]
+    python tools/releases.py posts --sources DIR     # unlisted .postN builds: what each changes
 
 Asks the index's JSON API (pypi.org's, or --index URL's) for every released version,
 yanked ones aside, and lists those outside runtimes.PUBLISHED: newer than the newest recorded
@@ -181,9 +182,61 @@ def record(argv: list[str]) -> int:
     return 1 if rows or failed else 0
 
 
+def post_changes(runtime: str, version: str, sources: Path) -> list[str]:
+    """What the tool reads that `version` (a `.postN` build, unzipped under `sources`)
+    changes against the listed release before it: each probe that holds in one and not
+    the other, each value read whole from the wheels that differs."""
+    sys.path.insert(0, str(ROOT / "tools" / "oracle"))
+    import release_evidence as evidence
+    from release_evidence import EXTRACTED_FACTS
+    from release_probes import PROBES
+
+    before = [v for v in runtimes.PUBLISHED[runtime]
+              if Version(v) < Version(version)][-1]
+    old = evidence.Release(runtime, before, sources / f"{runtime}-{before}")
+    new = evidence.Release(runtime, version, sources / f"{runtime}-{version}")
+    out = []
+    for probe in PROBES:
+        if probe.runtime != runtime or probe.extract:
+            continue
+        fact = evidence.row_of(probe)
+        if bool(evidence.holds(probe, old, fact)) != bool(evidence.holds(probe, new, fact)):
+            out.append(f"{probe.key} ({probe.since}..{probe.until or ''})")
+    for key, extractors in EXTRACTED_FACTS.items():
+        name = extractors.get(runtime)
+        if name and old.extracted(name)[0] != new.extracted(name)[0]:
+            out.append(f"{key} (read whole)")
+    return out
+
+
+def posts(argv: list[str]) -> int:
+    """`posts --sources DIR [--runtime R]`: each unzipped `.postN` build under DIR that is
+    not listed, with what it changes; exit 1 when one changes something (list it in
+    PUBLISHED and record it; the others get the listed release before them, and say so)."""
+    parser = argparse.ArgumentParser(prog="releases.py posts")
+    parser.add_argument("--sources", type=Path, required=True)
+    parser.add_argument("--runtime", choices=("vllm", "sglang"), action="append")
+    options = parser.parse_args(argv)
+    changed = False
+    for runtime in options.runtime or ("vllm", "sglang"):
+        listed = runtimes.PUBLISHED[runtime]
+        found = sorted((p.name.split("-", 1)[1] for p in options.sources.glob(f"{runtime}-*")
+                        if ".post" in p.name), key=Version)
+        for version in found:
+            if version in listed or Version(version) < Version(listed[0]):
+                continue
+            what = post_changes(runtime, version, options.sources)
+            changed = changed or bool(what)
+            print(f"{runtime}=={version}: " + ("; ".join(what) if what else
+                                               "changes nothing the tool reads"))
+    return 1 if changed else 0
+
+
 def main() -> int:
     if sys.argv[1:2] == ["record"]:
         return record(sys.argv[2:])
+    if sys.argv[1:2] == ["posts"]:
+        return posts(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runtime", choices=sorted(runtimes.PUBLISHED), action="append")
     parser.add_argument("--index", default="https://pypi.org/pypi",

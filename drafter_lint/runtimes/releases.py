@@ -13,8 +13,10 @@ from drafter_lint.errors import UnknownRuntime
 
 # Every release on the package index (`pip index versions`, 2026-12-01), oldest first:
 # the facts were read from each one's wheel (tools/oracle/release_evidence.py scans them
-# all). vLLM from 0.8.0 (the first to serve EAGLE-3), SGLang from 0.5 (0.5.0 exists only as
-# release candidates). `.postN` builds are not listed: they get their base release's facts.
+# all). vLLM from 0.8.0 (the first to serve EAGLE-3), SGLang from 0.4.1.post4 (the first
+# build to serve EAGLE). A `.postN` build is listed where a probe or a value read whole
+# from the wheels differs from the release before it (python tools/releases.py posts);
+# the others get the facts of the listed release before them, and say so.
 PUBLISHED = {
     "vllm": (
         "0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.8.4", "0.8.5", "0.9.0", "0.9.0.1", "0.9.1",
@@ -25,11 +27,17 @@ PUBLISHED = {
         "0.25.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1", "0.28.0", "0.29.0",
         "0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0"),
     "sglang": (
-        "0.4.2", "0.4.3", "0.4.4", "0.4.5", "0.4.6", "0.4.7", "0.4.8", "0.4.9", "0.4.10",
-        "0.5.0rc0", "0.5.0rc1", "0.5.0rc2", "0.5.1", "0.5.2", "0.5.3", "0.5.4",
-        "0.5.5", "0.5.6", "0.5.7", "0.5.8", "0.5.9", "0.5.10", "0.5.11", "0.5.12",
-        "0.5.13", "0.5.14", "0.5.15", "0.5.16", "0.5.17", "0.5.18", "0.5.19",
-        "0.5.20", "0.5.21", "0.5.22", "0.5.23"),
+        "0.4.1.post4", "0.4.1.post5", "0.4.1.post6", "0.4.1.post7", "0.4.2", "0.4.3",
+        "0.4.3.post1", "0.4.3.post2", "0.4.3.post3", "0.4.3.post4", "0.4.4", "0.4.4.post2",
+        "0.4.4.post3", "0.4.4.post4", "0.4.5", "0.4.5.post1", "0.4.5.post2", "0.4.5.post3",
+        "0.4.6", "0.4.6.post2", "0.4.6.post3", "0.4.6.post4", "0.4.6.post5", "0.4.7",
+        "0.4.7.post1", "0.4.8", "0.4.8.post1", "0.4.9", "0.4.9.post2", "0.4.9.post3",
+        "0.4.9.post4", "0.4.9.post5", "0.4.9.post6", "0.4.10", "0.4.10.post2", "0.5.0rc0",
+        "0.5.0rc1", "0.5.0rc2", "0.5.1", "0.5.2", "0.5.3", "0.5.3.post1", "0.5.3.post2",
+        "0.5.3.post3", "0.5.4", "0.5.4.post1", "0.5.4.post2", "0.5.4.post3", "0.5.5",
+        "0.5.5.post1", "0.5.5.post2", "0.5.5.post3", "0.5.6", "0.5.6.post1", "0.5.6.post2",
+        "0.5.7", "0.5.8", "0.5.9", "0.5.10", "0.5.11", "0.5.12", "0.5.13", "0.5.14", "0.5.15",
+        "0.5.16", "0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23"),
 }
 # The releases whose facts are recorded, oldest first; the last one is the default.
 KNOWN = {**PUBLISHED,
@@ -106,12 +114,16 @@ def parse(spec: str) -> Release:
         raise UnknownRuntime(f"{spec!r}: {version!r} is not a release version of "
                              f"{LABEL[name]}") from None
     for known in recorded:
-        if _same(known, base):
-            if not post:
-                return Release(name, known)
-            return Release(name, known, exact=False, asked=version, note=(
-                f"{LABEL[name]} {version} is a post-release of {known}: its facts are "
-                f"{known}'s"))
+        if _same(known, version):
+            return Release(name, known)
+    for known in recorded:
+        if _same(known, base) and post:
+            # an unlisted post build: the listed release before it (its base, or an
+            # earlier post build that changed something) answers for it
+            before = [v for v in recorded if version_key(v) < version_key(version)][-1]
+            return Release(name, before, exact=False, asked=version, note=(
+                f"{LABEL[name]} {version} is a post-release of {known} that changes "
+                f"nothing the tool reads: its facts are {before}'s"))
     label, oldest, newest = LABEL[name], recorded[0], recorded[-1]
     if version_key(base) > version_key(newest):       # messages speak for the recorded one
         return Release(name, newest, exact=False, note=(

@@ -365,16 +365,16 @@ FACTS: tuple[Fact, ...] = (
     Fact("serves.dflash", R, True, "start-up", "ZL dflash/model.py:303"),
     Fact("serves.eagle3", V, True, "start-up", "V model_executor/models/registry.py:698-713",
          since="0.8.5"),
-    Fact("serves.eagle3", S, True, "start-up", "S models/llama_eagle3.py", since="0.4.5"),
+    Fact("serves.eagle3", S, True, "start-up", "S models/llama_eagle3.py", since="0.4.4.post2"),
     Fact("serves.eagle", V, True, "start-up", "V config/speculative.py:74-82 (eagle)",
          since="0.8.0"),
     Fact("serves.eagle", S, True, "start-up", "S arg_groups/fields/spec.py:31-34 (EAGLE)",
-         since="0.4.2"),
+         since="0.4.1.post4"),
     Fact("serves.mtp", V, True, "start-up", "V config/speculative.py:38-67, 1246-1268",
          since="0.8.0"),
     Fact("serves.mtp", S, True, "start-up",
          "S arg_groups/speculative_hook.py:109-117 (NEXTN is EAGLE with the target's MTP)",
-         since="0.4.4"),
+         since="0.4.3.post1"),
     Fact("serves.dflash2", V, "v2-runner", "start-up",
          "V model_executor/models/registry.py:666; v1/worker/gpu/spec_decode/__init__.py:42-47;"
          " V1 refuses it (config/vllm.py:3133-3137); vllm==0.34.0 v1/worker/gpu/spec_decode/"
@@ -389,7 +389,7 @@ FACTS: tuple[Fact, ...] = (
          "vLLM before 0.33 shipped transformers_utils/configs/medusa.py",
          since="0.8.0", until="0.33.0"),
     Fact("serves.medusa", S, False, "start-up",
-         "S arg_groups/fields/spec.py:31-34 (no MEDUSA algorithm)", since="0.4.2"),
+         "S arg_groups/fields/spec.py:31-34 (no MEDUSA algorithm)", since="0.4.1.post4"),
     Fact("serves.dspark", V, True, "start-up",
          "V model_executor/models/registry.py (DSparkDraftModel, Qwen3DSparkModel); "
          "v1/worker/gpu/spec_decode/dspark/speculator.py", since="0.25.0"),
@@ -414,7 +414,7 @@ FACTS: tuple[Fact, ...] = (
          "vllm==0.10.0 has no transformers_utils/configs/speculators/", since="0.8.0",
          until="0.10.1"),
     Fact("serves.speculators", S, (), "start-up",
-         "S has no speculators_config reader (no match in sglang/srt)", since="0.4.2"),
+         "S has no speculators_config reader (no match in sglang/srt)", since="0.4.1.post4"),
     Fact("launch.methods", V, {
         "dflash": ("dflash",), "dflash2": ("dflash",), "dspark": ("dspark",),
         "eagle3": ("eagle3",), "eagle": ("eagle",), "mtp": ("mtp",), "medusa": (),
@@ -445,7 +445,7 @@ FACTS: tuple[Fact, ...] = (
          since="0.9.1"),
     Fact("launch.method-names-validated", S, True, "start-up",
          "sglang==0.4.3 server_args.py:705-708 (argparse choices); S speculative/spec_info.py "
-         "(Unknown speculative algorithm name, from 0.5.5)", since="0.4.2",
+         "(Unknown speculative algorithm name, from 0.5.5)", since="0.4.1.post4",
          seen=Seen("sglang/srt/**/*.py", r'"--speculative-algorithm",\s*\n\s*type=str,\s*\n'
                    r'\s*choices=|Unknown speculative algorithm')),
     Fact("launch.methods", V, {
@@ -486,16 +486,16 @@ FACTS: tuple[Fact, ...] = (
         "dflash": (), "dflash2": (), "dspark": (), "eagle3": ("EAGLE3",), "eagle": ("EAGLE",),
         "mtp": ("NEXTN", "EAGLE"), "medusa": (), "speculators": ()}, "start-up",
         "sglang==0.5.0rc0 server_args.py:1422 (choices EAGLE, EAGLE3, NEXTN), 620-622",
-        since="0.4.5", until="0.5.11"),
+        since="0.4.4.post2", until="0.5.11"),
     Fact("launch.methods", S, {
         "dflash": (), "dflash2": (), "dspark": (), "eagle3": (), "eagle": ("EAGLE",),
         "mtp": ("NEXTN", "EAGLE"), "medusa": (), "speculators": ()}, "start-up",
-        "sglang==0.4.4 server_args.py:758 (choices EAGLE, NEXTN), 276", since="0.4.4",
-        until="0.4.5", seen=Seen("sglang/srt/server_args.py", r'choices=\["EAGLE", "NEXTN"\]')),
+        "sglang==0.4.4 server_args.py:758 (choices EAGLE, NEXTN), 276", since="0.4.3.post1",
+        until="0.4.4.post2", seen=Seen("sglang/srt/server_args.py", r'choices=\["EAGLE", "NEXTN"\]')),
     Fact("launch.methods", S, {
         "dflash": (), "dflash2": (), "dspark": (), "eagle3": (), "eagle": ("EAGLE",),
         "mtp": (), "medusa": (), "speculators": ()}, "start-up",
-        "sglang==0.4.3 server_args.py:708 (choices EAGLE)", since="0.4.2", until="0.4.4",
+        "sglang==0.4.3 server_args.py:708 (choices EAGLE)", since="0.4.1.post4", until="0.4.3.post1",
         seen=Seen("sglang/srt/server_args.py", r'choices=\["EAGLE"\]')),
 
     # EAGLE-3 aux hidden-state ids
@@ -518,7 +518,7 @@ FACTS: tuple[Fact, ...] = (
          since="0.4.9"),
     Fact("eagle3.aux-sources", S, (), "silent",
          "sglang==0.4.8 models/llama.py:700-706 (ids never read: the target's default "
-         "(2, L//2, L-3))", since="0.4.5", until="0.4.9",
+         "(2, L//2, L-3))", since="0.4.4.post2", until="0.4.9",
          seen=Seen("sglang/srt/models/llama.py",
                    r"self\.model\.layers_to_capture = \[2, num_layers // 2, num_layers - 3\]",
                    also_not=(("sglang/srt/**/*.py", r"eagle_aux_hidden_state_layer_ids"),))),
@@ -560,7 +560,7 @@ FACTS: tuple[Fact, ...] = (
          "S models/deepseek_v2.py:3470-3473, glm4_moe_lite.py:817-820", since="0.5.13"),
     Fact("eagle3.aux-shift-if-first-is-one", S, frozenset(), "silent",
          "sglang==0.5.12 models/deepseek_v2.py:2539-2541 (+1 whatever the first id)",
-         since="0.4.2", until="0.5.13"),
+         since="0.4.1.post4", until="0.5.13"),
     # EAGLE-3 draft classes built with exactly one layer (others build num_hidden_layers:
     # V llama_eagle3.py:198-207, S models/llama_eagle3.py:198-204)
     Fact("eagle3.one-layer-architectures", S, frozenset({"Eagle3DeepseekV2ForCausalLM"}),
@@ -568,7 +568,7 @@ FACTS: tuple[Fact, ...] = (
          "\"EAGLE3 currently only supports 1 layer\")", since="0.5.12"),
     Fact("eagle3.one-layer-architectures", S, frozenset({"LlamaForCausalLMEagle3"}), "start-up",
          "sglang==0.5.11 models/llama_eagle3.py:212-213 (\"EAGLE3 currently only supports 1 "
-         "layer\"; from 0.5.0rc0 :180-181)", since="0.4.5", until="0.5.12"),
+         "layer\"; from 0.5.0rc0 :180-181)", since="0.4.4.post2", until="0.5.12"),
     # Hybrid (linear-attention) targets whose speculative decoding SGLang refuses with the
     # radix cache on and the default mamba scheduling (no_buffer); BailingMoeV2_5 left out
     # (0.5.10-0.5.12 turn its radix cache off), NemotronH through its hook from 0.5.12
@@ -604,7 +604,7 @@ FACTS: tuple[Fact, ...] = (
          "sglang==0.5.2 speculative/eagle_draft_extend_cuda_graph_runner.py:133-147 (buffer "
          "draft_vocab_size wide); layers/logits_processor.py:516 (copy_ of logits[:, :vocab_size]); "
          "layers/vocab_parallel_embedding.py:36, 240-244 (LM head padded to 64; SGLang #10106)",
-         since="0.5.0rc0", until="0.5.15"),
+         since="0.4.10.post2", until="0.5.15"),
     Fact("eagle3.draft-extend-logits-copied-whole", S, False, "start-up",
          "sglang==0.5.15 layers/logits_processor.py:1051-1064 (the buffer is used only when "
          "its shape is the logits')", since="0.5.15"),
@@ -614,7 +614,7 @@ FACTS: tuple[Fact, ...] = (
          "S models/llama_eagle3.py:303-304, kimi_k25_eagle3.py:352-353, layers/"
          "logits_processor.py:1346-1347", since="0.5.12"),
     Fact("eagle3.tied-head-is-embedding", S, frozenset({"LlamaForCausalLMEagle3"}), "silent",
-         "sglang==0.5.0rc0 models/llama_eagle3.py:188-189", since="0.4.5", until="0.5.12"),
+         "sglang==0.5.0rc0 models/llama_eagle3.py:188-189", since="0.4.4.post2", until="0.5.12"),
     # EAGLE-3 classes that read config.draft_vocab_size with no default
     # the EAGLE-3 class is built from the draft's own `architectures`: none stops start-up
     Fact("eagle3.requires-architectures", V, True, "start-up",
@@ -623,7 +623,7 @@ FACTS: tuple[Fact, ...] = (
          "#30987)", since="0.9.0"),
     Fact("eagle3.requires-draft-vocab-size", S, frozenset({"LlamaForCausalLMEagle3"}),
          "start-up", "S models/llama_eagle3.py:306, 318 (AttributeError without the key; "
-         "sglang==0.5.5 llama_eagle3.py:220-224 reads it tied or not)", since="0.5.5"),
+         "sglang==0.5.5 llama_eagle3.py:220-224 reads it tied or not)", since="0.5.4.post2"),
     Fact("eagle3.requires-draft-vocab-size", V, frozenset({
         "LlamaForCausalLM", "Eagle3LlamaForCausalLM", "LlamaForCausalLMEagle3"}),
          "start-up", "vllm==0.10.2 model_executor/models/llama_eagle3.py:212-220 (read with no "
@@ -632,7 +632,7 @@ FACTS: tuple[Fact, ...] = (
          since="0.8.5", until="0.11.0"),
     Fact("eagle3.requires-draft-vocab-size-untied", S, frozenset({"LlamaForCausalLMEagle3"}),
          "start-up", "sglang==0.5.4 models/llama_eagle3.py:202-215 (read only for an untied "
-         "head; a tied one uses embed_tokens)", since="0.4.5", until="0.5.5"),
+         "head; a tied one uses embed_tokens)", since="0.4.4.post2", until="0.5.4.post2"),
 
     # RoPE types for which a draft's short max_position_embeddings is raised to the
     # target's max_model_len; with any other type the server's max_model_len is capped to
@@ -671,7 +671,7 @@ FACTS: tuple[Fact, ...] = (
          ("/num_aux_hidden_states", "/eagle_config/eagle_aux_hidden_state_layer_ids"),
          "start-up", "S models/llama_eagle3.py:156-161", since="0.5.12"),
     Fact("eagle3.fc-count-sources", S, (), "start-up",
-         "sglang==0.5.11 models/llama_eagle3.py:138-139 (fc is 3 x hidden)", since="0.4.5",
+         "sglang==0.5.11 models/llama_eagle3.py:138-139 (fc is 3 x hidden)", since="0.4.4.post2",
          until="0.5.12"),
 
     # EAGLE-3.1 flags read by the EAGLE-3 model (fc_norm: a norm per aux chunk; norm_output:
@@ -691,7 +691,7 @@ FACTS: tuple[Fact, ...] = (
     Fact("eagle3.reads-3.1-flags", S, ("fc_norm", "use_aux_norm", "norm_output"), "silent",
          "sglang==0.5.12 models/llama_eagle3.py:167-168, 188", since="0.5.12", until="0.5.17"),
     Fact("eagle3.reads-3.1-flags", S, (), "silent",
-         "sglang==0.5.11 models/llama_eagle3.py (no EAGLE-3.1 flag)", since="0.4.5",
+         "sglang==0.5.11 models/llama_eagle3.py (no EAGLE-3.1 flag)", since="0.4.4.post2",
          until="0.5.12"),
 
     # eagle_config.use_aux_hidden_state: false (a head trained on the last hidden state)
@@ -716,7 +716,7 @@ FACTS: tuple[Fact, ...] = (
          "model_runner_components/spec_aux_hidden_state.py:185-196", since="0.5.8"),
     Fact("eagle3.reads-use-aux-hidden-state", S, False, "silent",
          "sglang==0.5.7 model_executor/model_runner.py:554-575, models/llama_eagle3.py:135-139 "
-         "(three aux states captured, fc applied)", since="0.4.5", until="0.5.8"),
+         "(three aux states captured, fc applied)", since="0.4.4.post2", until="0.5.8"),
 
     # EAGLE-3 input layer: residual taken after hidden_norm (norm_before_residual: true)
     Fact("eagle3.reads-norm-before-residual", V, True, "silent",
@@ -726,7 +726,7 @@ FACTS: tuple[Fact, ...] = (
          since="0.8.5", until="0.10.1"),
     Fact("eagle3.reads-norm-before-residual", S, False, "silent",
          "S models/llama_eagle3.py:97-101 (residual is the un-normed hidden state; "
-         "srt/ never reads norm_before_residual)", since="0.4.5"),
+         "srt/ never reads norm_before_residual)", since="0.4.4.post2"),
 
     # RoPE in draft layers
     Fact("rope.partial-rotary-applied", V, True, "silent",
@@ -775,7 +775,7 @@ FACTS: tuple[Fact, ...] = (
          until="0.10.1"),
     Fact("registry.draft-rewrite", S, {}, "start-up",
          "S configs/model_config.py:1010-1211 (only MTP/NextN/DSpark drafts are renamed)",
-         since="0.4.2"),
+         since="0.4.1.post4"),
     # A draft context (max_position_embeddings, ...) below the target's: refused unless one
     # of these variables is set (then raised to the target's)
     Fact("draft.short-context-refused", S,
@@ -789,22 +789,24 @@ FACTS: tuple[Fact, ...] = (
          "draft's context)", since="0.4.4", until="0.5.1"),
     Fact("draft.short-context-refused", S, ("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN",),
          "start-up", "sglang==0.4.3 configs/model_config.py:73-83 (refused unless the "
-         "variable is set)", since="0.4.2", until="0.4.4",
+         "variable is set; 0.4.3.post3 :83-84 default=\"False\")", since="0.4.1.post4",
+         until="0.4.4",
          seen=Seen("sglang/srt/configs/model_config.py",
-                   r'if get_bool_env_var\("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"\):')),
+                   r'if get_bool_env_var\("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"\):|'
+                   r'"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN", default="False"')),
     # with that variable, whether the draft's max_position_embeddings is raised too
     Fact("draft.short-context-raised", S, True, "silent",
          "sglang==0.5.3 configs/model_config.py:270-274 (Overriding the draft model's "
          "max_position_embeddings)", since="0.5.3"),
     Fact("draft.short-context-raised", S, False, "silent",
          "sglang==0.5.2 configs/model_config.py:185-190 (only context_len is set)",
-         since="0.4.2", until="0.5.3"),
+         since="0.4.1.post4", until="0.5.3"),
     # model_type values no config class exists for in the runtime or its pinned transformers
     Fact("config.unknown-model-types", V, frozenset({"dflash", "dspark"}), "start-up",
          "V engine/arg_utils.py:2139 (AutoConfig: model type `dflash` ... Transformers does "
          "not recognize; transformers>=5.16.1,<5.21 configuration_auto.py)", since="0.8.0"),
     Fact("config.unknown-model-types", S, frozenset({"dflash", "dspark"}), "start-up",
-         "S transformers==5.19.0 models/auto/configuration_auto.py:430", since="0.4.2"),
+         "S transformers==5.19.0 models/auto/configuration_auto.py:430", since="0.4.1.post4"),
     # model_type values a config loads for: the runtime's own config registry and every
     # transformers its pin admits (read whole from each wheel and each admitted
     # transformers' CONFIG_MAPPING_NAMES); any other type is refused when the config loads
@@ -862,7 +864,7 @@ FACTS: tuple[Fact, ...] = (
          since="0.5.2"),
     Fact("eagle3.head-from-target-only-without-draft-vocab", S, False, "start-up",
          "sglang==0.5.0rc0 srt/models/llama_eagle3.py (the head's own lm_head of "
-         "draft_vocab_size, no target fallback)", since="0.4.5", until="0.5.2"),
+         "draft_vocab_size, no target fallback)", since="0.4.4.post2", until="0.5.2"),
 
     # Quantization methods (vLLM's names) whose exclusion list vLLM reads for MoE layers:
     # an excluded MoE layer is built unquantized (else it is built quantized regardless)

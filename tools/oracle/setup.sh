@@ -134,6 +134,8 @@ sglang_pins() {
       echo "torch==2.11.0 torchvision==0.26.0 transformers==5.6.0 tokenizers xgrammar==0.2.0" ;;
     0.5.10rc0|0.5.10|0.5.10.post1)
       echo "torch==2.9.1 torchvision==0.24.1 transformers==5.3.0 tokenizers xgrammar==0.1.32 kernel" ;;
+    0.5.6.post1)                    # it alone pins transformers 5.0.0rc0
+      echo "torch==2.9.1 torchvision==0.24.1 transformers==5.0.0rc0 tokenizers xgrammar==0.1.27 kernel" ;;
     0.5.6|0.5.6.post2|0.5.7|0.5.8|0.5.8.post1|0.5.9)
       echo "torch==2.9.1 torchvision==0.24.1 transformers==4.57.1 tokenizers xgrammar==0.1.27 kernel" ;;
     0.5.3.post2|0.5.3.post3|0.5.4*|0.5.5*)
@@ -152,7 +154,7 @@ sglang_pins() {
       echo "torch==2.6.0 torchvision==0.21.0 transformers==4.51.1 tokenizers xgrammar==0.1.19 kernel" ;;
     # 0.4.2-0.4.5: torch 2.5.1; 0.4.2-0.4.4 import vLLM's layers (their `srt` extra pins
     # vllm 0.6.4.post1-0.7.2), swapped in with `pip install --no-deps vllm==0.7.2`
-    0.4.2*|0.4.3*|0.4.4*|0.4.5*)
+    0.4.1*|0.4.2*|0.4.3*|0.4.4*|0.4.5*)
       echo "torch==2.5.1 torchvision==0.20.1 transformers==4.51.0 tokenizers xgrammar==0.1.17 kernel" ;;
     *) echo "setup.sh: no pins recorded for sglang==$1" >&2; exit 2 ;;
   esac
@@ -225,10 +227,17 @@ sglang_env() {
       '    ctypes.CDLL(_lib, mode=ctypes.RTLD_GLOBAL)' \
       '    break' > "$(echo "$S"/lib/python3*/site-packages)/sitecustomize.py" ;;
   esac
-  case "$VERSION" in 0.4.2*|0.4.3*|0.4.4*)
+  case "$VERSION" in 0.4.1*|0.4.2*|0.4.3*|0.4.4*)
     # they import vLLM's layers: the vLLM their `srt` extra pins, and what it imports
-    local VLLM=vllm==0.7.2; case "$VERSION" in 0.4.2*) VLLM=vllm==0.6.4.post1 ;; esac
+    local VLLM=vllm==0.7.2; case "$VERSION" in 0.4.1*|0.4.2*) VLLM=vllm==0.6.4.post1 ;; esac
     "$P" install -q --no-deps "$VLLM"; "$P" install -q cloudpickle blake3 py-cpuinfo mistral_common ;;
+  esac
+  case "$VERSION" in 0.4.1*)
+    # 0.4.1.postN import outlines (0.0.46, whose numpy 1.x needs a pyarrow before 17) and
+    # outlines imports pyairports, whose PyPI release is empty: a one-list stand-in
+    "$P" install -q 'outlines==0.0.46' 'pyarrow<17'
+    local SP; SP=$(echo "$S"/lib/python3*/site-packages); mkdir -p "$SP/pyairports"
+    : > "$SP/pyairports/__init__.py"; echo 'AIRPORT_LIST = []' > "$SP/pyairports/airports.py" ;;
   esac
   [ ! -f "$S/lib/oracle-libcuda/libcuda.so.1" ] || export LD_PRELOAD="$S/lib/oracle-libcuda/libcuda.so.1"
   "$S/bin/python" -c 'import sglang; from sglang.srt.server_args import ServerArgs; from sglang.srt.models.registry import ModelRegistry; print("sglang", sglang.__version__, len(ModelRegistry.models), "architectures, ready")'
