@@ -108,11 +108,11 @@ def structure(facts: Facts):
         if raw(facts, f"/{key}") is MISSING:
             yield Finding(f"/{key}", f"{key} is missing: {label} reads it for "
                           f"{speculators_type(facts)} and fails to start (KeyError)")
-    for ptr, what in ((f"{METHODS}/0/speculative_tokens", "an integer"),
+    for ptr, what in ((f"{METHODS}/0/speculative_tokens", "an integer >= 1"),
                       ("/speculators_config/verifier/name_or_path", "a model path or hub id"),
                       ("/transformer_layer_config", "an object")):
         value = raw(facts, ptr)
-        ok = {"an integer": lambda v: type(v) is int and v >= 1,
+        ok = {"an integer >= 1": lambda v: type(v) is int and v >= 1,
               "a model path or hub id": lambda v: isinstance(v, str) and v,
               "an object": lambda v: isinstance(v, dict)}[what](value)
         if not ok:

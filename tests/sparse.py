@@ -167,7 +167,7 @@ def deepseek_v3(folder: Path, mtp_layers: int = 1, experts: int = 256,
 def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False,
                experts: int = 256, quant_ignore: list | None = None,
                mtp_packed: bool = False, quant_config: dict | None = None,
-               quant_file: dict | None = None) -> int:
+               quant_file: dict | None = None, mtp_prefix: str = "mtp.") -> int:
     """A Qwen3.5-style MoE target (composite config, text_config.mtp_num_hidden_layers,
     `mtp.*` tensors); geometry illustrative, 48 layers x 256 experts, BF16.
 
@@ -175,7 +175,9 @@ def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False,
     weight_scale, `quantization_config.ignore` as given; the MTP layers' linears are
     stored that way too only with `mtp_packed` (else BF16, as NVIDIA ships them).
     `quant_config` replaces that description (another method, same stored layout);
-    `quant_file` moves it to hf_quant_config.json, as ModelOpt exports before 0.31 did."""
+    `quant_file` moves it to hf_quant_config.json, as ModelOpt exports before 0.31 did.
+    `mtp_prefix` is where the MTP tensors are saved (`model.mtp.`: under the model's
+    prefix, which the MTP rules read as the same layout)."""
     H, L, V, moe = 2048, 48, 248320, 512
     text = {"model_type": "qwen3_5_moe_text", "hidden_size": H, "num_hidden_layers": L,
             "vocab_size": V, "moe_intermediate_size": moe, "num_experts": experts,
@@ -213,11 +215,12 @@ def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False,
     tensors += [["model.language_model.norm.weight", "BF16", [H]],
                 ["lm_head.weight", "BF16", [V, H]]]
     if not drop_mtp:
-        tensors += [["mtp.fc.weight", "BF16", [H, 2 * H]], ["mtp.norm.weight", "BF16", [H]],
-                    ["mtp.pre_fc_norm_hidden.weight", "BF16", [H]],
-                    ["mtp.pre_fc_norm_embedding.weight", "BF16", [H]]]
+        m = mtp_prefix
+        tensors += [[m + "fc.weight", "BF16", [H, 2 * H]], [m + "norm.weight", "BF16", [H]],
+                    [m + "pre_fc_norm_hidden.weight", "BF16", [H]],
+                    [m + "pre_fc_norm_embedding.weight", "BF16", [H]]]
         for j in range(mtp_layers):
-            tensors += block(f"mtp.layers.{j}.", packed=mtp_packed)
+            tensors += block(f"{m}layers.{j}.", packed=mtp_packed)
     return write_sharded(folder, config, tensors, 17)
 
 

@@ -457,6 +457,30 @@ def test_only_the_users_checkpoints_below_a_path_are_linted(cli, tiny, tmp_path,
     assert run.code == 0, run.out
 
 
+def test_a_faster_decoding_medusa_folder_below_a_path_is_a_checkpoint(cli, tiny, tmp_path):
+    """FasterDecoding's Medusa heads ship a config.json with neither `model_type` nor
+    `architectures` (`medusa_num_heads`, `medusa_num_layers`, `base_model_name_or_path`):
+    `check models/` still finds the folder as a checkpoint and lints it as Medusa, beside
+    the other drafters. Mutation caught (round 2026-12-05f, M15): `medusa_num_heads` left
+    out of the keys that make a config.json a model's, so the Medusa folder was skipped as
+    an app's config and its MED103 error never reported (exit 0)."""
+    import shutil
+
+    from sparse import load_manifest, materialize
+
+    models = tmp_path / "models"
+    made, _ = materialize(load_manifest("medusa-vicuna-7b"), tmp_path / "made")
+    assert "model_type" not in json.loads((made / "config.json").read_text())
+    shutil.copytree(made, models / "vicuna-7b-medusa")
+    shutil.copytree(tiny / "drafter", models / "dflash")
+    run = cli("check", models, "--format", "json")
+    found = {os.path.relpath(r["path"], models): r for r in run.json()["results"]}
+    assert sorted(found) == ["dflash", "vicuna-7b-medusa"], sorted(found)
+    medusa = found["vicuna-7b-medusa"]
+    assert medusa["family"] == "medusa" and "MED103" in {f["rule"] for f in medusa["findings"]}
+    assert run.code == 1
+
+
 def test_one_bad_path_does_not_stop_the_others(cli, tiny):
     """Mutation caught: the first unusable path ending the run before the others are
     linted, or its exit code hidden behind theirs."""

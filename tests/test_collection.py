@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sparse import FIXTURES, load_manifest, write_safetensors
+from sparse import FIXTURES, load_manifest, materialize, write_safetensors
 
 ORG, TARGET, COUNT = "zoo", "Qwen/Qwen3.6-27B", 12
 GATED, FAILING, STALLED = f"{ORG}/gated-drafter", f"{ORG}/failing-drafter", \
@@ -465,3 +465,40 @@ def test_a_baselined_error_is_not_counted_in_a_repos_verdicts(cli, collection_hu
     assert [(f["rule"], f["pointer"]) for f in got["findings"]] == \
         [("DL008", "/attention_dropout")], got["findings"]
     assert got["verdicts"] == {"vLLM 0.34.0": "1 error", "SGLang 0.5.23": "1 error"}, got
+
+
+def test_a_release_that_does_not_serve_the_drafter_is_not_served_in_the_verdicts(
+        cli, collection_hub, tmp_path):
+    """A repo of a family a checked release does not serve says so in its verdicts: a
+    Medusa head beside a DFlash drafter, neither vLLM 0.34.0 (Medusa dropped in 0.33.0)
+    nor SGLang 0.5.23 serves it, so both columns say "not served" (its MED103 error is
+    listed as a finding), while the DFlash drafter's columns count its errors. Mutation
+    caught (round 2026-12-05f, M02): every release counted as serving (`runtimes.serves`
+    not asked), so the Medusa repo's columns said "1 error", as if a fix would make it
+    start there."""
+    from fakehub import load_repos
+
+    hub = collection_hub
+    made, _ = materialize(load_manifest("medusa-vicuna-7b"), tmp_path / "made")
+    shutil.copytree(made, tmp_path / "extra" / ORG / "medusa-vicuna-7b" / "main")
+    hub.repos.update(load_repos(tmp_path / "extra"))
+    medusa = f"{ORG}/medusa-vicuna-7b"
+    run = cli("check", medusa, hub.drafters[0], "--format", "json")
+    got = results(run)
+    assert "MED103" in {f["rule"] for f in got[medusa]["findings"]}, got[medusa]
+    assert got[medusa]["verdicts"] == {"vLLM 0.34.0": "not served",
+                                       "SGLang 0.5.23": "not served"}, got[medusa]
+    assert "not served" not in got[hub.drafters[0]]["verdicts"].values()
+
+
+@pytest.mark.parametrize("value", ["true", "On"])
+def test_hf_hub_offline_is_read_as_huggingface_hub_reads_it(cli, value):
+    """HF_HUB_OFFLINE turns offline mode on for any spelling huggingface_hub takes as true
+    (`1`, `ON`, `YES`, `TRUE`, in any case): a listing is then refused at once, in one
+    line, as with --offline. Mutation caught (round 2026-12-05f, M16): the value compared
+    without `.upper()`, so `HF_HUB_OFFLINE=true` was not offline to drafter-lint: the
+    listing was asked of the hub (here a closed port: a connection error, not the offline
+    refusal)."""
+    run = cli("check", "--hub-author", ORG, env={"HF_HUB_OFFLINE": value})
+    assert run.code == 2 and run.err.count("\n") == 1, run.err
+    assert "offline mode is on (--offline or HF_HUB_OFFLINE)" in run.err, run.err

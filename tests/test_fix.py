@@ -632,25 +632,84 @@ def test_a_parent_and_a_child_edit_are_not_applied_in_one_round(tiny, monkeypatc
     """An edit at /a and one at /a/b overlap: the first (by the planner's order) applies,
     the second waits for the next round's re-lint. Mutation caught: M13 (`fix._overlaps`
     comparing equal pointers only, so both apply in one round)."""
-    from drafter_lint import findings, pipeline
-    from drafter_lint.checkpoint import read_checkpoint
-    from drafter_lint.fix import plan as fix
+    from drafter_lint import findings
 
     parent = findings.Finding("/a", "add a", fix=findings.add("/a", {"b": 1}, findings.SAFE),
                               rule="X001", severity=findings.Severity.ERROR)
     child = findings.Finding("/a/b", "set a.b", fix=findings.replace("/a/b", 2, findings.SAFE),
                              rule="X002", severity=findings.Severity.ERROR)
-    rounds = [[parent, child]]       # the first lint finds both; the re-lint finds nothing
+    plan = _planned_after(tiny / "drafter", [parent, child], monkeypatch)
+    assert [f.rule for f, _, _ in plan.applied] == ["X001"]
+    assert plan.value["a"] == {"b": 1}
+
+
+def _planned_after(folder: Path, found: list, monkeypatch):
+    """The plan for `folder` when its first lint finds `found` (safe fixes) and every
+    re-lint finds nothing."""
+    from drafter_lint import findings, pipeline
+    from drafter_lint.checkpoint import read_checkpoint
+    from drafter_lint.fix import plan as fix
+
+    rounds = [found]
 
     def lint(checkpoint, options):
         return findings.Result("tiny", "dflash", findings=rounds.pop(0) if rounds else [])
 
     monkeypatch.setattr(fix, "lint_with_settings", lint)
-    checkpoint = read_checkpoint(tiny / "drafter")
-    plan, _ = fix._plan(checkpoint, pipeline.prepare(resolve=False), unsafe=False,
-                        trust_reference=True)
+    plan, _ = fix._plan(read_checkpoint(folder), pipeline.prepare(resolve=False),
+                        unsafe=False, trust_reference=True)
+    return plan
+
+
+def test_a_child_edit_and_then_its_parents_are_not_applied_in_one_round(tiny, monkeypatch):
+    """The overlap test goes both ways: when the planner's order puts the edit of
+    /dflash_config/mask_token_id (X001) before the one replacing /dflash_config whole
+    (X002), the first applies and the second waits for the re-lint (which here finds
+    nothing left), so the child's value is kept. Mutation caught (round 2026-12-05f, M13):
+    `_overlaps` tested only "a below b", so the parent edit applied in the same round and
+    silently undid the child's."""
+    from drafter_lint import findings
+
+    child = findings.Finding("/dflash_config/mask_token_id", "set the mask",
+                             fix=findings.replace("/dflash_config/mask_token_id", 248070,
+                                                  findings.SAFE),
+                             rule="X001", severity=findings.Severity.ERROR)
+    parent = findings.Finding("/dflash_config", "replace dflash_config",
+                              fix=findings.replace("/dflash_config", {"mask_token_id": 1},
+                                                   findings.SAFE),
+                              rule="X002", severity=findings.Severity.ERROR)
+    plan = _planned_after(tiny / "drafter-guessed", [child, parent], monkeypatch)
     assert [f.rule for f, _, _ in plan.applied] == ["X001"]
-    assert plan.value["a"] == {"b": 1}
+    assert plan.value["dflash_config"]["mask_token_id"] == 248070
+    assert plan.value["dflash_config"]["target_layer_ids"] == [2, 7, 12, 17, 22]
+
+
+def test_a_key_written_twice_alike_is_collapsed_and_the_fix_written(cli, tiny):
+    """A key duplicated with the same value both times (`"block_size": 16` twice) is no
+    guess: the rewrite keeps one copy, says so as a DL003 line, and the fix is written
+    without --unsafe-fixes. Mutation caught (round 2026-12-05f, M14): every duplicated key
+    taken for one whose copies differ, so the fix was refused ("... 2 times with different
+    values (16, 16) ...") and nothing written."""
+    guessed = tiny / "drafter-guessed"
+    text = (guessed / "config.json").read_text()
+    (guessed / "config.json").write_text(text.replace("{\n", '{\n  "block_size": 16,\n', 1))
+    run = cli("fix", guessed, "--reference", tiny / "drafter", "--target", tiny / "target")
+    assert run.code == 0 and "fix DL003 /block_size: keep 16" in run.out, run.out
+    assert "different values" not in run.out and "wrote" in run.out, run.out
+    written = (guessed / "config.json").read_text()
+    assert written.count('"block_size"') == 1 and json.loads(written)["block_size"] == 16
+
+
+def test_fix_of_several_folders_exits_with_the_worst_outcome(cli, tiny):
+    """`fix A B` exits as the worst of its folders: drafter-guessed keeps errors no safe
+    fix removes (exit 1), the good drafter after it has nothing to fix (0): the run exits
+    1, as `check A B` does. Mutation caught (round 2026-12-05f, M18): the exit code of the
+    last folder only, so a CI step fixing several checkpoints passed with errors left."""
+    guessed, good = tiny / "drafter-guessed", tiny / "drafter"
+    run = cli("fix", guessed, good, "--target", tiny / "target")
+    assert "drafter/config.json: nothing to fix" in run.out, run.out
+    assert "DF104 error" in run.out and run.code == 1, run.out
+    assert cli("fix", good, "--target", tiny / "target").code == 0
 
 
 def test_three_backups_in_one_second_keep_three_files(tmp_path, monkeypatch):

@@ -352,3 +352,35 @@ def test_a_fresh_baseline_silences_everything_it_recorded(cli, tiny, tmp_path, m
         run = cli("check", tiny / "drafter-guessed", "--target", tiny / "target",
                   "--baseline", baseline, "--fail-on", "info", "--format", "json")
         assert run.code == 0 and findings(run) == [], (where, findings(run))
+
+
+def test_a_trailing_comma_in_select_or_ignore_names_no_rule(cli, tiny):
+    """`--select DF104,` (a comma-separated list with a trailing comma, as a script that
+    joins codes writes it) selects DF104 alone, and `--ignore DF104,` ignores DF104 alone:
+    the empty item between the comma and the end names no rule. Mutation caught (round
+    2026-12-05f, M01): `pipeline.codes` kept the empty item, which is a prefix of every
+    code, so `--select DF104,` ran every rule and `--ignore DF104,` silenced them all
+    (exit 0 on a checkpoint with four errors)."""
+    args = (tiny / "drafter-guessed", "--target", tiny / "target", "--format", "json")
+    selected = cli("check", *args, "--select", "DF104,")
+    assert {f["rule"] for f in findings(selected)} == {"DF104"}, findings(selected)
+    ignored = cli("check", *args, "--ignore", "DF104,")
+    rules = {f["rule"] for f in findings(ignored)}
+    assert "DF104" not in rules and {"DF114", "DF122", "DF124"} <= rules, rules
+    assert ignored.code == 1
+
+
+def test_sarif_levels_are_each_findings_own_severity(cli, tiny):
+    """A SARIF result's `level` is the severity of that finding as reported: a settings
+    file's `[severity]` (here DF114 = "warning") shows in SARIF as in every other format,
+    and code scanning shows it as a warning. Mutation caught (round 2026-12-05f, M19): the
+    level taken from the rule's default severity, so DF114 (an info by default, an error
+    on this checkpoint) was a `note` in SARIF while the text and JSON reports said
+    warning."""
+    (tiny / ".drafter-lint.toml").write_text('[severity]\nDF114 = "warning"\n')
+    args = (tiny / "drafter-guessed", "--target", tiny / "target")
+    as_json = cli("check", *args, "--format", "json")
+    assert ("DF114", "warning") in {(f["rule"], f["severity"]) for f in findings(as_json)}
+    run = cli("check", *args, "--format", "sarif")
+    levels = {r["ruleId"]: r["level"] for r in json.loads(run.out)["runs"][0]["results"]}
+    assert levels["DF114"] == "warning" and levels["DF104"] == "error", levels

@@ -1493,3 +1493,100 @@ def test_sglang_shares_the_head_of_an_eagle3_draft_that_does_not_say_it_keeps_it
                                 "version": "0.5.23", "draft_class": "LlamaForCausalLMEagle3",
                                 "weights": report}, 1.0)
     assert report["unfilled"] == [] and not verdict.refused, verdict
+
+
+@pytest.mark.parametrize("release", [None, "sglang==0.5.23"])
+def test_a_config_files_false_store_true_flag_is_left_unset(tmp_path, release):
+    """A `--config` YAML key that is a store-true flag set to `false` adds nothing to the
+    line, as SGLang's config merger does (sglang==0.5.23 utils/server_args_config_parser.py
+    `_add_boolean_arg`: value False -> skip): `disable-radix-cache: false` leaves the radix
+    cache on, so DL018 still speaks for a hybrid target on 0.5.10-0.5.13; `true` disables
+    it. Read with the gate's own lists and with the release's grammar alike. Mutation
+    caught (round 2026-12-05f, M03): the `false` value not skipped, so the file added
+    `--disable-radix-cache False` and the flag read as given (the radix cache off)."""
+    from drafter_lint import runtimes
+    from drafter_lint.gate import parse
+
+    config = tmp_path / "sglang.yaml"
+    line = [sys.executable, "-m", "sglang.launch_server", "--config", str(config)]
+    asked = runtimes.parse(release) if release else None
+    for written, disabled in (("false", False), ("true", True)):
+        config.write_text("model-path: target\nspeculative-algorithm: DFLASH\n"
+                          "speculative-draft-model-path: drafter\n"
+                          f"disable-radix-cache: {written}\n")
+        launch = parse(line, inherited={}, release=asked)
+        assert (launch.target, launch.draft) == ("target", "drafter"), launch
+        assert launch.radix_cache_disabled is disabled, (written, launch)
+
+
+def test_the_servers_hub_cache_follows_xdg_cache_home():
+    """The hub cache the server's process uses is huggingface_hub's: HF_HUB_CACHE, else
+    HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub; the
+    gate resolves the launch's models there (`server_hub`). Mutation caught (round
+    2026-12-05f, M04): XDG_CACHE_HOME not read, so a server whose environment sets it was
+    looked up in ~/.cache/huggingface/hub, where its copy of the model is not."""
+    from drafter_lint.gate import ServerContext, server_cache, server_hub
+
+    home = {"HOME": "/home/u"}
+    assert server_cache(home) == "/home/u/.cache/huggingface/hub"
+    assert server_cache({**home, "XDG_CACHE_HOME": "/var/cache/u"}) == \
+        "/var/cache/u/huggingface/hub"
+    assert server_cache({**home, "XDG_CACHE_HOME": "/var/cache/u", "HF_HOME": "/hf"}) == \
+        "/hf/hub"
+    server = ServerContext(env={**home, "XDG_CACHE_HOME": "/var/cache/u"}, env_cleared=True)
+    with server_hub(server):
+        assert os.environ["HF_HUB_CACHE"] == "/var/cache/u/huggingface/hub"
+
+
+def test_hf_overrides_of_a_nested_config_are_laid_over_it_key_by_key():
+    """vLLM applies `--hf-overrides` to a nested `*_config` object key by key and replaces
+    any other key (vllm==0.33.0 config/model.py:555-570): `{"text_config":
+    {"max_position_embeddings": N}}` lengthens a Qwen3-VL target and keeps its depth,
+    width and vocabulary, which the taps and vocabulary checks read. Mutation caught
+    (round 2026-12-05f, M17): the nested object replaced whole, so the overridden target
+    had no hidden_size, num_hidden_layers or vocab_size and those checks went quiet."""
+    from drafter_lint.target import overridden, target_of
+
+    whole = {"architectures": ["Qwen3VLForConditionalGeneration"], "model_type": "qwen3_vl",
+             "text_config": {"model_type": "qwen3_vl_text", "hidden_size": 4096,
+                             "num_hidden_layers": 36, "vocab_size": 151936,
+                             "max_position_embeddings": 262144},
+             "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}}
+    target = target_of(whole, "Qwen/Qwen3-VL-8B-Instruct-FP8")
+    longer = overridden(target, {"text_config": {"max_position_embeddings": 1048576}})
+    assert (longer.hidden_size, longer.num_hidden_layers, longer.vocab_size) == \
+        (4096, 36, 151936)
+    assert longer.config["max_position_embeddings"] == 1048576
+    # quantization_config is no nested model config: replaced whole, as vLLM does
+    other = overridden(target, {"quantization_config": {"quant_method": "fp8"}})
+    assert dict(other.whole["quantization_config"]) == {"quant_method": "fp8"}
+
+
+def test_the_vllm_dry_run_gives_a_validation_errors_own_words():
+    """The vLLM dry run's `message` (dryrun/vllm_startup.py) reports a pydantic validation
+    error as the check's own sentence, without pydantic's wrapping (the model's name, the
+    `[type=..., input_value=...]` tail, the errors.pydantic.dev link): that is the line
+    LCH106 shows for a refused launch. Another error's text is kept, on one line. Mutation
+    caught (round 2026-12-05f, M20): the extraction dropped, so the refusal quoted the
+    whole pydantic dump (cut at 500 characters)."""
+    import importlib.util
+
+    import drafter_lint
+
+    folder = Path(drafter_lint.__file__).parent / "dryrun"
+    found = importlib.util.spec_from_file_location("vllm_startup_message_under_test",
+                                                   folder / "vllm_startup.py")
+    script = importlib.util.module_from_spec(found)
+    with mock.patch.object(sys, "path", [str(folder), *sys.path]), \
+            mock.patch.dict(sys.modules):
+        for name in ("verdict", "weights"):
+            sys.modules.pop(name, None)
+        found.loader.exec_module(script)
+    raised = ValueError(
+        "1 validation error for SpeculativeConfig\n  Value error, num_speculative_tokens 16 "
+        "is more than the 15 draft slots of block_size 16 [type=value_error, "
+        "input_value=ArgsKwargs((), {'model': 'drafter'}), input_type=ArgsKwargs]\n"
+        "    For further information visit https://errors.pydantic.dev/2.11/v/value_error")
+    assert script.message(raised) == \
+        "num_speculative_tokens 16 is more than the 15 draft slots of block_size 16"
+    assert script.message(RuntimeError("the draft\nhas no fc")) == "the draft has no fc"

@@ -144,6 +144,25 @@ def test_a_value_outside_the_static_choices_is_refused():
     assert problems == []
 
 
+def test_a_dropped_choice_names_the_last_release_that_took_it():
+    """A value a release no longer offers is refused with where it was last accepted:
+    `--mamba-cache-mode all` was a choice of vLLM 0.15.0 through 0.31.0, and SGLang's
+    `--quantization marlin` of 0.4.2 through 0.5.19, so the message points at the newest
+    release to pin for it. Mutation caught (round 2026-12-05f, M06): `choice_history`
+    named the oldest release that accepted it (`older[0]`), "accepted up to vLLM 0.15.0",
+    which suggests 0.16.0-0.31.0 refuse it too."""
+    _, problems = _problems(f"vllm serve target --mamba-cache-mode all --speculative-config "
+                            f"'{SPEC}'", "vllm==0.33.0")
+    assert len(problems) == 1 and problems[0].startswith(
+        "argument --mamba-cache-mode: invalid choice: 'all'"), problems
+    assert problems[0].endswith("('all' was accepted up to vLLM 0.31.0)"), problems
+    _, problems = _problems("python3 -m sglang.launch_server --model-path target --quantization"
+                            " marlin --speculative-algorithm DFLASH "
+                            "--speculative-draft-model-path drafter", "sglang==0.5.23")
+    assert len(problems) == 1, problems
+    assert problems[0].endswith("('marlin' was accepted up to SGLang 0.5.19)"), problems
+
+
 def test_a_flag_never_takes_the_model():
     """Mutation caught: a store-true / BooleanOptionalAction flag reading the next word
     as its value, so the model is lost (on an old release and a new one)."""

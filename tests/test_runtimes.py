@@ -371,6 +371,9 @@ MIXED = {"layer_types": ["sliding_attention", "full_attention"]}
     ("0.29.0", QWEN3_MOE, "dflash", {}, {}, "v2"),             # V2 for all from 0.29
     ("0.29.0", QWEN3, "medusa", {}, {}, "v1"),                 # a method V2 does not run
     ("0.33.0", QWEN3, "dflash", MIXED, {"VLLM_USE_V2_MODEL_RUNNER": "0"}, "v1"),
+    # vLLM reads the variable with int(), which takes surrounding blanks (an env file's
+    # `0 `): V1 asked for (kills round-f M05, the value compared unstripped)
+    ("0.22.0", QWEN3, "eagle3", {}, {"VLLM_USE_V2_MODEL_RUNNER": "0 "}, "v1"),
 ])
 def test_the_runner_is_chosen_as_the_release_chooses(release, target, method, draft, env,
                                                      runner):
@@ -381,7 +384,11 @@ def test_the_runner_is_chosen_as_the_release_chooses(release, target, method, dr
     quantization or forced drafts not read. Mutation caught (round 2026-12-05b, M06): a
     DFlash draft whose layers are all sliding taken for a mixed one and sent to V2.
     Mutation caught (round 2026-12-05e, M06): an expert count of 0 taken for experts
-    (`>= 0`), a dense listed target sent to V1 as MoE (vLLM's `is_moe` is `> 0`)."""
+    (`>= 0`), a dense listed target sent to V1 as MoE (vLLM's `is_moe` is `> 0`).
+    Mutation caught (round 2026-12-05f, M05): the variable's value compared as written
+    (`.strip().lower()` dropped), so `VLLM_USE_V2_MODEL_RUNNER="0 "`, which vLLM's
+    `maybe_convert_bool` (`bool(int(value))`, vllm==0.33.0 envs.py:360-363) reads as 0,
+    left a listed Qwen3 target on V2."""
     chosen = runtimes.on_path(runtimes.parse(f"vllm=={release}"), runtimes.Context(
         target=target, method=method, draft=draft, env=env))
     assert chosen.runner == runner, chosen.why
