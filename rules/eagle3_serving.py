@@ -214,3 +214,30 @@ def plain_class_head_rows(facts: Facts):
                                    f"{vocab}-row lm_head, and this {shape[0]}-row one does "
                                    f"not load; name the EAGLE-3 class "
                                    f"(LlamaForCausalLMEagle3)")
+
+
+@rule("EA331", "eagle3-draft-extend-buffer-width", "error", "eagle3")
+def draft_extend_buffer_width(facts: Facts):
+    """A head whose `target_hidden_size` differs from its `hidden_size` meets a draft-extend
+    CUDA graph sized for its own width.
+
+    SGLang 0.4.7-0.4.9.post2 allocate the EAGLE-3 draft-extend graph's hidden-state buffer
+    as 3 x the head's `hidden_size` (sglang==0.4.9
+    speculative/eagle_draft_extend_cuda_graph_runner.py:83-89); the target's states are
+    3 x `target_hidden_size` wide, so graph capture fails at start-up (sglang#8163, fixed
+    in 0.4.9.post3, which sizes it from `target_hidden_size`, :86-95). Serving with
+    `--disable-cuda-graph` avoids it.
+
+    Fails: `hidden_size` 4096 with `target_hidden_size` 5120 for SGLang 0.4.9.
+    Passes: the same head for SGLang 0.4.9.post3; `target_hidden_size` equal or unset.
+    """
+    width, target = facts.int("/hidden_size"), facts.int("/target_hidden_size")
+    if not width or not target or width == target:
+        return
+    blind = runtimes.matching(facts.releases, "eagle3.draft-extend-buffer-is-head-width")
+    if blind:
+        yield Finding("/target_hidden_size", f"target_hidden_size {target} differs from "
+                      f"hidden_size {width}: " + runtimes.agree(
+                          blind, f"sizes its EAGLE-3 draft-extend CUDA graph buffer "
+                          f"3 x {width} for target states 3 x {target} wide and fails at "
+                          f"graph capture (sglang#8163; --disable-cuda-graph avoids it)"))

@@ -79,6 +79,10 @@ FINAL_OUTPUT = keys.declare("eagle3.captures-final-output", keys.Type(
     "(bool, frozenset of model types that do otherwise)",
     lambda v: isinstance(v, tuple) and len(v) == 2 and type(v[0]) is bool
     and isinstance(v[1], frozenset) and all(isinstance(t, str) for t in v[1])))
+# eagle3.draft-extend-buffer-is-head-width: SGLang sizes the EAGLE-3 draft-extend CUDA
+# graph's hidden-state buffer 3 x the head's hidden_size, not its target_hidden_size
+EXTEND_BUFFER = keys.declare("eagle3.draft-extend-buffer-is-head-width", keys.BOOL)
+S_EXTEND = "sglang/srt/speculative/eagle_draft_extend_cuda_graph_runner.py"
 # model types served by vLLM's deepseek_v2.py model class
 DEEPSEEK_CLASS = frozenset({"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"})
 V_LLAMA, V_DEEPSEEK = ("vllm/model_executor/models/llama.py",
@@ -553,6 +557,13 @@ FACTS: tuple[Fact, ...] = (
          "gpt_oss.py:732-741, 1347-1352 (ids kept when the largest is L, L captured after "
          "the last layer)", since="0.5.21",
          seen=Seen(S_LLAMA, S_SHIFTED, also=((S_GPT_OSS, S_GPT_OSS_END),))),
+    Fact(EXTEND_BUFFER, S, True, "start-up",
+         "sglang==0.4.9 speculative/eagle_draft_extend_cuda_graph_runner.py:83-89 (3 x "
+         "hidden_size for EAGLE-3; from 0.4.9.post3 :86-95 target_hidden_size when set)",
+         since="0.4.7", until="0.4.9.post3",
+         seen=Seen(S_EXTEND, r"is_eagle3\(\):\s*\n\s*self\.hidden_states = torch\.zeros\(\s*\n"
+                   r"\s*\(\s*\n\s*self\.max_num_token,\s*\n\s*self\.model_runner\.model_config"
+                   r"\.hidden_size \* 3,")),
     # Target model types for which SGLang adds +1 only when the first id is 1 (PR #25454)
     Fact("eagle3.aux-shift-if-first-is-one", S,
          frozenset({"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "kimi_k25",
