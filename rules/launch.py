@@ -321,6 +321,9 @@ def swa_runtime(facts: Facts):
     to anything but 1, whatever the drafter (vllm==0.34.0 platforms/interface.py:1481-1486,
     "Model Runner V1 has been removed").
 
+    vLLM 0.12.0-0.33.0 read the variable with `bool(int(value))` (vllm==0.33.0
+    envs.py:360-363): `true`, `yes` or `on` stop start-up with a ValueError.
+
     `check --env VLLM_USE_V2_MODEL_RUNNER=0` asks the same of every vLLM release checked.
 
     Fails: `VLLM_USE_V2_MODEL_RUNNER=0 vllm serve ...` with a 4 sliding + 1 full drafter.
@@ -334,11 +337,11 @@ def swa_runtime(facts: Facts):
     mixed = dflash and isinstance(kinds, list) and \
         {"sliding_attention", "full_attention"} <= set(kinds)
     for release in chosen:
-        written = release and refuses_runner_variable(release, facts.server.environment)
-        if written:
-            yield Finding("", f"VLLM_USE_V2_MODEL_RUNNER={written}: {release.label} has no "
-                          f"Model Runner V1 and refuses to start with the variable set to "
-                          f"anything but 1; drop it")
+        why = release and refuses_runner_variable(release, facts.server.environment)
+        if why:
+            yield Finding("", f"VLLM_USE_V2_MODEL_RUNNER="
+                          f"{facts.server.environment.get('VLLM_USE_V2_MODEL_RUNNER')}: "
+                          f"{release.label} {why}")
             continue
         if release is None or release.runner != "v1":
             continue                             # only vLLM has the two runners

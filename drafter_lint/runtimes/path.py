@@ -41,13 +41,24 @@ class Context:
 
 
 def refuses_runner_variable(release: Release, env: dict) -> str:
-    """The value of VLLM_USE_V2_MODEL_RUNNER in `env` that `release` refuses at start-up
-    (a release without Model Runner V1 takes only "1"), or ""."""
+    """Why `release` refuses the value of VLLM_USE_V2_MODEL_RUNNER in `env` at start-up,
+    or "": a release without Model Runner V1 takes only "1"; one that reads the variable
+    with int() (`runner.variable-read-as-int`) takes only an integer."""
     rules = policy(release)
     written = env.get(ENV)
-    if rules is None or not rules.v1_removed or written is None or str(written) == "1":
+    if rules is None or written is None:
         return ""
-    return str(written)
+    if rules.v1_removed:
+        return "" if str(written) == "1" else ("has no Model Runner V1 and refuses to start "
+                                                "with the variable set to anything but 1; "
+                                                "drop it")
+    fact = lookup("runner.variable-read-as-int", release)
+    if fact is not None and fact.value:
+        try:
+            int(str(written))
+        except ValueError:
+            return "reads the variable with int() and refuses to start (ValueError); write 1 or 0"
+    return ""
 
 
 def policy(release: Release) -> RunnerPolicy | None:

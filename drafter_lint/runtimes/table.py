@@ -83,6 +83,8 @@ FINAL_OUTPUT = keys.declare("eagle3.captures-final-output", keys.Type(
 # graph's hidden-state buffer 3 x the head's hidden_size, not its target_hidden_size
 EXTEND_BUFFER = keys.declare("eagle3.draft-extend-buffer-is-head-width", keys.BOOL)
 S_EXTEND = "sglang/srt/speculative/eagle_draft_extend_cuda_graph_runner.py"
+# runner.variable-read-as-int: vLLM reads VLLM_USE_V2_MODEL_RUNNER with bool(int(value))
+INT_VARIABLE = keys.declare("runner.variable-read-as-int", keys.BOOL)
 # model types served by vLLM's deepseek_v2.py model class
 DEEPSEEK_CLASS = frozenset({"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"})
 V_LLAMA, V_DEEPSEEK = ("vllm/model_executor/models/llama.py",
@@ -104,6 +106,13 @@ FACTS: tuple[Fact, ...] = (
          "V config/vllm.py:3128-3137, 2092-2096 (Model Runner V1 does not support ...)",
          since="0.26.0", until="0.34.0", path="v1"),
     # vllm==0.25.0/0.25.1 refuse any mixed sliding/full DFlash draft, on either runner
+    # the variable is read with int(): "true", "yes", "on" stop start-up (ValueError)
+    Fact(INT_VARIABLE, V, True, "start-up",
+         "vllm==0.12.0 envs.py:1550-1552 (bool(int(...))); vllm==0.33.0 envs.py:2149-2151, "
+         "360-363 (maybe_convert_bool: bool(int(value)))", since="0.12.0", until="0.34.0",
+         seen=Seen("vllm/envs.py", r'"VLLM_USE_V2_MODEL_RUNNER": lambda: (bool\(\s*\n\s*int\(|'
+                   r'maybe_convert_bool\()', also=(("vllm/envs.py", r"def maybe_convert_bool"
+                                                   r"[\s\S]{0,200}?bool\(int\(value\)\)"),))),
     Fact("dflash.refuses-mixed-swa", V, True, "start-up",
          "vllm==0.25.0 model_executor/models/qwen3_dflash.py:86-97 (NotImplementedError: DFlash "
          "does not yet support mixed sliding/full attention via layer_types)",
