@@ -40,8 +40,8 @@ def block_size_invalid(facts: Facts):
     strict = runtimes.matching(facts.releases, "dflash.block-size-sources",
                                lambda v: v == ("/block_size",))
     if top is MISSING and strict:
-        yield Finding("/block_size", f"block_size is missing at the top level; "
-                      f"{runtimes.agree(strict, 'reads')} only config.block_size and raises")
+        yield Finding("/block_size", "block_size is missing at the top level; "
+                      + runtimes.agree(strict, "reads only config.block_size and raises"))
     elif top is MISSING and nested is MISSING:
         assuming = runtimes.matching(facts.releases, "dflash.block-size-sources",
                                      lambda v: "/block_size" in v and len(v) > 1)
@@ -164,6 +164,7 @@ def sample_from_anchor_refused(facts: Facts):
     refusing = runtimes.matching(facts.releases, "dflash.sample-from-anchor-refused")
     if refusing:
         yield Finding(where, f"sample_from_anchor is {dumped(value)}: "
-                      f"{runtimes.agree(refusing, 'serves')} DFlash only with the anchor as "
-                      f"the bonus token and refuses to start on its V2 model runner; write "
-                      f"false, the layout DFlash drafters are trained in")
+                      + runtimes.agree(refusing, "serves DFlash only with the anchor as "
+                                       "the bonus token and refuses to start on its V2 "
+                                       "model runner") + "; write "
+                      "false, the layout DFlash drafters are trained in")

@@ -45,9 +45,10 @@ def dflash_config_missing(facts: Facts):
         strict = runtimes.matching(facts.releases, "dflash.mask-sources",
                                    lambda sources: "/mask_token_id" not in sources)
         if strict:
-            yield Finding("/dflash_config", f"dflash_config is missing; "
-                          f"{runtimes.agree(strict, 'reads')} mask_token_id and "
-                          f"target_layer_ids only from it and raises without it")
+            yield Finding("/dflash_config", "dflash_config is missing; "
+                          + runtimes.agree(strict, "reads mask_token_id and "
+                                           "target_layer_ids only from it and raises without "
+                                           "it"))
         elif facts.releases:
             yield Finding("/dflash_config", "dflash_config is missing; "
                           f"{runtimes.agree(facts.releases, 'reads')} the top-level copies "

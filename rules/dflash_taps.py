@@ -116,8 +116,9 @@ def target_layer_id_beyond_num_target_layers(facts: Facts):
     if torchspec and beyond:
         yield Finding("/num_target_layers", f"num_target_layers is {depth}, the tap count "
                       f"in TorchSpec's layout (the depth, {torchspec}, is in "
-                      f"target_num_hidden_layers), but {runtimes.agree(checking, 'reads')} it "
-                      f"as the target depth and refuses taps {[t for _, t in beyond]}")
+                      f"target_num_hidden_layers), but "
+                      + runtimes.agree(checking, f"reads it as the target depth and refuses "
+                                                 f"taps {[t for _, t in beyond]}"))
         return
     for i, tap in beyond:
         yield Finding(tap_pointer(facts, i), f"tap {i} is target layer {tap} but "

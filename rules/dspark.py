@@ -73,9 +73,11 @@ def markov_head_unloaded(facts: Facts):
                 if runtimes.value("dspark.markov-rank-sources", r) is not None]
     if building:
         yield Finding("/markov_rank", f"markov_rank is {rank} but the weights hold no "
-                      f"markov_head tensors: {runtimes.agree(building, 'builds')} the Markov "
-                      f"head and loads nothing into it, so it keeps its random init (no "
-                      f"error at start-up; every draft token's logits get a random bias)")
+                      f"markov_head tensors: " + runtimes.agree(building, "builds the "
+                                                               "Markov head and loads "
+                                                               "nothing into it")
+                      + ", so it keeps its random init (no "
+                      "error at start-up; every draft token's logits get a random bias)")
 
 
 @rule("DF144", "dspark-draft-taken-for-deepseek-v4", "error", "dspark")
@@ -105,10 +107,12 @@ def draft_taken_for_deepseek_v4(facts: Facts):
                 runtimes.value("dspark.self-contained-model-types", r, (model_type,))]
     if refusing:
         yield Finding("/architectures", f"architectures is DSparkDraftModel with model_type "
-                      f"{model_type!r}: {runtimes.agree(refusing, 'builds')} it as DeepSeek-V4's "
-                      f"DSpark, which needs the DeepSeek-V4 config (hc_mult), and refuses to "
-                      f"start (name the class Qwen3DSparkModel; later releases rename a qwen3 one "
-                      f"themselves)")
+                      f"{model_type!r}: " + runtimes.agree(refusing, "builds it as "
+                                                           "DeepSeek-V4's DSpark, which needs "
+                                                           "the DeepSeek-V4 config (hc_mult), "
+                                                           "and refuses to start")
+                      + " (name the class Qwen3DSparkModel; later releases rename a qwen3 one "
+                      "themselves)")
 
 
 @rule("DF146", "dspark-draft-vocab-without-d2t", "error", "dspark", needs=("config", "target"))

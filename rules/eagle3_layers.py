@@ -150,5 +150,5 @@ def multi_layer_refused(facts: Facts):
                                  lambda classes: bool(names & classes))
     if refusing:
         yield Finding("/num_hidden_layers", f"num_hidden_layers is {n}: "
-                      f"{runtimes.agree(refusing, 'builds')} {sorted(names)[0]} with exactly "
-                      f"one draft layer and refuses to start")
+                      + runtimes.agree(refusing, f"builds {sorted(names)[0]} with exactly "
+                                                 f"one draft layer and refuses to start"))

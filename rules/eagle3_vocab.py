@@ -156,10 +156,12 @@ def declared_head_unloaded(facts: Facts):
     at = facts.where("/draft_vocab_size")
     if shares:
         yield Finding(at, f"draft_vocab_size {draft} is declared and no lm_head.weight "
-                      f"ships: {runtimes.agree(shares, 'builds')} the head's own output "
-                      f"layer and loads the target's only without draft_vocab_size, so it "
-                      f"stays at random init (sglang#27908); remove draft_vocab_size or ship "
-                      f"the head", fix=None if never else remove(at))
+                      f"ships: " + runtimes.agree(shares, "builds the head's own output "
+                                                  "layer and loads the target's only "
+                                                  "without draft_vocab_size")
+                      + ", so it "
+                      "stays at random init (sglang#27908); remove draft_vocab_size or ship "
+                      "the head", fix=None if never else remove(at))
     if never:
         yield Finding(at, f"no lm_head.weight ships: {runtimes.agree(never, 'builds')} the "
                       f"head's own output layer and never loads the target's, so it stays at "
@@ -231,10 +233,11 @@ def draft_vocab_size_missing(facts: Facts):
         refusing += runtimes.matching(facts.releases, "eagle3.requires-draft-vocab-size-untied",
                                       lambda classes: bool(names & classes))
     if refusing:
-        yield Finding("/draft_vocab_size", f"draft_vocab_size is not written: "
-                      f"{runtimes.agree(refusing, 'reads it')} with no default and refuses "
-                      f"to start (write the head's output size, or null for the full "
-                      f"vocabulary)")
+        yield Finding("/draft_vocab_size", "draft_vocab_size is not written: "
+                      + runtimes.agree(refusing, "reads it with no default and refuses "
+                                       "to start") + " (write the head's output size, or "
+                      "null for the full "
+                      "vocabulary)")
 
 
 @rule("EA327", "eagle3-embedding-always-shared", "error", "eagle3")

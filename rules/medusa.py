@@ -103,6 +103,7 @@ def unserved(facts: Facts):
         last = runtimes.held_until("serves.medusa")
         served = f" (vLLM served them before {last})" \
             if last and any(r.runtime == "vllm" for r in refusing) else ""
-        yield Finding("", f"{runtimes.agree(refusing, 'does')} not serve Medusa heads and "
-                      f"refuses to start{served}; serve them with a release that does, or "
+        yield Finding("", runtimes.agree(refusing, "does not serve Medusa heads and "
+                                         "refuses to start") + f"{served}; serve them with "
+                      f"a release that does, or "
                       f"move to an EAGLE-3 head")

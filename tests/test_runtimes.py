@@ -552,3 +552,20 @@ def test_each_probe_takes_the_range_of_the_row_its_evidence_was_read_for():
             **({"also": [list(p) for p in probe.also]} if probe.also else {}),
             **({"also_not": [list(p) for p in probe.also_not]} if probe.also_not else {})}), \
             (probe.key, probe.runtime, probe.since, probe.until)
+
+
+@pytest.mark.parametrize("phrase,one,two", [
+    ("refuses to start", "refuses to start", "refuse to start"),
+    ("does not serve it and refuses to start", "does not serve it and refuses to start",
+     "do not serve it and refuse to start"),
+    ("keeps it, and prompts past it", "keeps it, and prompts past it",
+     "keep it, and prompts past it"),
+    ("then is asked", "then is asked", "then are asked"),
+])
+def test_messages_agree_every_joined_verb_with_their_releases(phrase, one, two):
+    """'vLLM X and SGLang Y do not serve ... and refuse to start'. Mutation caught (round
+    2026-12-05f noted it): only the first verb agreed, so MED103 read "... do not serve
+    Medusa heads and refuses to start"; or a noun after "and" taken for a verb."""
+    vllm, sglang = runtimes.parse("vllm==0.33.0"), runtimes.parse("sglang==0.5.23")
+    assert runtimes.agree([vllm], phrase) == f"vLLM 0.33.0 {one}"
+    assert runtimes.agree([vllm, sglang], phrase) == f"vLLM 0.33.0 and SGLang 0.5.23 {two}"

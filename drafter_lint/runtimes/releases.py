@@ -164,15 +164,27 @@ def labels(releases) -> str:
 
 
 _PLURAL = {"is": "are", "has": "have", "does": "do"}
+# verbs a message joins to the first with "and" ("builds it ... and refuses to start"):
+# agreed with the releases too; any other word after "and" is left alone ("and prompts")
+_JOINED = frozenset({"refuses", "raises", "fails", "loads", "leaves", "builds", "reads",
+                     "takes", "serves", "sizes", "keeps", "stops", "crashes", "captures",
+                     "runs", "computes", "is", "has", "does"})
+
+
+def _plural(verb: str) -> str:
+    return _PLURAL.get(verb, verb[:-1] if verb.endswith("s") else verb)
 
 
 def agree(releases, phrase: str) -> str:
     """'vLLM 0.33.0 refuses to start' / 'vLLM 0.33.0 and SGLang 0.5.23 refuse to start':
-    `phrase` starts with a verb in the third person singular."""
+    `phrase` starts with a verb in the third person singular; a verb of `_JOINED` after
+    "and" agrees too ('... build it and refuse to start')."""
     releases = list(releases)
     words = phrase.split(" ")
     at = 1 if words[0] in ("then", "also") and len(words) > 1 else 0
     if len(releases) > 1:
-        verb = words[at]
-        words[at] = _PLURAL.get(verb, verb[:-1] if verb.endswith("s") else verb)
+        words[at] = _plural(words[at])
+        for i in range(at + 1, len(words) - 1):
+            if words[i] == "and" and words[i + 1] in _JOINED:
+                words[i + 1] = _plural(words[i + 1])
     return f"{labels(releases)} {' '.join(words)}"
