@@ -38,6 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools" / "oracle"))     # release_evidence, release_probes
 
 from packaging.version import InvalidVersion, Version  # noqa: E402
 
@@ -186,9 +187,7 @@ def post_changes(runtime: str, version: str, sources: Path) -> list[str]:
     """What the tool reads that `version` (a `.postN` build, unzipped under `sources`)
     changes against the listed release before it: each probe that holds in one and not
     the other, each value read whole from the wheels that differs."""
-    sys.path.insert(0, str(ROOT / "tools" / "oracle"))
     import release_evidence as evidence
-    from release_evidence import EXTRACTED_FACTS
     from release_probes import PROBES
 
     before = [v for v in runtimes.PUBLISHED[runtime]
@@ -202,7 +201,7 @@ def post_changes(runtime: str, version: str, sources: Path) -> list[str]:
         fact = evidence.row_of(probe)
         if bool(evidence.holds(probe, old, fact)) != bool(evidence.holds(probe, new, fact)):
             out.append(f"{probe.key} ({probe.since}..{probe.until or ''})")
-    for key, extractors in EXTRACTED_FACTS.items():
+    for key, extractors in evidence.EXTRACTED_FACTS.items():
         name = extractors.get(runtime)
         if name and old.extracted(name)[0] != new.extracted(name)[0]:
             out.append(f"{key} (read whole)")
