@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from drafter_lint import runtimes
-from drafter_lint.jsondoc import strings
+from drafter_lint.jsondoc import dotted, strings
 
 # vllm==0.33.0 model_executor/models/registry.py:698-713, plus the speculators and
 # SpecForge/SGLang class names
@@ -29,8 +29,16 @@ SPECULATORS_WRAPS = {"eagle3": "eagle3", "peagle": "eagle3", "dflash": "dflash",
 MTP_COUNT_FIELDS = ("num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules")
 
 
+# model types whose MTP layers are built with no count field written: one layer
+# (vllm==0.10.2-0.34.0 model_executor/models/qwen3_next_mtp.py, `getattr(config,
+# "num_nextn_predict_layers", 1)`, :54 in 0.10.2; sglang==0.5.23
+# srt/models/qwen3_next_mtp.py:67 builds it with num_hidden_layers = 1)
+IMPLIED_MTP_LAYERS = {"qwen3_next": 1}
+
+
 def mtp_count(config: dict) -> tuple[str, int] | None:
-    """(pointer, count) of the MTP count field, top level or in text_config."""
+    """(pointer, count) of the MTP count field, top level or in text_config; for a model
+    type that implies its MTP layers and writes no count, ("/model_type", implied)."""
     for prefix, section in (("", config), ("/text_config", config.get("text_config"))):
         if not isinstance(section, dict):
             continue
@@ -38,7 +46,22 @@ def mtp_count(config: dict) -> tuple[str, int] | None:
             value = section.get(key)
             if type(value) is int:
                 return f"{prefix}/{key}", value
-    return None
+    implied = IMPLIED_MTP_LAYERS.get(config.get("model_type"))
+    return ("/model_type", implied) if implied else None
+
+
+def mtp_count_words(count: tuple[str, int], config: dict) -> str:
+    """How a message names the count: the field as written, or the model type implying it."""
+    if count[0] == "/model_type":
+        return f"model_type {config.get('model_type')!r} builds {count[1]} MTP layer(s) " \
+            f"(no count field)"
+    return f"{dotted(count[0])} is {count[1]}"
+
+
+def qwen_mtp_layout(count: tuple[str, int]) -> bool:
+    """Whether the count's model stores its MTP layers as `mtp.layers.{i}` (Qwen3-Next /
+    Qwen3.5), not after the body's layers (DeepSeek)."""
+    return count[0].endswith("mtp_num_hidden_layers") or count[0] == "/model_type"
 
 
 def _heads(names) -> set[str]:

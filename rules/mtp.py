@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from drafter_lint import runtimes
 from drafter_lint.facts import Facts
-from drafter_lint.family import mtp_count
+from drafter_lint.family import mtp_count, mtp_count_words
 from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import dotted, pointer
 from drafter_lint.registry import rule
@@ -63,7 +63,7 @@ def count_vs_weights(facts: Facts):
     if count is None or count[1] < 1 or not layers:
         return
     if len(layers) != count[1]:
-        yield Finding(count[0], f"{dotted(count[0])} is {count[1]} but the "
+        yield Finding(count[0], f"{mtp_count_words(count, facts.config)} but the "
                       f"weights hold {len(layers)} MTP layer(s) ({layout} layout, indices "
                       f"{sorted(layers)})")
 
@@ -77,13 +77,19 @@ def weights_missing(facts: Facts):
     MiniMax-M2.5 #8: the config declares `num_mtp_modules: 3`, the published weights hold
     no MTP tensor.
 
-    Fails: `"mtp_num_hidden_layers": 1` and no `mtp.*` tensor. Passes: `mtp.*` present.
+    Qwen3-Next writes no count: vLLM and SGLang build one MTP layer for `model_type:
+    qwen3_next` (vllm==0.33.0 model_executor/models/qwen3_next_mtp.py:63, sglang==0.5.23
+    srt/models/qwen3_next_mtp.py:67), so its export without `mtp.*` fails here too
+    (NVIDIA/Model-Optimizer#733).
+
+    Fails: `"mtp_num_hidden_layers": 1` and no `mtp.*` tensor; Qwen3-Next's published
+    config and no `mtp.*` tensor. Passes: `mtp.*` present.
     """
     count = mtp_count(facts.config)
     layout, layers = mtp_layers(facts)
     has_any = layers or layout == "qwen"
     if count and count[1] > 0 and not has_any and facts.names:
-        yield Finding(count[0], f"{dotted(count[0])} is {count[1]} but no MTP "
+        yield Finding(count[0], f"{mtp_count_words(count, facts.config)} but no MTP "
                       f"tensor is in the weights (an export that dropped mtp.*?)")
 
 

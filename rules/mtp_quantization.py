@@ -9,7 +9,7 @@ from drafter_lint.rules.mtp import mtp_layers, text_config, vllm_releases
 
 from drafter_lint import quantization, runtimes
 from drafter_lint.facts import Facts
-from drafter_lint.family import mtp_count
+from drafter_lint.family import mtp_count, qwen_mtp_layout
 from drafter_lint.findings import Finding
 from drafter_lint.jsondoc import strings
 from drafter_lint.quantization import Built, Decision
@@ -163,7 +163,7 @@ def head_unquantized(facts: Facts):
     if scheme is None or not count or count[1] < 1:
         return
     modules = [m for m in _mtp_linears(facts) if ".layers." in m or "mtp_layers" in m]
-    if not modules and count[0].endswith("mtp_num_hidden_layers") and layer_count(count[1]):
+    if not modules and qwen_mtp_layout(count) and layer_count(count[1]):
         modules = [f"mtp.layers.{i}.self_attn.{p}" for i in range(count[1])
                    for p in ("q_proj", "k_proj", "v_proj", "o_proj")]
     decisions = [scheme.decide(m) for m in modules]
@@ -231,7 +231,7 @@ def _config_experts(facts: Facts) -> list[str]:
     if not moe or not count or not layer_count(count[1]):
         return []
     depth = text.get("num_hidden_layers")
-    if count[0].endswith("mtp_num_hidden_layers"):
+    if qwen_mtp_layout(count):
         return [f"mtp.layers.{i}.mlp.experts" for i in range(count[1])]
     return [f"model.layers.{depth + i}.mlp.experts" for i in range(count[1])] \
         if type(depth) is int else []

@@ -224,6 +224,55 @@ def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False,
     return write_sharded(folder, config, tensors, 17)
 
 
+def qwen3_next(folder: Path, experts: int | None = None, drop_mtp: bool = False) -> int:
+    """Qwen3-Next-80B-A3B-Thinking: its published config.json, verbatim (fixtures/published;
+    no MTP count field), and BF16 tensors named as the model class names them, with the
+    `mtp.*` head unless `drop_mtp` (an export that lost it). `experts` trims the experts
+    written per layer, not the config."""
+    source = FIXTURES / "published" / "qwen3-next-80b-a3b-thinking-mtp" / "config.json"
+    config = json.loads(source.read_text(encoding="utf-8"))
+    H, L, V = config["hidden_size"], config["num_hidden_layers"], config["vocab_size"]
+    moe, heads, head = config["moe_intermediate_size"], config["num_attention_heads"], \
+        config["head_dim"]
+    n = experts or config["num_experts"]
+
+    def block(p: str, full: bool) -> list:
+        out = [[p + "input_layernorm.weight", "BF16", [H]],
+               [p + "post_attention_layernorm.weight", "BF16", [H]],
+               [p + "mlp.gate.weight", "BF16", [config["num_experts"], H]]]
+        if full:
+            kv = config["num_key_value_heads"] * head
+            out += [[p + "self_attn.q_proj.weight", "BF16", [2 * heads * head, H]],
+                    [p + "self_attn.k_proj.weight", "BF16", [kv, H]],
+                    [p + "self_attn.v_proj.weight", "BF16", [kv, H]],
+                    [p + "self_attn.o_proj.weight", "BF16", [H, heads * head]]]
+        else:
+            keys = config["linear_num_key_heads"] * config["linear_key_head_dim"]
+            values = config["linear_num_value_heads"] * config["linear_value_head_dim"]
+            out += [[p + "linear_attn.in_proj_qkvz.weight", "BF16", [2 * keys + 2 * values, H]],
+                    [p + "linear_attn.in_proj_ba.weight", "BF16",
+                     [2 * config["linear_num_value_heads"], H]],
+                    [p + "linear_attn.out_proj.weight", "BF16", [H, values]]]
+        for e in range(n):
+            q = p + f"mlp.experts.{e}."
+            out += [[q + "gate_proj.weight", "BF16", [moe, H]],
+                    [q + "up_proj.weight", "BF16", [moe, H]],
+                    [q + "down_proj.weight", "BF16", [H, moe]]]
+        return out
+
+    interval = config["full_attention_interval"]
+    tensors = [["model.embed_tokens.weight", "BF16", [V, H]]]
+    for i in range(L):
+        tensors += block(f"model.layers.{i}.", (i + 1) % interval == 0)
+    tensors += [["model.norm.weight", "BF16", [H]], ["lm_head.weight", "BF16", [V, H]]]
+    if not drop_mtp:
+        tensors += [["mtp.fc.weight", "BF16", [H, 2 * H]], ["mtp.norm.weight", "BF16", [H]],
+                    ["mtp.pre_fc_norm_hidden.weight", "BF16", [H]],
+                    ["mtp.pre_fc_norm_embedding.weight", "BF16", [H]]]
+        tensors += block("mtp.layers.0.", True)
+    return write_sharded(folder, config, tensors, 41)
+
+
 def _nvfp4(name: str, shape: list) -> list:
     """A linear weight as ModelOpt NVFP4 stores it (two 4-bit values per byte, one FP8
     scale per 16 inputs); norms and routers stay BF16."""
