@@ -9,6 +9,10 @@ from drafter_lint.facts import Facts
 from drafter_lint.findings import Finding
 from drafter_lint.registry import rule
 
+# model types whose checkpoints carry their DSpark stages under mtp.*: vLLM serves the
+# target as its own draft (vllm==0.33.0 config/speculative.py:1552-1566)
+DSPARK_IN_TARGET = frozenset({"deepseek_v4", "deepseek_v41"})
+
 
 @rule("DF143", "dspark-markov-rank-missing", "error", "dspark")
 def markov_rank_missing(facts: Facts):
@@ -23,27 +27,35 @@ def markov_rank_missing(facts: Facts):
     model does not read it there. The oracle lane records both refusals, for a missing rank
     and for one only under `dflash_config` (SpecForge's training templates).
 
+    A DeepSeek-V4 target carries its DSpark stages itself and is served as its own draft;
+    vLLM then reads `dspark_markov_rank`, also with no default (vllm==0.25.0
+    models/deepseek_v4/nvidia/dspark.py:116-120; 0.33.0 :169-174), and `markov_rank` is not
+    asked for (the fact `dspark.embedded-markov-rank-sources`).
+
     Fails: `"architectures": ["DSparkDraftModel"]` with no `markov_rank`, or with it only
-    under `dflash_config`. Passes: a top-level `"markov_rank": 256`.
+    under `dflash_config`; a DeepSeek-V4 config without `dspark_markov_rank`. Passes: a
+    top-level `"markov_rank": 256`; a DeepSeek-V4 config with `dspark_markov_rank`.
     """
+    embedded = facts.get("/model_type") in DSPARK_IN_TARGET
+    key = "dspark.embedded-markov-rank-sources" if embedded else "dspark.markov-rank-sources"
+    field = "/dspark_markov_rank" if embedded else "/markov_rank"
     refusing = []
     for release in facts.releases:
-        sources = runtimes.value("dspark.markov-rank-sources", release)
+        sources = runtimes.value(key, release)
         if sources is None:
             continue
         found = next((facts.get(p) for p in sources if facts.has(p)), None)
         if not (isinstance(found, int) and not isinstance(found, bool) and found > 0):
             refusing.append(release)
     if refusing:
-        written = facts.get("/markov_rank", None)
+        written = facts.get(field, None)
         what = "missing" if written is None else f"{written!r}"
         nested = facts.get("/dflash_config/markov_rank", None)
         hint = (f"; dflash_config.markov_rank {nested!r} is not where the draft model reads "
-                f"it, copy it to the top level") if nested is not None else \
+                f"it, copy it to the top level") if nested is not None and not embedded else \
             " (write the rank the drafter was trained with)"
-        yield Finding("/markov_rank", f"markov_rank is {what} at the top level: "
-                      f"{runtimes.agree(refusing, 'builds')} the Markov head from it and "
-                      f"refuses to start{hint}")
+        builds = runtimes.agree(refusing, "builds the Markov head from it and refuses to start")
+        yield Finding(field, f"{field[1:]} is {what} at the top level: {builds}{hint}")
 
 
 @rule("DF145", "dspark-markov-head-unloaded", "error", "dspark", needs=("config", "weights"))

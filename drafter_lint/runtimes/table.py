@@ -85,6 +85,9 @@ EXTEND_BUFFER = keys.declare("eagle3.draft-extend-buffer-is-head-width", keys.BO
 S_EXTEND = "sglang/srt/speculative/eagle_draft_extend_cuda_graph_runner.py"
 # runner.variable-read-as-int: vLLM reads VLLM_USE_V2_MODEL_RUNNER with bool(int(value))
 INT_VARIABLE = keys.declare("runner.variable-read-as-int", keys.BOOL)
+# dspark.embedded-markov-rank-sources: where a DeepSeek-V4 target's own DSpark stages (served
+# with the target as the draft) take the Markov head's rank from
+EMBEDDED_RANK = keys.declare("dspark.embedded-markov-rank-sources", keys.POINTERS)
 # model types served by vLLM's deepseek_v2.py model class
 DEEPSEEK_CLASS = frozenset({"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2"})
 V_LLAMA, V_DEEPSEEK = ("vllm/model_executor/models/llama.py",
@@ -363,6 +366,13 @@ FACTS: tuple[Fact, ...] = (
     Fact("dspark.markov-rank-sources", V, ("/markov_rank",), "start-up",
          "V model_executor/models/qwen3_dspark.py:212, gemma4_dspark.py:190 (no default)",
          since="0.25.0"),
+    # a DeepSeek-V4 target carrying its DSpark stages (the target's own config is the draft's,
+    # config/speculative.py:1552-1566 in 0.33.0) reads the prefixed field, with no default
+    Fact(EMBEDDED_RANK, V, ("/dspark_markov_rank",), "start-up",
+         "V models/deepseek_v4/nvidia/dspark.py:116-120 (DSparkMarkovHead(..., "
+         "config.dspark_markov_rank); 0.33.0 :172, 178)", since="0.25.0",
+         seen=Seen("vllm/models/deepseek_v4/nvidia/dspark.py",
+                   r"DSparkMarkovHead\(\s*[^)]*config\.dspark_markov_rank")),
     Fact("dspark.markov-rank-sources", S, ("/markov_rank",), "start-up",
          "S models/dspark.py:385-390 (build_markov_head: config.markov_rank, default 0, "
          "refused), 524-528; the parser also reads dflash_config.markov_rank "
