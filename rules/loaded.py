@@ -119,9 +119,7 @@ def normalized_by_transformers(facts: Facts):
                               severity=severity)
             continue
         if key == "rope_scaling" and "rope_scaling" not in values:
-            params = values.get("rope_parameters")
-            if mine is None or (isinstance(mine, dict) and isinstance(params, dict) and all(
-                    params.get(k) == v for k, v in mine.items() if k != "type")):
+            if mine is None or _migrated(mine, values.get("rope_parameters")):
                 continue  # null, or migrated into rope_parameters unchanged
         if key not in values:
             if mine is None:
@@ -151,6 +149,17 @@ def normalized_by_transformers(facts: Facts):
 
 # Keys whose normalization a family rule reports with its consequence (DF124, DF121).
 OWNED = frozenset({"sliding_window", "layer_types"})
+
+
+def _migrated(mine: object, params: object) -> bool:
+    """Whether `rope_scaling` reached `rope_parameters` unchanged: the whole of it, or one
+    attention kind's entry (transformers==5.25.0 DeepseekV4Config keys them `main` and
+    `compress`, models/deepseek_v4/configuration_deepseek_v4.py:298-310)."""
+    if not isinstance(mine, dict) or not isinstance(params, dict):
+        return False
+    kinds = [params] + [v for v in params.values() if isinstance(v, dict)]
+    return any(all(kind.get(k) == v for k, v in mine.items() if k != "type")
+               for kind in kinds)
 
 
 def _kept(mine, theirs) -> bool:
