@@ -29,7 +29,7 @@ def mtp_layers(facts: Facts) -> tuple[str, set[int]]:
 def _mtp_layers(facts: Facts) -> tuple[str, set[int]]:
     _, text = text_config(facts)
     depth = text.get("num_hidden_layers") if type(text.get("num_hidden_layers")) is int else None
-    qwen, mimo, deepseek, qwen_any = set(), set(), set(), False
+    qwen, mimo, deepseek, v4, qwen_any = set(), set(), set(), set(), False
     for name in facts.names:
         parts = name.split(".", 4)
         if parts[0] == "model":
@@ -43,6 +43,10 @@ def _mtp_layers(facts: Facts) -> tuple[str, set[int]]:
             qwen_any = True
             if len(parts) > 2 and parts[1] == "layers" and parts[2].isdigit():
                 qwen.add(int(parts[2]))
+            elif len(parts) > 1 and parts[1].isdigit():
+                v4.add(int(parts[1]))           # DeepSeek-V4: mtp.{i}.*
+    if v4:
+        return "deepseek-v4", v4
     return ("qwen", qwen) if qwen_any else ("mimo", mimo) if mimo else ("deepseek", deepseek)
 
 
@@ -62,6 +66,8 @@ def count_vs_weights(facts: Facts):
     layout, layers = mtp_layers(facts)
     if count is None or count[1] < 1 or not layers:
         return
+    if layout == "deepseek-v4" and len(layers) > count[1]:
+        return          # layers past the count are skipped (models/deepseek_v4/nvidia/mtp.py)
     if len(layers) != count[1]:
         yield Finding(count[0], f"{mtp_count_words(count, facts.config)} but the "
                       f"weights hold {len(layers)} MTP layer(s) ({layout} layout, indices "
@@ -143,6 +149,10 @@ def tensor_shapes(facts: Facts):
     a quantized one keeps the head at its init.
     Qwen3-Next/3.5: `mtp.fc.weight [H, 2H]`, `mtp.norm.weight`,
     `mtp.pre_fc_norm_hidden.weight`, `mtp.pre_fc_norm_embedding.weight [H]`.
+    DeepSeek-V4 `mtp.{i}.` (i below the count): `e_proj`, `h_proj`, `enorm` and `hnorm`
+    present, the layer-level weights its MTP loader keeps outside the block
+    (vllm==0.33.0 models/deepseek_v4/nvidia/mtp.py:530-538; config/speculative.py:1478-1485
+    names them as what a classic MTP stage carries); their shapes are not checked.
 
     Fails: `eh_proj.weight` `[7168, 7168]`; no `shared_head.head.weight` under
     `--runtime vllm==0.10.2`. Passes: `[7168, 14336]`; no `shared_head.head.weight` under
@@ -154,7 +164,8 @@ def tensor_shapes(facts: Facts):
     if type(H) is not int or type(depth) is not int:
         return
     layout, layers = mtp_layers(facts)
-    expected: dict[str, tuple] = {}
+    count = mtp_count(facts.config)
+    expected: dict[str, tuple | None] = {}      # None: presence only
     # the vLLM releases that load each MTP layer's shared_head.head from the checkpoint
     keeping = [r for r in vllm_releases(facts)
                if runtimes.value("mtp.shares-target-lm-head", r) is False]
@@ -163,6 +174,10 @@ def tensor_shapes(facts: Facts):
         expected = {f"{prefix}fc.weight": (H, 2 * H), f"{prefix}norm.weight": (H,),
                     f"{prefix}pre_fc_norm_hidden.weight": (H,),
                     f"{prefix}pre_fc_norm_embedding.weight": (H,)}
+    elif layout == "deepseek-v4" and count is not None:
+        for i in range(count[1]):
+            expected.update({f"mtp.{i}.{part}.weight": None
+                             for part in ("e_proj", "h_proj", "enorm", "hnorm")})
     elif layout == "deepseek":
         for i in sorted(layers):
             p = f"model.layers.{depth + i}."
@@ -182,7 +197,7 @@ def tensor_shapes(facts: Facts):
                        if name.endswith("shared_head.head.weight") else "")
                 yield Finding(pointer(name), f"MTP tensor {name} is missing{why}",
                               file=facts.tensor_file(name))
-        elif info.shape != shape:
+        elif shape is not None and info.shape != shape:
             yield Finding(pointer(name), f"MTP tensor {name} is {list(info.shape)}, expected "
                           f"{list(shape)}", file=info.file)
 

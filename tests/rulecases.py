@@ -9,8 +9,8 @@ the edits it lists, the options it runs with, and what it asserts:
   `note`, what the case pins, when its name does not say it;
 - `base`: `tiny-qwen3.6` (the default: fixtures/tiny-qwen3.6's drafter, its target and its
   config as the published one), a manifest of fixtures/manifests/, or an MTP target made
-  by a generator of tests/sparse.py (`deepseek-v3`, `qwen3.5-moe`, `qwen3-next`, with
-  `generator` its arguments);
+  by a generator of tests/sparse.py (`deepseek-v3`, `deepseek-v4`, `qwen3.5-moe`,
+  `qwen3-next`, with `generator` its arguments);
 - `ops` / `target_ops`: RFC 6902 edits (`[op, pointer, value]`) of the base's drafter and
   target config; `reference`: edits of the base config as the published one (null: no
   published config; tiny base only); `target: false`: no target;
@@ -40,8 +40,8 @@ import shutil
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from sparse import (FIXTURES, apply_ops, deepseek_v3, load_manifest, materialize, qwen3_next,
-                    qwen35_moe, write_json, write_safetensors)
+from sparse import (FIXTURES, apply_ops, deepseek_v3, deepseek_v4, load_manifest, materialize,
+                    qwen3_next, qwen35_moe, write_json, write_safetensors)
 
 from drafter_lint.checkpoint import read_checkpoint
 from drafter_lint.findings import Result
@@ -53,7 +53,8 @@ from lintopts import options
 
 RULE_FIXTURES = FIXTURES / "rules"
 TINY = "tiny-qwen3.6"
-GENERATORS = {"deepseek-v3": deepseek_v3, "qwen3.5-moe": qwen35_moe, "qwen3-next": qwen3_next}
+GENERATORS = {"deepseek-v3": deepseek_v3, "deepseek-v4": deepseek_v4, "qwen3.5-moe": qwen35_moe,
+              "qwen3-next": qwen3_next}
 ST = "model.safetensors"
 # the rules whose findings depend on the transformers major: a snapshot per major
 PER_MAJOR_NEED = "loaded"

@@ -6,8 +6,7 @@ import json
 import math
 from pathlib import Path
 
-DTYPE_BITS = {"BOOL": 8, "U8": 8, "I8": 8, "F16": 16, "BF16": 16, "F32": 32, "I32": 32,
-              "I64": 64, "F64": 64, "F8_E4M3": 8, "F8_E5M2": 8}
+from drafter_lint.safetensors_header import DTYPE_BITS
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -271,6 +270,42 @@ def qwen3_next(folder: Path, experts: int | None = None, drop_mtp: bool = False)
                     ["mtp.pre_fc_norm_embedding.weight", "BF16", [H]]]
         tensors += block("mtp.layers.0.", True)
     return write_sharded(folder, config, tensors, 41)
+
+
+def deepseek_v4(folder: Path, experts: int | None = None, stages: str = "dspark",
+                drop: tuple = (), layers: int = 1) -> int:
+    """DeepSeek-V4-Flash-0731's public 160-expert derivative: its config.json verbatim and
+    its mtp.* tensors as its headers list them (fixtures/headers/; `experts` copies of
+    each MoE layer's expert 0), beside a stand-in body (embedding, head, one layer).
+    `stages="dspark"` keeps the published stages (main_proj/main_norm, three of them);
+    `stages="mtp"` is `layers` classic MTP stages instead (constructed: the dspark_* fields
+    dropped; mtp.0's block, with e_proj/h_proj/enorm/hnorm, illustrative shapes, for
+    main_*, written as mtp.0 ... mtp.{layers-1}).
+    `drop` leaves those tensor names out."""
+    case = FIXTURES / "rules" / "DF143" / "pass-deepseek-v4-dspark-stages-in-the-target"
+    config = json.loads((case / "config.json").read_text(encoding="utf-8"))
+    listed = json.loads((FIXTURES / "headers" / "deepseek-v4-flash-0731-derivative-mtp.json")
+                        .read_text(encoding="utf-8"))["tensors"]
+    H, V = config["hidden_size"], config["vocab_size"]
+    mtp = []
+    for name, dtype, shape in listed:
+        if ".ffn.experts.0." in name:
+            mtp += [[name.replace(".experts.0.", f".experts.{e}."), dtype, shape]
+                    for e in range(experts or config["n_routed_experts"])]
+        else:
+            mtp.append([name, dtype, shape])
+    if stages == "mtp":
+        config = {k: v for k, v in config.items() if not k.startswith("dspark_")}
+        block = [t for t in mtp if t[0].startswith("mtp.0.") and ".main_" not in t[0]]
+        block += [["mtp.0.e_proj.weight", "BF16", [H, H]],
+                  ["mtp.0.h_proj.weight", "BF16", [H, H]],
+                  ["mtp.0.enorm.weight", "BF16", [H]], ["mtp.0.hnorm.weight", "BF16", [H]]]
+        mtp = [[f"mtp.{i}." + name[len("mtp.0."):], dtype, shape]
+               for i in range(layers) for name, dtype, shape in block]
+    body = [["embed.weight", "BF16", [V, H]], ["head.weight", "BF16", [V, H]],
+            ["norm.weight", "BF16", [H]], ["layers.0.attn_norm.weight", "BF16", [H]]]
+    tensors = [t for t in body + mtp if t[0] not in set(drop)]
+    return write_sharded(folder, config, tensors, 3)
 
 
 def _nvfp4(name: str, shape: list) -> list:
