@@ -194,7 +194,8 @@ def interpreter(server: ServerContext) -> str | None:
     path = server.environment.get("PATH")
     # `uv run` uses its project's venv (--project, else where it runs)
     local = Path(server.uv_project or server.cwd or ".") / ".venv" / "bin" / program
-    found = str(local.resolve()) if "uv" in server.argv[:1] and local.is_file() else \
+    uv = bool(server.argv) and os.path.basename(server.argv[0]) == "uv"   # as command.py reads it
+    found = str(local.resolve()) if uv and local.is_file() else \
         shutil.which(program, path=path)
     if found is None:
         return None

@@ -62,7 +62,8 @@ class Ignore:
             rel = os.path.relpath(root.resolve(), self.base.resolve()).replace(os.sep, "/")
         except ValueError:
             return False
-        return not rel.startswith("..") and (fnmatch.fnmatch(rel, self.glob)
+        outside = rel == ".." or rel.startswith("../")
+        return not outside and (fnmatch.fnmatch(rel, self.glob)
                                              or fnmatch.fnmatch(rel + "/", self.glob))
 
     def matches(self, finding) -> bool:

@@ -313,12 +313,10 @@ def test_uv_run_uses_its_projects_venv(tmp_path):
     assert interpreter(server) == sys.executable
 
 
-@pytest.mark.xfail(strict=True, reason="bug: gate.py:197 tests `\"uv\" in server.argv[:1]`, "
-                   "the whole first word, while command.py:315 reads `uv run` by basename: "
-                   "`/usr/local/bin/uv run --project P vllm serve` looks for vllm on PATH "
-                   "instead of P/.venv/bin (another release, or none and no dry run)")
 def test_uv_run_given_by_its_path_uses_its_projects_venv(tmp_path):
-    """Bug found: a `uv` written with its path is not the `uv run` of its project."""
+    """A `uv` written with its path runs its project's venv, as command.py reads `uv run` by
+    its basename. Mutation caught (bug found in this file's round, fixed): gate.py tested
+    `"uv" in server.argv[:1]`, the whole first word, and looked for vllm on PATH."""
     from drafter_lint.gate import interpreter
 
     project = _uv_project(tmp_path)
@@ -328,11 +326,10 @@ def test_uv_run_given_by_its_path_uses_its_projects_venv(tmp_path):
     assert interpreter(server) == sys.executable
 
 
-@pytest.mark.xfail(strict=True, reason="bug: settings.py:65 `not rel.startswith(\"..\")` "
-                   "also refuses a folder below the settings file whose name starts with two "
-                   "dots (`..old/m`), so its per-path-ignores do not apply there")
 def test_a_per_path_ignore_covers_a_folder_whose_name_starts_with_two_dots(tmp_path):
-    """Bug found: `..old` (inside the settings file's folder) is read as outside it."""
+    """`..old` inside the settings file's folder is inside it. Mutation caught (bug found in
+    this file's round, fixed): settings.py refused every relative path starting with `..`,
+    so per-path-ignores did not apply below a folder named so."""
     from drafter_lint.settings import load
 
     (tmp_path / ".drafter-lint.toml").write_text('[[per-path-ignores]]\npath = "..old/*"\n'
