@@ -32,6 +32,8 @@ def _mtp_prefixes(facts: Facts) -> tuple[str, ...]:
     depth = text.get("num_hidden_layers")
     if layout == "qwen":
         return ("mtp.", "model.mtp.")
+    if layout == "deepseek-v4":
+        return tuple(f"mtp.{i}." for i in sorted(layers))
     if layout == "mimo":
         return ("model.mtp_layers.",)
     return tuple(f"model.layers.{depth + i}." for i in layers) if type(depth) is int else ()
@@ -47,9 +49,27 @@ def _mtp_linears(facts: Facts) -> list[str]:
         if not name.startswith(prefixes) or leaf not in ("weight", "weight_packed", "qweight"):
             continue
         last = module.rsplit(".", 1)[-1]
-        if ".experts." not in module and (last.endswith("_proj") or last in ("fc", "eh_proj")):
+        if ".experts." not in module and (last.endswith("_proj") or last in ("fc", "eh_proj")
+                                          or last in V4_LINEARS):
             modules.add(module)
     return sorted(modules)
+
+
+# DeepSeek-V4's linears by their checkpoint names (attention, shared experts)
+V4_LINEARS = frozenset({"wq_a", "wq_b", "wkv", "wo_a", "wo_b", "w1", "w2", "w3"})
+
+
+def _built_as(facts: Facts, module: str) -> str:
+    """The name vLLM builds an MTP module under, which the exclusions are matched against.
+    DeepSeek-V4's `mtp.{i}.X` is built as `model.layers.{L+i}.X` (the block takes the
+    stage's prefix: vllm==0.33.0 models/deepseek_v4/nvidia/mtp.py:103-118, 139-144, 236;
+    0.20.0 model_executor/models/deepseek_v4_mtp.py), so `mtp.` patterns never reach it
+    (vLLM #43304). Every other layout is built under its checkpoint name."""
+    parts = module.split(".", 2)
+    depth = text_config(facts)[1].get("num_hidden_layers")
+    if len(parts) == 3 and parts[0] == "mtp" and parts[1].isdigit() and type(depth) is int:
+        return f"model.layers.{depth + int(parts[1])}.{parts[2]}"
+    return module
 
 
 def _mtp_experts(facts: Facts) -> list[str]:
@@ -104,8 +124,14 @@ def quantization_mismatch(facts: Facts):
     (PR #46316). From vllm==0.27.0 a `dynamic` key `-:...mtp...` builds the Qwen3.5 MTP
     decoder layers unquantized (qwen3_5_mtp.py:108-126).
 
+    vLLM builds DeepSeek-V4's MTP stage `mtp.{i}.*` as `model.layers.{L+i}.*` and matches
+    the exclusions against that name (`_built_as`), so an `ignore` written for `mtp.*`
+    leaves the stage quantized (vLLM #43304: every release with the V4 MTP model, 0.20.0
+    to 0.34.0; no fix landed).
+
     Fails: `mtp.layers.0.self_attn.q_proj.weight` BF16 and `ignore` not listing it; BF16
-    `mtp.layers.0.mlp.experts.*` under GPTQ with no `-:` key for them.
+    `mtp.layers.0.mlp.experts.*` under GPTQ with no `-:` key for them; a BF16 DeepSeek-V4
+    stage under compressed-tensors with `ignore: ["re:.*mtp\\..*"]`.
     Passes: BF16 MTP linears matched by `ignore` (e.g. `mtp.layers.0*`); packed ones not;
     a BF16 `mtp.fc` under NVFP4; GPTQ linears decided by their stored dtypes.
     """
@@ -116,14 +142,16 @@ def quantization_mismatch(facts: Facts):
     model_type = str(facts.get("/model_type") or "")
     forced = {m for r in vllm for m in _forced_unquantized(model_type, r)}
     layers_free = all(_layers_unquantized(model_type, scheme, r) for r in vllm)
-    plain_quantized, packed_excluded = [], []
+    plain_quantized, packed_excluded, renamed = [], [], None
     modules = [(m, False) for m in _mtp_linears(facts)] + \
         [(m, True) for m in _mtp_experts(facts)]
     for module, experts in modules:
         if module.endswith("mtp.fc") and scheme.name in forced:
             continue        # vLLM builds mtp.fc unquantized under this method, whatever it says
+        built = _built_as(facts, module)
+        renamed = renamed or ((module, built) if built != module else None)
         decision = DYNAMIC_MTP if layers_free and ".layers." in module \
-            else scheme.decide(module, experts)
+            else scheme.decide(built, experts)
         stored = _stored(facts, module, experts)
         if decision.built in (Built.UNKNOWN, Built.BY_DTYPE) or stored is None:
             continue
@@ -133,9 +161,11 @@ def quantization_mismatch(facts: Facts):
             packed_excluded.append((module, decision.by))
     at = _located(scheme)
     if plain_quantized:
+        where = (f" (vLLM builds {renamed[0]} as {renamed[1]}, where exclusions written for "
+                 f"the checkpoint's mtp.* names do not reach)") if renamed else " (not excluded)"
         yield Finding(scheme.exclusions, f"{len(plain_quantized)} MTP module(s) "
                       f"({_some(plain_quantized)}) are stored unquantized but "
-                      f"{scheme.method} quantizes them (not excluded): {label} fails to load "
+                      f"{scheme.method} quantizes them{where}: {label} fails to load "
                       f"them or leaves the MTP uninitialised (vLLM PR #38650, #48814); list "
                       f"them in the exclusions or ship quantized weights", **at)
     if packed_excluded:

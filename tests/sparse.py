@@ -273,7 +273,8 @@ def qwen3_next(folder: Path, experts: int | None = None, drop_mtp: bool = False)
 
 
 def deepseek_v4(folder: Path, experts: int | None = None, stages: str = "dspark",
-                drop: tuple = (), layers: int = 1) -> int:
+                drop: tuple = (), layers: int = 1, quantization: dict | None = None,
+                plain_mtp: bool = False) -> int:
     """DeepSeek-V4-Flash-0731's public 160-expert derivative: its config.json verbatim and
     its mtp.* tensors as its headers list them (fixtures/headers/; `experts` copies of
     each MoE layer's expert 0), beside a stand-in body (embedding, head, one layer).
@@ -281,7 +282,9 @@ def deepseek_v4(folder: Path, experts: int | None = None, stages: str = "dspark"
     `stages="mtp"` is `layers` classic MTP stages instead (constructed: the dspark_* fields
     dropped; mtp.0's block, with e_proj/h_proj/enorm/hnorm, illustrative shapes, for
     main_*, written as mtp.0 ... mtp.{layers-1}).
-    `drop` leaves those tensor names out."""
+    `drop` leaves those tensor names out. `quantization` replaces the config's
+    quantization_config; `plain_mtp` stores the MTP stages' linears as BF16 with no scale
+    (a recipe that left mtp.* unquantized, as vLLM #43304 describes)."""
     case = FIXTURES / "rules" / "DF143" / "pass-deepseek-v4-dspark-stages-in-the-target"
     config = json.loads((case / "config.json").read_text(encoding="utf-8"))
     listed = json.loads((FIXTURES / "headers" / "deepseek-v4-flash-0731-derivative-mtp.json")
@@ -297,11 +300,19 @@ def deepseek_v4(folder: Path, experts: int | None = None, stages: str = "dspark"
     if stages == "mtp":
         config = {k: v for k, v in config.items() if not k.startswith("dspark_")}
         block = [t for t in mtp if t[0].startswith("mtp.0.") and ".main_" not in t[0]]
-        block += [["mtp.0.e_proj.weight", "BF16", [H, H]],
-                  ["mtp.0.h_proj.weight", "BF16", [H, H]],
-                  ["mtp.0.enorm.weight", "BF16", [H]], ["mtp.0.hnorm.weight", "BF16", [H]]]
+        # FP8 e_proj/h_proj with 128x128 block scales, as vLLM's V4 MTP builds them
+        # (models/deepseek_v4/nvidia/mtp.py:101-118); shapes illustrative
+        block += [[f"mtp.0.{proj}.{leaf}", dtype, shape] for proj in ("e_proj", "h_proj")
+                  for leaf, dtype, shape in (("weight", "F8_E4M3", [H, H]),
+                                             ("scale", "F8_E8M0", [H // 128, H // 128]))]
+        block += [["mtp.0.enorm.weight", "BF16", [H]], ["mtp.0.hnorm.weight", "BF16", [H]]]
         mtp = [[f"mtp.{i}." + name[len("mtp.0."):], dtype, shape]
                for i in range(layers) for name, dtype, shape in block]
+    if quantization is not None:
+        config["quantization_config"] = quantization
+    if plain_mtp:
+        mtp = [[name, "BF16" if dtype.startswith(("F8", "I8")) else dtype, shape]
+               for name, dtype, shape in mtp if not name.endswith(".scale")]
     body = [["embed.weight", "BF16", [V, H]], ["head.weight", "BF16", [V, H]],
             ["norm.weight", "BF16", [H]], ["layers.0.attn_norm.weight", "BF16", [H]]]
     tensors = [t for t in body + mtp if t[0] not in set(drop)]
