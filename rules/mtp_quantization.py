@@ -250,6 +250,43 @@ def fc_quantized_by_release(facts: Facts):
                       f"unquantized", **_located(scheme))
 
 
+@rule("MTP115", "mtp-head-quantized-by-release", "error", "mtp", needs=("config", "weights"))
+def head_quantized_by_release(facts: Facts):
+    """An MTP layer's `shared_head` head is stored unquantized, and this release builds it
+    quantized whatever the exclusions say.
+
+    vLLM 0.15.1 to 0.26.0 build Step-3.5's MTP `SharedHead` (Step-3.7 is served by the same
+    class) with the checkpoint's quant_config and no prefix (vllm==0.26.0
+    model_executor/models/step3p5_mtp.py:26-37, 55), and ModelOpt excludes by prefix, so
+    an empty one is never excluded (layers/quantization/modelopt.py:145-211): under NVFP4
+    the head is built packed, and a BF16 `shared_head.output`/`shared_head.head` does not
+    fit it (vLLM #44087: the load's shape assert). vllm==0.27.0 gives the head its prefix
+    (PR #48883) and the exclusions decide. The fact `mtp.quantized-head-under` holds the
+    model types, methods and releases.
+
+    Fails: a `step3p5` checkpoint under ModelOpt NVFP4 with its MTP head in BF16, on
+    `--runtime vllm==0.26.0`. Passes: the same on `vllm==0.27.0`; a packed head.
+    """
+    scheme = _scheme(facts)
+    if scheme is None:
+        return
+    model_type = str(facts.get("/model_type") or "")
+    building = [r for r in vllm_releases(facts) if scheme.name in {
+        m for kind, methods in runtimes.value("mtp.quantized-head-under", r, {}).items()
+        if model_type.startswith(kind) for m in methods}]
+    prefixes = _mtp_prefixes(facts)
+    heads = sorted({n.rpartition(".")[0] for n in facts.names if n.startswith(prefixes)
+                    and n.endswith((".shared_head.output.weight", ".shared_head.head.weight"))})
+    plain = [h for h in heads if _stored(facts, h, False) is False]
+    if building and plain:
+        yield Finding(scheme.exclusions, f"{len(plain)} MTP head(s) ({_some(plain)}) are "
+                      f"stored unquantized, but {runtimes.agree(building, 'builds')} the MTP "
+                      f"shared_head with no prefix, so no exclusion reaches it: as "
+                      f"{scheme.name} it does not take a BF16 head and loading fails "
+                      f"(vLLM #44087; later releases give it its prefix, PR #48883)",
+                      **_located(scheme))
+
+
 def _config_experts(facts: Facts) -> list[str]:
     """The MTP MoE layers the config declares (experts named in the weights win)."""
     if facts.names:

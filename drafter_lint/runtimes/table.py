@@ -85,6 +85,9 @@ EXTEND_BUFFER = keys.declare("eagle3.draft-extend-buffer-is-head-width", keys.BO
 S_EXTEND = "sglang/srt/speculative/eagle_draft_extend_cuda_graph_runner.py"
 # runner.variable-read-as-int: vLLM reads VLLM_USE_V2_MODEL_RUNNER with bool(int(value))
 INT_VARIABLE = keys.declare("runner.variable-read-as-int", keys.BOOL)
+# mtp.quantized-head-under: model types (by prefix) -> the methods under which vLLM builds
+# their MTP shared_head.head quantized whatever the exclusions say
+HEAD_QUANTIZED = keys.declare("mtp.quantized-head-under", keys.SET_MAP)
 # dspark.embedded-markov-rank-sources: where a DeepSeek-V4 target's own DSpark stages (served
 # with the target as the draft) take the Markov head's rank from
 EMBEDDED_RANK = keys.declare("dspark.embedded-markov-rank-sources", keys.POINTERS)
@@ -870,6 +873,17 @@ FACTS: tuple[Fact, ...] = (
          "checkpoint's quant_config; Qwen3-Next MTP from vllm==0.10.2 qwen3_next_mtp.py)",
          since="0.10.2", until="0.20.0"),
 
+    # Model types (by prefix) whose MTP shared_head.head vLLM builds with no prefix, so no
+    # exclusion reaches it: quantized under these methods whatever the description says
+    Fact(HEAD_QUANTIZED, V, {"step3p5": frozenset({"modelopt_fp4"}),
+                             "step3p7": frozenset({"modelopt_fp4"})}, "start-up",
+         "vllm==0.26.0 model_executor/models/step3p5_mtp.py:26-37, 55 (SharedHead's "
+         "ParallelLMHead takes quant_config and no prefix), layers/quantization/modelopt.py:"
+         "145-211 (an empty prefix is never excluded); step3p7 is served by it "
+         "(config/speculative.py:533-544); PR #48883 gives it its prefix in 0.27.0",
+         since="0.15.1", until="0.27.0",
+         seen=Seen("vllm/model_executor/models/step3p5_mtp.py",
+                   r"self\.shared_head = SharedHead\(config=config, quant_config=quant_config\)")),
     # Model types (by prefix) whose MTP decoder layers vLLM builds unquantized when the
     # quantization_config's `dynamic` has a `-:` key naming mtp (not under modelopt_fp4)
     Fact("mtp.unquantized-layers-under-dynamic-mtp", V, frozenset({"qwen3_5"}), "start-up",
