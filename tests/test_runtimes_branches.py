@@ -1,0 +1,295 @@
+"""Branch by branch: the runtime layer (releases, runner path, loads, rows, grammar, keys),
+the reports, the model card reader and its stage, collections, fix's apply/write/restyle,
+findings, the registry, the engine and the dry run's pure helpers.
+
+Each test names the mutation it kills (file:line as of the commit that added it); each was
+checked by applying the mutation alone and seeing the test fail on an assertion.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from drafter_lint import runtimes
+from drafter_lint.runtimes import grammar, keys, loads, path
+from drafter_lint.runtimes.path import Context
+
+VLLM, SGLANG, REFERENCE = (runtimes.parse("vllm"), runtimes.parse("sglang"),
+                           runtimes.parse("reference"))
+
+
+def vllm(version: str) -> runtimes.Release:
+    return runtimes.parse(f"vllm=={version}")
+
+
+# --- runtimes/releases.py -----------------------------------------------------------------
+
+def test_a_version_without_a_minor_number_is_refused():
+    """`--runtime vllm==1` names no release. Mutation caught: the `version.count(".") < 1`
+    bound off by one (`< 0`), which reads `1` as newer than the newest and answers with
+    vLLM 0.34.0 (runtimes/releases.py:107)."""
+    with pytest.raises(runtimes.UnknownRuntime, match=r"MAJOR\.MINOR"):
+        runtimes.parse("vllm==1")
+
+
+def test_an_unlisted_post_build_takes_the_listed_build_just_before_it():
+    """SGLang 0.4.3.post5 is not listed: 0.4.3.post4, the listed build before it, answers
+    for it. Mutation caught: `[0]` for `[-1]` in the post-build look-up, which took the
+    oldest recorded release, 0.4.1.post4 (runtimes/releases.py:123)."""
+    release = runtimes.parse("sglang==0.4.3.post5")
+    assert (release.version, release.exact, release.label) == \
+        ("0.4.3.post4", False, "SGLang 0.4.3.post5")
+    assert "its facts are 0.4.3.post4's" in release.note
+
+
+def test_a_version_between_releases_names_the_releases_around_it():
+    """Mutation caught: `[:1]` for `[-1:]` of the releases below it, which named the
+    oldest recorded release, 0.8.0, as the one below 0.10.3 (runtimes/releases.py:136)."""
+    with pytest.raises(runtimes.UnknownRuntime,
+                       match=r"no release 0\.10\.3 \(the releases around it are 0\.10\.2 and "
+                             r"0\.11\.0\)"):
+        runtimes.parse("vllm==0.10.3")
+
+
+def test_a_release_older_than_the_oldest_is_named_as_asked():
+    """vLLM 0.7.3 takes 0.8.0's facts, but findings name 0.7.3, as the note says.
+    Mutation caught: `asked=version` dropped from the older-than-oldest release
+    (runtimes/releases.py:133)."""
+    release = runtimes.parse("vllm==0.7.3")
+    assert release.version == "0.8.0"
+    assert release.label == "vLLM 0.7.3"
+    assert release.note.endswith("findings name 0.7.3")
+
+
+def test_the_reference_takes_its_own_commit_and_no_other():
+    """Mutation caught: the `version != recorded[-1]` test dropped, which refused
+    `reference==44947fb`, the commit the facts are read from (runtimes/releases.py:99)."""
+    assert runtimes.parse("reference==44947fb").version == "44947fb"
+    with pytest.raises(runtimes.UnknownRuntime, match="not versioned"):
+        runtimes.parse("reference==1.0")
+
+
+def test_a_name_with_an_empty_version_is_refused():
+    """Mutation caught: the `"==" in spec and not version` refusal dropped: `vllm==` read
+    as `vllm`, the newest release (runtimes/releases.py:96)."""
+    with pytest.raises(runtimes.UnknownRuntime, match="no version after '=='"):
+        runtimes.parse("vllm==")
+
+
+def test_three_releases_are_listed_with_commas_then_and():
+    """Mutation caught: the `len(names) < 3` bound moved (`< 4`), which joined three
+    labels with "and" twice (runtimes/releases.py:163)."""
+    assert runtimes.labels([VLLM, SGLANG, REFERENCE]) == \
+        "vLLM 0.34.0, SGLang 0.5.23 and the z-lab reference 44947fb"
+    assert runtimes.labels([VLLM, SGLANG]) == "vLLM 0.34.0 and SGLang 0.5.23"
+    assert runtimes.labels([VLLM]) == "vLLM 0.34.0"
+
+
+def test_the_verb_after_also_agrees_with_several_releases():
+    """Mutation caught: "also" dropped from the words skipped before the verb, which
+    pluralised "also" and left "refuses" singular (runtimes/releases.py:184)."""
+    assert runtimes.agree([VLLM, SGLANG], "also refuses to start") == \
+        "vLLM 0.34.0 and SGLang 0.5.23 also refuse to start"
+    assert runtimes.agree([VLLM], "also refuses to start") == \
+        "vLLM 0.34.0 also refuses to start"
+
+
+def test_only_a_known_verb_after_and_agrees():
+    """"builds it and refuses" agrees both verbs; "and prompts" (no verb of _JOINED) is
+    left alone. Mutation caught: the `in _JOINED` filter dropped, which wrote "and prompt"
+    (runtimes/releases.py:188)."""
+    assert runtimes.agree([VLLM, SGLANG], "builds it and refuses to start") == \
+        "vLLM 0.34.0 and SGLang 0.5.23 build it and refuse to start"
+    assert runtimes.agree([VLLM, SGLANG], "reads it and prompts") == \
+        "vLLM 0.34.0 and SGLang 0.5.23 read it and prompts"
+
+
+# --- runtimes/path.py ---------------------------------------------------------------------
+
+QWEN3 = {"architectures": ["Qwen3ForCausalLM"]}
+
+
+def runner(version: str, target=QWEN3, method="eagle3", draft=None, env=None) -> str:
+    return path.on_path(vllm(version), Context(target, method, draft or {}, env or {})).runner
+
+
+def test_v2_with_no_method_list_runs_every_method_it_does_not_refuse():
+    """From vLLM 0.30.0 V2 lists no methods it runs, only those it refuses (medusa until
+    0.33.0). Mutations caught: `methods and` dropped (an empty list refused every method:
+    EAGLE-3 on V1), and the `refused_methods` operand dropped (Medusa on V2)
+    (runtimes/path.py:111-112)."""
+    assert runner("0.30.0", method="eagle3") == "v2"
+    assert runner("0.30.0", method="medusa") == "v1"
+    assert runner("0.33.0", method="suffix") == "v1"
+
+
+def test_a_hybrid_pattern_target_is_hybrid():
+    """A Nemotron-H style target (`hybrid_override_pattern`, no layer_types) is hybrid:
+    vLLM 0.25.0 keeps it on V1 though V2 is the default for dense targets. Mutation
+    caught: the `layers_block_type` / `hybrid_override_pattern` operand dropped
+    (runtimes/path.py:125)."""
+    target = {"architectures": ["NemotronHForCausalLM"], "hybrid_override_pattern": "M-M*"}
+    assert runner("0.25.0", target, "dflash") == "v1"
+    assert runner("0.25.0", {"architectures": ["X"], "layers_block_type": ["mamba"]},
+                  "dflash") == "v1"
+    assert runner("0.25.0", {"architectures": ["NemotronForCausalLM"]}, "dflash") == "v2"
+
+
+def test_without_a_target_a_release_listing_qwen3_assumes_v2():
+    """vLLM 0.22.0 lists Qwen3ForCausalLM (not `dense`): the assumed dense Qwen3 target
+    takes V2. Mutation caught: `"Qwen3ForCausalLM" in rules.architectures` dropped from
+    `_dense_default` (runtimes/path.py:159)."""
+    release = path.on_path(vllm("0.22.0"), Context(None, "eagle3"))
+    assert (release.runner, release.shown) == ("v2", True)
+    assert release.why.startswith("assumed: a dense, unquantized target")
+    assert path.on_path(vllm("0.21.0"), Context(None, "eagle3")).runner == "v1"
+
+
+def test_a_release_without_v1_refuses_any_other_runner_value():
+    """vLLM 0.34.0 has no V1: `VLLM_USE_V2_MODEL_RUNNER=1` is accepted, `0` refused.
+    Mutation caught: the `== "1"` acceptance dropped, which refused 1 too
+    (runtimes/path.py:52)."""
+    assert path.refuses_runner_variable(vllm("0.34.0"), {path.ENV: "1"}) == ""
+    assert "has no Model Runner V1" in path.refuses_runner_variable(vllm("0.34.0"),
+                                                                    {path.ENV: "0"})
+    assert "int()" in path.refuses_runner_variable(vllm("0.33.0"), {path.ENV: "true"})
+    assert path.refuses_runner_variable(vllm("0.33.0"), {path.ENV: "0"}) == ""
+    # before vLLM read it with int(): nothing recorded, nothing refused
+    assert path.refuses_runner_variable(vllm("0.8.0"), {path.ENV: "true"}) == ""
+
+
+# --- runtimes/loads.py --------------------------------------------------------------------
+
+def test_the_last_release_of_a_loads_run_and_its_builds_are_recorded():
+    """vLLM DFlash's `mask_embedding` placeholder is recorded from 0.25.0 up to and
+    including 0.34.0, and for 0.34.0's local and post builds. Mutations caught: `<` for
+    `<=` at the run's `until` (0.34.0 unrecorded) and the `base_version` dropped (a
+    `+cu128` build unrecorded) (runtimes/loads.py:37, 41)."""
+    cls = "DFlashQwen3ForCausalLM"
+    assert loads.placeholders("vllm", "0.34.0", cls) == {"model.mask_embedding"}
+    assert loads.placeholders("vllm", "0.34.0+cu128", cls) == {"model.mask_embedding"}
+    assert loads.placeholders("vllm", "0.24.0", cls) == frozenset()
+    assert loads.placeholders("vllm", "not-a-version", cls) is None
+
+
+def test_a_load_leaves_only_what_is_beyond_the_placeholders():
+    """Mutation caught: the `not in known` filter dropped from `left_at_init`, which
+    listed the mask placeholder as left at its random init (runtimes/loads.py:50)."""
+    cls = "DFlashQwen3ForCausalLM"
+    assert loads.left_at_init("vllm", "0.33.0", cls, ["model.mask_embedding", "fc.weight"]) \
+        == (["fc.weight"], True)
+    assert loads.left_at_init("vllm", "0.8.0", cls, ["model.mask_embedding"]) == \
+        (["model.mask_embedding"], False)
+
+
+# --- runtimes/rows.py ---------------------------------------------------------------------
+
+def test_the_reference_serves_no_family_the_table_does_not_know():
+    """Mutation caught: `release.runtime != "reference"` replaced by True for families
+    without `serves.` rows (runtimes/rows.py:40)."""
+    assert runtimes.serves(VLLM, "no-such-family")
+    assert not runtimes.serves(REFERENCE, "no-such-family")
+
+
+# --- runtimes/grammar.py ------------------------------------------------------------------
+
+def g(spec: str) -> grammar.Grammar:
+    found = grammar.for_release(runtimes.parse(spec))
+    assert found is not None
+    return found
+
+
+def test_vllm_spells_underscores_as_dashes_only_before_the_field():
+    """`--speculative_config.num_speculative_tokens=3` sets the JSON field as written.
+    Mutation caught: the dash spelling applied past the first `.`, which named the field
+    `num-speculative-tokens` (runtimes/grammar.py:120)."""
+    found = g("vllm==0.34.0").resolve("--speculative_config.num_speculative_tokens=3")
+    assert (found.option.name, found.field, found.value) == \
+        ("--speculative-config", "num_speculative_tokens", "3")
+
+
+def test_a_lone_dash_and_a_negative_number_are_values():
+    """argparse reads `-` and `-1` as values when no option spells like a negative number.
+    Mutations caught: the `word == "-"` test dropped, and the negative-number test dropped
+    (runtimes/grammar.py:124, 131)."""
+    found = g("vllm==0.34.0")
+    assert not found.is_option("-")
+    assert not found.is_option("-1")
+    assert not found.is_option("-0.5")
+    assert found.is_option("--max-model-len")
+
+
+def test_dash_o_equals_level_is_the_level():
+    """vLLM's FlexibleArgumentParser reads `-O=3` and `-O3` as `--optimization-level 3`.
+    Mutation caught: the `=` skip dropped, which read the level as `=3`
+    (runtimes/grammar.py:156)."""
+    found = g("vllm==0.34.0")
+    for word in ("-O=3", "-O3"):
+        got = found.resolve(word)
+        assert (got.option.name, got.value) == ("--optimization-level", "3"), word
+
+
+def test_a_flag_added_later_names_the_release_that_added_it():
+    """Mutation caught: `newer[-1]` for `newer[0]` in `history`, which said
+    --optimization-level was added in 0.34.0 (runtimes/grammar.py:223)."""
+    assert g("vllm==0.8.0").history("--optimization-level") == \
+        "--optimization-level was added in vLLM 0.12.0"
+
+
+def test_a_choice_added_later_names_the_first_release_that_takes_it():
+    """Mutation caught: `newer[-1]` for `newer[0]` in `choice_history`, which said
+    `--kv-cache-dtype bfloat16` is accepted from 0.34.0 (runtimes/grammar.py:248)."""
+    found = g("vllm==0.8.0")
+    option = found.resolve("--kv-cache-dtype").option
+    assert found.bad_choice(option, "bfloat16") is not None
+    assert found.choice_history(option, "bfloat16") == \
+        "'bfloat16' is accepted from vLLM 0.11.0"
+    assert found.choice_history(option, "no-such-dtype") == ""
+
+
+def test_choices_that_are_not_strings_are_compared_as_converted():
+    """argparse compares a value with a choice after conversion: "16" is the int choice 16,
+    "False" the bool False. Mutation caught: `isinstance(choice, bool)` dropped, which
+    converted "False" with bool() (True), so the choice True took it
+    (runtimes/grammar.py:254)."""
+    assert grammar._chosen("False", (True, False))
+    assert not grammar._chosen("False", (True,))
+    assert grammar._chosen("16", (8, 16))
+    assert not grammar._chosen("x", (8, 16))
+    assert not grammar._chosen("24", (8, 16))
+
+
+def test_a_converted_option_has_no_static_choice_check():
+    """A choice list after a type function (vLLM 0.34.0 `--moe-backend`) is not judged by
+    the string. Mutation caught: the `option.converted` skip dropped
+    (runtimes/grammar.py:195)."""
+    found = g("vllm==0.34.0")
+    option = found.resolve("--moe-backend").option
+    assert option.converted
+    assert found.bad_choice(option, "no-such-backend") is None
+    plain = found.resolve("--max-lora-rank").option
+    assert found.bad_choice(plain, "7").startswith("argument --max-lora-rank: invalid choice")
+
+
+def test_speculative_config_keys_of_the_release_that_changed_them():
+    """vLLM 0.34.0 added `custom_method` to SpeculativeConfig; 0.8.0 has no record.
+    Mutation caught: `<` for `<=` at a run's first release, which gave 0.34.0 the keys of
+    0.33.0 (runtimes/grammar.py:296)."""
+    assert "custom_method" in grammar.speculative_keys(vllm("0.34.0"))
+    assert "custom_method" not in grammar.speculative_keys(vllm("0.33.0"))
+    assert grammar.speculative_keys(vllm("0.8.2")) is not None
+    assert grammar.speculative_keys(vllm("0.8.0")) is None
+    assert grammar.speculative_keys(SGLANG) is None
+
+
+# --- runtimes/keys.py ---------------------------------------------------------------------
+
+def test_a_fact_key_declared_twice_raises():
+    """Mutation caught: the twice-declared test dropped from `keys.declare`, which let a
+    second declaration change a key's type (runtimes/keys.py:155)."""
+    with pytest.raises(ValueError, match="declared twice"):
+        keys.declare("serves.dflash", keys.TEXT)
+    assert keys.declared("serves.dflash") is keys.BOOL
