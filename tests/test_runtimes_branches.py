@@ -293,3 +293,133 @@ def test_a_fact_key_declared_twice_raises():
     with pytest.raises(ValueError, match="declared twice"):
         keys.declare("serves.dflash", keys.TEXT)
     assert keys.declared("serves.dflash") is keys.BOOL
+
+
+# --- report/ ------------------------------------------------------------------------------
+
+def _result(*findings, path="ckpt", **kw):
+    from drafter_lint.findings import Result
+    return Result(path=path, family="dflash", findings=list(findings), **kw)
+
+
+def _finding(rule="DF114", severity="error", file="config.json", pointer="/x", line=3,
+             fix=None, message="a message"):
+    from drafter_lint.findings import Finding, Severity
+    return Finding(pointer, message, file=file, severity=Severity(severity), fix=fix,
+                   rule=rule, name="a-name", line=line, column=5 if line else None)
+
+
+def test_text_report_counts_infos_without_a_plural_s():
+    """Mutation caught: `sev != 'info'` dropped from the summary's plural, which wrote
+    "2 infos" (report/text.py:44)."""
+    from drafter_lint import report
+    out = report.render("text", [_result(_finding(severity="info"), _finding(severity="info"),
+                                         _finding(severity="warning"),
+                                         _finding(severity="warning"))])
+    assert out.splitlines()[-1] == "Found 2 warnings, 2 info in 1 checkpoint."
+
+
+def test_text_report_marks_and_counts_safe_and_unsafe_fixes_apart():
+    """A safe fix is marked `[*]` and counted for `fix`; an unsafe one is not marked and is
+    counted for --unsafe-fixes. Mutations caught: `== SAFE` dropped from the mark (an
+    unsafe fix marked), and `if unsafe` dropped from the "(N more ...)" clause
+    (report/text.py:22, 47)."""
+    from drafter_lint import report
+    from drafter_lint.findings import replace
+    safe = _finding(rule="DF101", fix=replace("/a", 1, "safe"))
+    unsafe = _finding(rule="DF102", fix=replace("/b", 2, "unsafe"))
+    lines = report.render("text", [_result(safe, unsafe)]).splitlines()
+    assert lines[0].startswith("ckpt/config.json:3:5: DF101 [*] error")
+    assert lines[1].startswith("ckpt/config.json:3:5: DF102 error")
+    assert lines[-1] == "[*] 1 fixable with `drafter-lint fix` (1 more with --unsafe-fixes)."
+    lines = report.render("text", [_result(safe)]).splitlines()
+    assert lines[-1] == "[*] 1 fixable with `drafter-lint fix`."
+
+
+def test_text_report_of_unsafe_fixes_only_points_at_unsafe_fixes(cli, tiny):
+    """Mutation caught: the `elif unsafe` line dropped, which said nothing of the three
+    unsafe fixes of tiny-qwen3.6's guessed drafter (report/text.py:52-53)."""
+    run = cli("check", tiny / "drafter-guessed")
+    assert run.code == 1
+    lines = run.out.splitlines()
+    assert lines[-1] == ("3 fixable with `drafter-lint fix --unsafe-fixes` (the rules' own "
+                         "guesses: review them).")
+    assert not any("[*]" in line for line in lines)
+
+
+def test_text_report_says_one_skipped_check_in_the_singular(cli, tiny):
+    """Mutation caught: `len(codes) > 1` for the plural made `>= 1`, which wrote "skipped
+    1 checks" (report/text.py:33)."""
+    run = cli("check", tiny / "drafter")
+    assert f"{tiny / 'drafter'}: skipped 1 check: no tokenizer.json" in run.out
+    assert "skipped 8 checks: no target given" in run.out
+
+
+def test_text_report_colours_only_when_asked():
+    """Mutation caught: `if colour` dropped from `style` (report/text.py:15)."""
+    from drafter_lint import report
+    results = [_result(_finding())]
+    assert "\x1b[" in report.render("text", results, colour=True)
+    assert "\x1b[" not in report.render("text", results, colour=False)
+
+
+def test_github_annotations_of_a_finding_without_a_line_and_of_an_info():
+    """A finding with no line (a whole-file one) has no line or col property; an info is a
+    `::notice`; `:` and `,` in properties are escaped. Mutations caught: the `if f.line is
+    not None` test dropped (`line=None`), and the `,` escape dropped
+    (report/github.py:28, 20)."""
+    from drafter_lint import report
+    out = report.render("github", [_result(_finding(line=None, severity="info",
+                                                    file="a,b:c.json"))])
+    assert out == ("::notice file=ckpt/a%2Cb%3Ac.json,title=DF114 a-name::a message\n")
+
+
+def test_sarif_lists_a_repo_that_could_not_be_read_as_an_artifact():
+    """A collection repo with an error (no commit) is an artifact carrying its error, and
+    the run's invocation fails. Mutation caught: `or r.error` dropped from the artifacts'
+    filter (report/sarif.py:65)."""
+    from drafter_lint import report
+    from drafter_lint.findings import Result
+    from rules import RULES
+    results = [Result(path="org/bad", family="unknown", error="repository not found"),
+               _result(_finding(line=None), path="org/good@abc", commit="abc",
+                       verdicts={"vLLM 0.34.0": "1 error"})]
+    doc = json.loads(report.render("sarif", results, rules=RULES))
+    run = doc["runs"][0]
+    assert [a["location"]["uri"] for a in run["artifacts"]] == ["org/bad", "org/good@abc"]
+    assert run["artifacts"][0]["properties"] == {"family": "unknown",
+                                                 "error": "repository not found"}
+    assert run["invocations"][0]["executionSuccessful"] is False
+    assert "region" not in run["results"][0]["locations"][0]["physicalLocation"]
+
+
+def test_findings_in_config_json_come_before_other_files():
+    """Mutation caught: `f.file != "config.json"` dropped from `locate`'s sort, which put
+    README.md (an upper-case R sorts first) before config.json (report/common.py:18)."""
+    from drafter_lint import report
+    result = _result(_finding(file="README.md", line=1), _finding(file="config.json", line=9),
+                     _finding(file="a.json", line=2))
+    report.locate(result, {})
+    assert [f.file for f in result.findings] == ["config.json", "README.md", "a.json"]
+
+
+def test_fail_on_a_severity_counts_that_severity():
+    """Mutation caught: `>=` for `>` in `failing` (report/common.py:37)."""
+    from drafter_lint import report
+    from drafter_lint.findings import Severity
+    results = [_result(_finding(severity="warning"))]
+    assert report.failing(results, Severity.WARNING)
+    assert not report.failing(results, Severity.ERROR)
+
+
+def test_text_report_of_unread_repos_says_nothing_was_checked_and_names_assumed_paths():
+    """Only unreadable repos: nothing passed. A result's assumed runner path is printed.
+    Mutations caught: the `read == 0 and results` branch dropped ("All checks passed (0
+    checkpoints)"), and the `result.paths` lines dropped (report/text.py:52, 26)."""
+    from drafter_lint import report
+    from drafter_lint.findings import Result
+    out = report.render("text", [Result(path="org/x", family="unknown", error="gone")])
+    assert out == "Nothing was checked: no checkpoint could be read.\n"
+    out = report.render("text", [_result(paths=["vLLM 0.25.0: its V2 model runner, why"])])
+    assert out.splitlines() == ["ckpt: path assumed: vLLM 0.25.0: its V2 model runner, why",
+                                "All checks passed (1 checkpoint)."]
