@@ -423,3 +423,101 @@ def test_text_report_of_unread_repos_says_nothing_was_checked_and_names_assumed_
     out = report.render("text", [_result(paths=["vLLM 0.25.0: its V2 model runner, why"])])
     assert out.splitlines() == ["ckpt: path assumed: vLLM 0.25.0: its V2 model runner, why",
                                 "All checks passed (1 checkpoint)."]
+
+
+# --- card.py ------------------------------------------------------------------------------
+
+def _card(body: str, info: str = "python"):
+    from drafter_lint import card
+    return card.read(f"# card\n\n```{info}\n{body}\n```\n")
+
+
+def test_an_sglang_engine_call_is_read_as_its_launch_line():
+    """`sglang.Engine(...)` with a speculative algorithm reads as `python -m
+    sglang.launch_server` with its model path, its `speculative_*` keywords and its
+    context length, nothing else. Mutations caught: `key == "context_length"` dropped,
+    `key.startswith("speculative_")` dropped (card.py:312)."""
+    found = _card('import sglang\n'
+                  'engine = sglang.Engine(model_path="Qwen/Qwen3-8B", mem_fraction_static=0.7,\n'
+                  '    speculative_algorithm="EAGLE3", speculative_num_steps=3,\n'
+                  '    context_length=4096)')
+    (line,) = found.lines
+    assert (line.line, line.column) == (5, 10)
+    assert line.argv == ("python", "-m", "sglang.launch_server", "--model-path",
+                         "Qwen/Qwen3-8B", "--speculative-algorithm", "EAGLE3",
+                         "--speculative-num-steps", "3", "--context-length", "4096")
+
+
+def test_an_engine_without_a_speculative_algorithm_or_a_model_path():
+    """An Engine with no speculative algorithm is no drafter launch; one without a model
+    path is kept with its reason. Mutations caught: the `speculative_algorithm not in
+    kwargs` skip dropped, and the model-path refusal dropped (card.py:263-264, 314-315)."""
+    assert _card('e = Engine(model_path="m")').lines == []
+    (line,) = _card('e = Engine(speculative_algorithm="EAGLE3")').lines
+    assert line.problem == "Engine(...) names no model_path; not read" and not line.argv
+
+
+def test_an_llm_calls_flags_are_passed_as_the_cli_spells_them():
+    """`hf_overrides={...}` becomes `--hf-overrides` with JSON (what the CLI parses), a
+    number its text. Mutation caught: the dict's `json.dumps` dropped, which passed
+    Python's repr (`{'a': True}`) (card.py:305)."""
+    (line,) = _card('llm = LLM(model="m", speculative_config={"method": "mtp"},\n'
+                    '          max_model_len=4096, hf_overrides={"a": True})').lines
+    assert line.argv == ("vllm", "serve", "m", "--speculative-config", '{"method": "mtp"}',
+                         "--max-model-len", "4096", "--hf-overrides", '{"a": true}')
+
+
+@pytest.mark.parametrize("call,problem", [
+    ('LLM(speculative_config={"method": "mtp"})', "LLM(...) names no model; not read"),
+    ('LLM(model="m", speculative_config="mtp")', "speculative_config is not a dict; not read"),
+    ('LLM(model="m", speculative_config=make())', "speculative_config is not a literal; not read"),
+    ('LLM(model=m, speculative_config=s)', "speculative_config is the variable `s`; not read"),
+])
+def test_an_llm_call_that_cannot_be_read_keeps_its_reason(call, problem):
+    """Mutations caught: each refusal of `_llm` dropped (no model, a spec that is no dict)
+    and `_value`'s literal_eval refusal turned into a value (card.py:289, 295, 300)."""
+    (line,) = _card(f"x = {call}").lines
+    assert line.problem == problem and line.argv == ()
+
+
+def test_a_python_block_that_is_not_python_is_kept_at_its_line():
+    """Mutation caught: the syntax error's line not added to the block's start (the
+    finding placed on the block's first line) (card.py:254)."""
+    (line,) = _card('from vllm import LLM\nllm = LLM(model="m",\nx = ]').lines
+    assert line.problem.startswith("not Python syntax")
+    assert (line.line, line.text) == (6, "x = ]")
+
+
+def test_docker_and_sudo_lines_read_as_the_command_they_run():
+    """`docker run ... IMAGE python3 -m sglang.launch_server` runs the image's command;
+    `sudo -u USER` takes a value; `docker run ... vllm/vllm-openai vllm serve` is not
+    `vllm serve` twice. Mutations caught: "python3" dropped from the image commands read,
+    SUDO_VALUES' two-word skip made one word, `rest[:2] == ["vllm", "serve"]` dropped
+    (card.py:201-205, 194)."""
+    found = _card(
+        "docker run --gpus all lmsysorg/sglang:latest python3 -m sglang.launch_server "
+        "--model-path m --speculative-algorithm EAGLE3\n"
+        "sudo -u svc vllm serve m --speculative-config '{}'\n"
+        "docker run --gpus all vllm/vllm-openai:v0.9.0 vllm serve m --speculative-config '{}'",
+        "bash")
+    assert [c.argv[:3] for c in found.lines] == [("python3", "-m", "sglang.launch_server"),
+                                                 ("vllm", "serve", "m"),
+                                                 ("vllm", "serve", "m")]
+
+
+def test_a_prompt_moves_the_column_and_a_commented_block_is_not_read():
+    """Mutations caught: `column + 2` after a `$ ` prompt dropped (the finding placed on
+    the `$`), and a block inside `<!-- -->` read (card.py:130, 99-104)."""
+    from drafter_lint import card
+    text = ("<!--\n```bash\nvllm serve hidden --speculative-config '{}'\n```\n-->\n"
+            "```bash\n  $ vllm serve shown --speculative-config '{}'\n```\n")
+    assert [(c.line, c.column, c.argv[2]) for c in card.read(text).lines] == [(7, 5, "shown")]
+
+
+def test_a_front_matters_relation_is_read_only_as_text():
+    """Mutation caught: the `isinstance(relation, str)` test dropped (card.py:53)."""
+    from drafter_lint import card
+    found = card.read("---\nbase_model: [a/b, 3]\nbase_model_relation: [x]\n---\nbody\n")
+    assert (found.bases, found.relation, found.base_at) == (("a/b",), None, 2)
+    found = card.read("---\nbase_model: a/b\nbase_model_relation: quantized\n---\n")
+    assert found.relation == "quantized"
