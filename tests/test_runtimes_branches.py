@@ -521,3 +521,163 @@ def test_a_front_matters_relation_is_read_only_as_text():
     assert (found.bases, found.relation, found.base_at) == (("a/b",), None, 2)
     found = card.read("---\nbase_model: a/b\nbase_model_relation: quantized\n---\n")
     assert found.relation == "quantized"
+
+
+# --- fix/apply.py, fix/write.py, fix/restyle.py -------------------------------------------
+
+FIX_ALL = ("--unsafe-fixes",)
+
+
+def test_fix_output_onto_an_existing_file_is_refused_as_not_a_folder(cli, tiny, tmp_path):
+    """Mutation caught: the exists-and-is-not-a-folder refusal dropped, which staged the
+    copy and failed renaming it onto the file with an OS error's words
+    (fix/apply.py:174-176)."""
+    target = tmp_path / "a-file"
+    target.write_text("keep me\n")
+    run = cli("fix", tiny / "drafter-guessed", *FIX_ALL, "--output", target)
+    assert run.code == 2
+    assert f"--output {target} exists and is not a folder; name a new or empty folder" \
+        in run.err
+    assert target.read_text() == "keep me\n"
+
+
+def test_fix_output_notes_a_linked_folder_and_copies_nothing_through_it(cli, tiny, tmp_path):
+    """A link to a folder inside the checkpoint is not followed, and the note says so.
+    Mutation caught: linked folders not moved to the file list, so `os.walk` skipped them
+    without a word (fix/apply.py:246-247)."""
+    source = tiny / "drafter-guessed"
+    (source / "sub").mkdir()
+    (source / "sub" / "x.txt").write_text("x\n")
+    (source / "linked").symlink_to(source / "sub")
+    out = tmp_path / "out"
+    run = cli("fix", source, *FIX_ALL, "--output", out)
+    assert run.code == 1, run.out + run.err           # DF122 has no fix: still an error
+    notes = [line for line in run.out.splitlines() if line.startswith("not copied")]
+    assert notes == ["not copied linked: a link to a folder; not followed"]
+    assert (out / "sub" / "x.txt").read_text() == "x\n" and not (out / "linked").exists()
+
+
+def test_the_read_back_compares_numbers_bools_lists_and_objects_as_loaded():
+    """`_same` (the read-back's test): 5 is 5.0, 1 is not True, a list must keep its
+    length, an object may gain keys. Mutations caught: `not isinstance(theirs, bool)`
+    dropped (True read back for 1 passed), and the length test dropped (fix/apply.py:429,
+    433)."""
+    from drafter_lint.fix.apply import _same
+    assert _same(5, 5.0) and _same({"a": [1, 2]}, {"a": [1.0, 2], "b": 0})
+    assert not _same(1, True)
+    assert not _same([1], [1, 2])
+    assert not _same(True, 1)
+    assert not _same("1", 1)
+
+
+def test_the_read_back_finds_a_field_transformers_moved():
+    """transformers 5 loads `rope_scaling.factor` as `rope_parameters.factor` and
+    `torch_dtype` as `dtype`. Mutation caught: the rest of the pointer dropped after the
+    moved head (fix/apply.py:419)."""
+    from drafter_lint.fix.apply import _loaded_at
+    loaded = {"dtype": "bfloat16", "rope_parameters": {"factor": 4.0, "rope_theta": 1e6}}
+    assert _loaded_at(loaded, "/torch_dtype") == "bfloat16"
+    assert _loaded_at(loaded, "/rope_scaling/factor") == 4.0
+    assert _loaded_at(loaded, "/rope_theta") == 1e6
+    with pytest.raises(KeyError):
+        _loaded_at(loaded, "/hidden_size")
+
+
+def test_fix_lines_show_values_up_to_80_characters_whole():
+    """Mutation caught: `<= 80` made `< 80` in `_show`, which cut a value of exactly 80
+    characters (fix/apply.py:45)."""
+    from drafter_lint.fix.apply import _first_difference, _show
+    assert _show("x" * 78) == json.dumps("x" * 78)                  # 80 characters
+    assert _show("x" * 79) == json.dumps("x" * 79)[:77] + "..."
+    assert _first_difference(b"abc", b"abcd") == 3
+    assert _first_difference(b"abx", b"aby") == 2
+
+
+def test_backups_of_one_second_are_listed_in_the_order_written(tmp_path, monkeypatch):
+    """`.bak`, `.1.bak`, ..., `.10.bak`: the tenth after the ninth. Mutation caught: the
+    counter compared as text (`.10` before `.2`) (fix/write.py:156)."""
+    from drafter_lint.fix import write
+    monkeypatch.setenv("DRAFTER_LINT_CACHE_DIR", str(tmp_path / "cache"))
+    config = tmp_path / "config.json"
+    config.write_text("{}")
+    folder = write.backup_folder(config)
+    names = ["config.json.20261206T000000Z.bak"] + \
+        [f"config.json.20261206T000000Z.{n}.bak" for n in range(1, 12)] + \
+        ["config.json.20261206T000001Z.bak"]
+    for name in reversed(names):
+        (folder / name).write_text("{}")
+    assert [p.name for p in write.backups_of(config)] == names
+
+
+def test_restyle_adds_a_key_in_the_files_own_separators():
+    """A one-member object on one line gains `, "b": 2` on that line; a tight file stays
+    tight. Mutations caught: the one-line test of a lone sibling dropped (always a new
+    line), and `_after`'s look at the character after the mark dropped (always spaced)
+    (fix/restyle.py:105-106, 54)."""
+    from drafter_lint.fix.restyle import restyle
+    assert restyle('{"a": 1}', {"a": 1}, {"a": 1, "b": 2}) == '{"a": 1, "b": 2}'
+    assert restyle('{"a":1,"c":3}', {"a": 1, "c": 3}, {"a": 1, "c": 3, "b": [1, 2]}) == \
+        '{"a":1,"c":3,"b":[1,2]}'
+    assert restyle('{\r\n  "a": 1\r\n}', {"a": 1}, {"a": 1, "b": 2}) == \
+        '{\r\n  "a": 1,\r\n  "b": 2\r\n}'
+
+
+def test_a_key_added_to_an_empty_object_falls_back_to_a_whole_serialization():
+    """Mutation caught: the `_Fallback` for an object without siblings dropped: the
+    IndexError escaped `rewrite` instead of the fallback answering (fix/restyle.py:99)."""
+    from drafter_lint.fix.restyle import rewrite
+    assert rewrite('{"a": {}}', {"a": {}}, {"a": {"b": 1}}, lambda new: "FALLBACK") == \
+        "FALLBACK"
+
+
+# --- findings.py, registry.py -------------------------------------------------------------
+
+def test_a_read_error_is_described_in_one_plain_sentence():
+    """Mutations caught: the OSError sentence's first letter not lowered, and the `[:3]`
+    bound of the lines kept (findings.py:31, 33)."""
+    from drafter_lint.findings import Applicability, describe
+    assert describe(FileNotFoundError(2, "No such file or directory", "x")) == \
+        "no such file or directory"
+    assert describe(ValueError("first\n\n  second \nthird\nfourth")) == "first; second; third"
+    assert describe(ValueError("")) == "ValueError"
+    assert describe(RecursionError("maximum recursion depth")) == "nested too deeply to read"
+    assert describe(UnicodeDecodeError("utf-8", b"ab\xff", 2, 3, "bad")) == \
+        "not UTF-8 text (byte 2)"
+    assert Applicability.of("display-only") is Applicability.DISPLAY_ONLY
+
+
+def _rule(**kw):
+    from drafter_lint.findings import Severity
+    from drafter_lint.registry import Rule
+
+    def check(facts):
+        """Doc."""
+        yield Severity.INFO
+
+    base = dict(code="XX101", name="x", severity=Severity.WARNING, family="dflash",
+                needs=("config",), fix="sometimes", applies=None, summary="s", doc="Doc.",
+                check=check)
+    return Rule(**{**base, **kw})
+
+
+def test_a_rules_page_says_its_status_and_its_other_severities():
+    """Mutations caught: the "(never runs)" clause of a removed rule dropped, and the
+    severities a rule's source names beyond its default not listed (registry.py:107-108,
+    110-111)."""
+    from drafter_lint.registry import page
+    text = page(_rule(status="removed", replaced_by="XX102", why="vLLM 0.30.0 fixed it"))
+    assert "Status: removed, replaced by XX102: vLLM 0.30.0 fixed it (never runs)" in text
+    assert "Severity: warning (also info)" in text
+    assert "(runs only when selected by its code)" in page(_rule(status="preview", why="w"))
+
+
+def test_a_finding_whose_fix_exceeds_the_rules_declared_applicability_is_named():
+    """Mutation caught: `>` for the applicability test made `>=`, which flagged a fix at
+    the declared level (registry.py:170)."""
+    from drafter_lint.findings import DISPLAY_ONLY, SAFE, UNSAFE, Finding, replace
+    from drafter_lint.registry import undeclared_fix
+    rule = _rule(applies=UNSAFE)
+    assert undeclared_fix(rule, Finding("/a", "m", fix=replace("/a", 1, UNSAFE))) is None
+    assert undeclared_fix(rule, Finding("/a", "m", fix=replace("/a", 1, DISPLAY_ONLY))) is None
+    assert undeclared_fix(rule, Finding("/a", "m", fix=replace("/a", 1, SAFE))) == \
+        "XX101 declares fixes up to unsafe; safe at '/a'"
