@@ -194,6 +194,15 @@ def test_the_reference_serves_no_family_the_table_does_not_know():
     assert not runtimes.serves(REFERENCE, "no-such-family")
 
 
+def test_held_since_and_until_take_the_earliest_and_latest_of_many_rows():
+    """The runner policy has a row per change, fourteen for vLLM. Mutations caught: `max`
+    for `min` in `held_since` and `min` for `max` in `held_until`
+    (runtimes/rows.py:81, 88)."""
+    assert runtimes.held_since("runner.v2-policy") == "0.8.0"
+    assert runtimes.held_until("runner.v2-policy", lambda p: not p.v1_removed) == "0.34.0"
+    assert runtimes.held_until("runner.v2-policy", lambda p: p.default == "v1") == "0.22.0"
+
+
 # --- runtimes/grammar.py ------------------------------------------------------------------
 
 def g(spec: str) -> grammar.Grammar:
@@ -681,3 +690,111 @@ def test_a_finding_whose_fix_exceeds_the_rules_declared_applicability_is_named()
     assert undeclared_fix(rule, Finding("/a", "m", fix=replace("/a", 1, DISPLAY_ONLY))) is None
     assert undeclared_fix(rule, Finding("/a", "m", fix=replace("/a", 1, SAFE))) == \
         "XX101 declares fixes up to unsafe; safe at '/a'"
+
+
+# --- collection.py ------------------------------------------------------------------------
+
+def test_the_collection_table_of_linted_and_unread_repos():
+    """Mutations caught: the commit cut at 8 characters, not 12; a one-release range
+    written `0.34.0-0.34.0`; an empty range list written "" instead of "none"; "1 repos"
+    (collection.py:259, 282, 284, 272)."""
+    from drafter_lint import collection
+    from drafter_lint.findings import Result
+    good = Result(path="org/a@0123456789abcdef", family="dflash", commit="0123456789abcdef",
+                  verdicts={"vLLM 0.34.0": "ok"},
+                  ranges={"vllm": {"ranges": [{"from": "0.26.0", "to": "0.33.0"},
+                                              {"from": "0.34.0", "to": "0.34.0"}]}},
+                  findings=[_finding(severity="warning")])
+    none = Result(path="org/b@fedcba9876543210", family="dflash", commit="fedcba9876543210",
+                  verdicts={"vLLM 0.34.0": "1 error"}, ranges={"vllm": {"ranges": []}},
+                  findings=[_finding()])
+    lines = collection.table([good, none]).splitlines()
+    assert lines[0].split() == ["repo", "commit", "family", "vLLM", "0.34.0", "vLLM",
+                                "releases", "errors", "warnings"]
+    assert lines[1].split() == ["org/a", "0123456789ab", "dflash", "ok",
+                                "0.26.0-0.33.0,", "0.34.0", "0", "1"]
+    assert lines[2].split() == ["org/b", "fedcba987654", "dflash", "1", "error", "none",
+                                "1", "0"]
+    assert lines[3] == "2 repos: 2 linted, 0 not read."
+    bad = Result(path="org/c", family="unknown", error="repository not found")
+    lines = collection.table([bad]).splitlines()
+    assert lines[-1] == "1 repo: 0 linted, 1 not read."
+    assert lines[1].split()[:3] == ["org/c", "-", "-"] and "repository not found" in lines[1]
+    assert collection.problems([bad, good]) == ["org/c: repository not found"]
+
+
+# --- dryrun/verdict.py, dryrun/weights.py -------------------------------------------------
+
+def test_a_refusal_by_the_argument_parser_says_so_and_a_long_message_is_cut():
+    """Mutations caught: the SystemExit branch dropped (its code as the message), and the
+    500-character cut moved (dryrun/verdict.py:8-10)."""
+    from drafter_lint.dryrun.verdict import refusal
+    assert refusal("parse", SystemExit(2), "2", "x.py:1") == {
+        "verdict": "refused", "stage": "parse", "error_type": "SystemExit",
+        "message": "the argument parser exited (2)", "where": ""}
+    out = refusal("load", ValueError("v"), "m" * 600, "y.py:2")
+    assert (len(out["message"]), out["where"]) == (500, "y.py:2")
+
+
+def _safetensors(path, header: dict, extra: bytes = b"") -> None:
+    data = json.dumps(header).encode()
+    path.write_bytes(len(data).to_bytes(8, "little") + data + extra)
+
+
+def test_the_dry_runs_header_reader_checks_bounds_and_skips_metadata(tmp_path):
+    """Mutations caught: `length > size - 8` dropped (a header past the file's end read as
+    truncated JSON), the `__metadata__` skip dropped, and the shape bound `0 <= n`
+    dropped (dryrun/weights.py:42, 50, 54)."""
+    from drafter_lint.dryrun import weights
+    good = tmp_path / "good.safetensors"
+    _safetensors(good, {"__metadata__": {"format": "pt"},
+                        "w": {"dtype": "BF16", "shape": [2, 3], "data_offsets": [0, 12]}},
+                 b"\0" * 12)
+    assert weights.header(str(good)) == {"w": ("BF16", [2, 3])}
+    short = tmp_path / "short.safetensors"
+    short.write_bytes((1000).to_bytes(8, "little") + b"{}")
+    with pytest.raises(weights.BadHeader, match="header length 1000 is beyond the file"):
+        weights.header(str(short))
+    negative = tmp_path / "negative.safetensors"
+    _safetensors(negative, {"w": {"dtype": "F32", "shape": [-1]}})
+    with pytest.raises(weights.BadHeader, match="has no valid dtype and shape"):
+        weights.header(str(negative))
+
+
+def test_the_dry_run_reads_only_safetensors_files_inside_the_folder(tmp_path):
+    """Mutation caught: the `realpath(...).startswith(real + os.sep)` test dropped, which
+    fed a linked file from outside the checkpoint to the loader (dryrun/weights.py:68)."""
+    from drafter_lint.dryrun import weights
+    folder, outside = tmp_path / "ckpt", tmp_path / "outside.safetensors"
+    folder.mkdir()
+    outside.write_bytes(b"")
+    for name in ("b.safetensors", "a.safetensors", "notes.txt"):
+        (folder / name).write_bytes(b"")
+    (folder / "c.safetensors").symlink_to(outside)
+    assert weights.safetensors_files(str(folder)) == [str(folder / "a.safetensors"),
+                                                      str(folder / "b.safetensors")]
+
+
+def test_the_load_record_lists_shared_parameters_by_whole_name_parts():
+    """A parameter the release shares from the target after loading (`lm_head`) is
+    listed apart; `lm_head_extra.weight` is not `lm_head`. Mutation caught: the `+ "."`
+    of the prefix test dropped (dryrun/weights.py:195)."""
+    from drafter_lint.dryrun.weights import Recorder
+
+    class Param:
+        def numel(self):
+            return 4
+
+    class Model:
+        def named_parameters(self):
+            return [(n, Param()) for n in ("fc.weight", "lm_head.weight",
+                                           "lm_head_extra.weight", "norm.weight")]
+
+    recorder = Recorder()
+    list(recorder.wrap_iterator([("norm.weight", object()), ("unused", object())]))
+    recorder.filled["norm.weight"] = ("norm.weight", "bfloat16", [4])
+    recorder.taken.add("norm.weight")
+    out = recorder.result(Model(), shared=("lm_head",))
+    assert out == {"tensors": 2, "unfilled": ["fc.weight", "lm_head_extra.weight"],
+                   "shared_from_target": ["lm_head.weight"], "dropped": ["unused"],
+                   "dtype_changes": []}
