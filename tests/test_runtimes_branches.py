@@ -798,3 +798,37 @@ def test_the_load_record_lists_shared_parameters_by_whole_name_parts():
     assert out == {"tensors": 2, "unfilled": ["fc.weight", "lm_head_extra.weight"],
                    "shared_from_target": ["lm_head.weight"], "dropped": ["unused"],
                    "dtype_changes": []}
+
+
+# --- card_lint.py -------------------------------------------------------------------------
+
+def _cohere_drafter(tmp_path, pin_line: str):
+    folder = tmp_path / "drafter"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(
+        {"model_type": "cohere2_moe", "architectures": ["Cohere2MoeForCausalLM"]}))
+    (folder / "README.md").write_text(f"# drafter\n\n```sh\n{pin_line}\n```\n")
+    return folder
+
+
+def test_a_lower_bound_pin_is_judged_as_the_oldest_release_it_allows(cli, tmp_path):
+    """`vllm>=0.15.0` allows 0.15.0, which cannot load a cohere2_moe config (DL014, as in
+    tests/test_card.py's `==` pin). Mutation caught: the `pin_op == "=="` test dropped,
+    which said the card installs 0.15.0 (card_lint.py:444-445)."""
+    folder = _cohere_drafter(tmp_path, "pip install 'vllm>=0.15.0'")
+    found = cli("check", folder, "--format", "json").json()["results"][0]["findings"]
+    hits = [f for f in found if f["rule"] == "DL014"]
+    assert [(f["file"], f["line"]) for f in hits] == [("README.md", 4)], found
+    assert hits[0]["message"].startswith("with vLLM 0.15.0, the oldest release the card "
+                                         "allows: "), hits[0]["message"]
+
+
+def test_a_pin_of_another_runtime_than_the_one_asked_is_not_judged(cli, tmp_path):
+    """`--runtime sglang` speaks for SGLang: the card's vLLM pin is not judged. Mutation
+    caught: the `options.runtime.runtime != runtime` skip dropped (card_lint.py:427-428)."""
+    folder = _cohere_drafter(tmp_path, "pip install vllm==0.15.0")
+    found = cli("check", folder, "--runtime", "sglang", "--format", "json").json()
+    assert not [f for f in found["results"][0]["findings"] if f["file"] == "README.md"]
+    found = cli("check", folder, "--runtime", "vllm==0.34.0", "--format", "json").json()
+    assert [f["rule"] for f in found["results"][0]["findings"]
+            if f["file"] == "README.md"] == ["DL014"]
