@@ -9,7 +9,6 @@ checked by applying the mutation alone and seeing the test fail on an assertion.
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
@@ -167,7 +166,7 @@ def test_the_last_release_of_a_loads_run_and_its_builds_are_recorded():
     """vLLM DFlash's `mask_embedding` placeholder is recorded from 0.25.0 up to and
     including 0.34.0, and for 0.34.0's local and post builds. Mutations caught: `<` for
     `<=` at the run's `until` (0.34.0 unrecorded) and the `base_version` dropped (a
-    `+cu128` build unrecorded) (runtimes/loads.py:37, 41)."""
+    `+cu128` build unrecorded) (runtimes/loads.py:40, 35)."""
     cls = "DFlashQwen3ForCausalLM"
     assert loads.placeholders("vllm", "0.34.0", cls) == {"model.mask_embedding"}
     assert loads.placeholders("vllm", "0.34.0+cu128", cls) == {"model.mask_embedding"}
@@ -177,7 +176,7 @@ def test_the_last_release_of_a_loads_run_and_its_builds_are_recorded():
 
 def test_a_load_leaves_only_what_is_beyond_the_placeholders():
     """Mutation caught: the `not in known` filter dropped from `left_at_init`, which
-    listed the mask placeholder as left at its random init (runtimes/loads.py:50)."""
+    listed the mask placeholder as left at its random init (runtimes/loads.py:51)."""
     cls = "DFlashQwen3ForCausalLM"
     assert loads.left_at_init("vllm", "0.33.0", cls, ["model.mask_embedding", "fc.weight"]) \
         == (["fc.weight"], True)
@@ -286,7 +285,7 @@ def test_a_converted_option_has_no_static_choice_check():
 def test_speculative_config_keys_of_the_release_that_changed_them():
     """vLLM 0.34.0 added `custom_method` to SpeculativeConfig; 0.8.0 has no record.
     Mutation caught: `<` for `<=` at a run's first release, which gave 0.34.0 the keys of
-    0.33.0 (runtimes/grammar.py:296)."""
+    0.33.0 (runtimes/grammar.py:297)."""
     assert "custom_method" in grammar.speculative_keys(vllm("0.34.0"))
     assert "custom_method" not in grammar.speculative_keys(vllm("0.33.0"))
     assert grammar.speculative_keys(vllm("0.8.2")) is not None
@@ -298,7 +297,7 @@ def test_speculative_config_keys_of_the_release_that_changed_them():
 
 def test_a_fact_key_declared_twice_raises():
     """Mutation caught: the twice-declared test dropped from `keys.declare`, which let a
-    second declaration change a key's type (runtimes/keys.py:155)."""
+    second declaration change a key's type (runtimes/keys.py:157)."""
     with pytest.raises(ValueError, match="declared twice"):
         keys.declare("serves.dflash", keys.TEXT)
     assert keys.declared("serves.dflash") is keys.BOOL
@@ -320,7 +319,7 @@ def _finding(rule="DF114", severity="error", file="config.json", pointer="/x", l
 
 def test_text_report_counts_infos_without_a_plural_s():
     """Mutation caught: `sev != 'info'` dropped from the summary's plural, which wrote
-    "2 infos" (report/text.py:44)."""
+    "2 infos" (report/text.py:39)."""
     from drafter_lint import report
     out = report.render("text", [_result(_finding(severity="info"), _finding(severity="info"),
                                          _finding(severity="warning"),
@@ -332,7 +331,7 @@ def test_text_report_marks_and_counts_safe_and_unsafe_fixes_apart():
     """A safe fix is marked `[*]` and counted for `fix`; an unsafe one is not marked and is
     counted for --unsafe-fixes. Mutations caught: `== SAFE` dropped from the mark (an
     unsafe fix marked), and `if unsafe` dropped from the "(N more ...)" clause
-    (report/text.py:22, 47)."""
+    (report/text.py:21, 48)."""
     from drafter_lint import report
     from drafter_lint.findings import replace
     safe = _finding(rule="DF101", fix=replace("/a", 1, "safe"))
@@ -347,7 +346,7 @@ def test_text_report_marks_and_counts_safe_and_unsafe_fixes_apart():
 
 def test_text_report_of_unsafe_fixes_only_points_at_unsafe_fixes(cli, tiny):
     """Mutation caught: the `elif unsafe` line dropped, which said nothing of the three
-    unsafe fixes of tiny-qwen3.6's guessed drafter (report/text.py:52-53)."""
+    unsafe fixes of tiny-qwen3.6's guessed drafter (report/text.py:49-51)."""
     run = cli("check", tiny / "drafter-guessed")
     assert run.code == 1
     lines = run.out.splitlines()
@@ -358,14 +357,14 @@ def test_text_report_of_unsafe_fixes_only_points_at_unsafe_fixes(cli, tiny):
 
 def test_text_report_says_one_skipped_check_in_the_singular(cli, tiny):
     """Mutation caught: `len(codes) > 1` for the plural made `>= 1`, which wrote "skipped
-    1 checks" (report/text.py:33)."""
+    1 checks" (report/text.py:32)."""
     run = cli("check", tiny / "drafter")
     assert f"{tiny / 'drafter'}: skipped 1 check: no tokenizer.json" in run.out
     assert "skipped 8 checks: no target given" in run.out
 
 
 def test_text_report_colours_only_when_asked():
-    """Mutation caught: `if colour` dropped from `style` (report/text.py:15)."""
+    """Mutation caught: `if colour` dropped from `style` (report/text.py:16)."""
     from drafter_lint import report
     results = [_result(_finding())]
     assert "\x1b[" in report.render("text", results, colour=True)
@@ -386,7 +385,7 @@ def test_github_annotations_of_a_finding_without_a_line_and_of_an_info():
 def test_sarif_lists_a_repo_that_could_not_be_read_as_an_artifact():
     """A collection repo with an error (no commit) is an artifact carrying its error, and
     the run's invocation fails. Mutation caught: `or r.error` dropped from the artifacts'
-    filter (report/sarif.py:65)."""
+    filter (report/sarif.py:69)."""
     from drafter_lint import report
     from drafter_lint.findings import Result
     from rules import RULES
@@ -424,7 +423,7 @@ def test_fail_on_a_severity_counts_that_severity():
 def test_text_report_of_unread_repos_says_nothing_was_checked_and_names_assumed_paths():
     """Only unreadable repos: nothing passed. A result's assumed runner path is printed.
     Mutations caught: the `read == 0 and results` branch dropped ("All checks passed (0
-    checkpoints)"), and the `result.paths` lines dropped (report/text.py:52, 26)."""
+    checkpoints)"), and the `result.paths` lines dropped (report/text.py:52, 25)."""
     from drafter_lint import report
     from drafter_lint.findings import Result
     out = report.render("text", [Result(path="org/x", family="unknown", error="gone")])
@@ -484,7 +483,7 @@ def test_an_llm_calls_flags_are_passed_as_the_cli_spells_them():
 ])
 def test_an_llm_call_that_cannot_be_read_keeps_its_reason(call, problem):
     """Mutations caught: each refusal of `_llm` dropped (no model, a spec that is no dict)
-    and `_value`'s literal_eval refusal turned into a value (card.py:289, 295, 300)."""
+    and `_value`'s literal_eval refusal turned into a value (card.py:289, 294, 299)."""
     (line,) = _card(f"x = {call}").lines
     assert line.problem == problem and line.argv == ()
 
@@ -621,8 +620,9 @@ def test_backups_of_one_second_are_listed_in_the_order_written(tmp_path, monkeyp
 def test_restyle_adds_a_key_in_the_files_own_separators():
     """A one-member object on one line gains `, "b": 2` on that line; a tight file stays
     tight. Mutations caught: the one-line test of a lone sibling dropped (always a new
-    line), and `_after`'s look at the character after the mark dropped (always spaced)
-    (fix/restyle.py:105-106, 54)."""
+    line), `_after`'s look at the character after the mark dropped (always spaced), and
+    the CRLF line ending not kept (a LF line added to a CRLF file)
+    (fix/restyle.py:106, 54, 29)."""
     from drafter_lint.fix.restyle import restyle
     assert restyle('{"a": 1}', {"a": 1}, {"a": 1, "b": 2}) == '{"a": 1, "b": 2}'
     assert restyle('{"a":1,"c":3}', {"a": 1, "c": 3}, {"a": 1, "c": 3, "b": [1, 2]}) == \
@@ -633,7 +633,7 @@ def test_restyle_adds_a_key_in_the_files_own_separators():
 
 def test_a_key_added_to_an_empty_object_falls_back_to_a_whole_serialization():
     """Mutation caught: the `_Fallback` for an object without siblings dropped: the
-    IndexError escaped `rewrite` instead of the fallback answering (fix/restyle.py:99)."""
+    IndexError escaped `rewrite` instead of the fallback answering (fix/restyle.py:98)."""
     from drafter_lint.fix.restyle import rewrite
     assert rewrite('{"a": {}}', {"a": {}}, {"a": {"b": 1}}, lambda new: "FALLBACK") == \
         "FALLBACK"
@@ -663,16 +663,16 @@ def _rule(**kw):
         """Doc."""
         yield Severity.INFO
 
-    base = dict(code="XX101", name="x", severity=Severity.WARNING, family="dflash",
-                needs=("config",), fix="sometimes", applies=None, summary="s", doc="Doc.",
-                check=check)
+    base = {"code": "XX101", "name": "x", "severity": Severity.WARNING, "family": "dflash",
+            "needs": ("config",), "fix": "sometimes", "applies": None, "summary": "s",
+            "doc": "Doc.", "check": check}
     return Rule(**{**base, **kw})
 
 
 def test_a_rules_page_says_its_status_and_its_other_severities():
     """Mutations caught: the "(never runs)" clause of a removed rule dropped, and the
-    severities a rule's source names beyond its default not listed (registry.py:107-108,
-    110-111)."""
+    severities a rule's source names beyond its default not listed (registry.py:108,
+    74)."""
     from drafter_lint.registry import page
     text = page(_rule(status="removed", replaced_by="XX102", why="vLLM 0.30.0 fixed it"))
     assert "Status: removed, replaced by XX102: vLLM 0.30.0 fixed it (never runs)" in text
@@ -682,7 +682,7 @@ def test_a_rules_page_says_its_status_and_its_other_severities():
 
 def test_a_finding_whose_fix_exceeds_the_rules_declared_applicability_is_named():
     """Mutation caught: `>` for the applicability test made `>=`, which flagged a fix at
-    the declared level (registry.py:170)."""
+    the declared level (registry.py:171)."""
     from drafter_lint.findings import DISPLAY_ONLY, SAFE, UNSAFE, Finding, replace
     from drafter_lint.registry import undeclared_fix
     rule = _rule(applies=UNSAFE)
@@ -696,8 +696,8 @@ def test_a_finding_whose_fix_exceeds_the_rules_declared_applicability_is_named()
 
 def test_the_collection_table_of_linted_and_unread_repos():
     """Mutations caught: the commit cut at 8 characters, not 12; a one-release range
-    written `0.34.0-0.34.0`; an empty range list written "" instead of "none"; "1 repos"
-    (collection.py:259, 282, 284, 272)."""
+    written `0.34.0-0.34.0`; an empty range list written "" instead of "none"; "1 repos";
+    the `@commit` kept in the repo column (collection.py:259, 282, 284, 272, 254)."""
     from drafter_lint import collection
     from drafter_lint.findings import Result
     good = Result(path="org/a@0123456789abcdef", family="dflash", commit="0123456789abcdef",
@@ -727,7 +727,7 @@ def test_the_collection_table_of_linted_and_unread_repos():
 
 def test_a_refusal_by_the_argument_parser_says_so_and_a_long_message_is_cut():
     """Mutations caught: the SystemExit branch dropped (its code as the message), and the
-    500-character cut moved (dryrun/verdict.py:8-10)."""
+    500-character cut moved (dryrun/verdict.py:11, 14)."""
     from drafter_lint.dryrun.verdict import refusal
     assert refusal("parse", SystemExit(2), "2", "x.py:1") == {
         "verdict": "refused", "stage": "parse", "error_type": "SystemExit",
@@ -763,7 +763,7 @@ def test_the_dry_runs_header_reader_checks_bounds_and_skips_metadata(tmp_path):
 
 def test_the_dry_run_reads_only_safetensors_files_inside_the_folder(tmp_path):
     """Mutation caught: the `realpath(...).startswith(real + os.sep)` test dropped, which
-    fed a linked file from outside the checkpoint to the loader (dryrun/weights.py:68)."""
+    fed a linked file from outside the checkpoint to the loader (dryrun/weights.py:67)."""
     from drafter_lint.dryrun import weights
     folder, outside = tmp_path / "ckpt", tmp_path / "outside.safetensors"
     folder.mkdir()
@@ -814,7 +814,7 @@ def _cohere_drafter(tmp_path, pin_line: str):
 def test_a_lower_bound_pin_is_judged_as_the_oldest_release_it_allows(cli, tmp_path):
     """`vllm>=0.15.0` allows 0.15.0, which cannot load a cohere2_moe config (DL014, as in
     tests/test_card.py's `==` pin). Mutation caught: the `pin_op == "=="` test dropped,
-    which said the card installs 0.15.0 (card_lint.py:444-445)."""
+    which said the card installs 0.15.0 (card_lint.py:128)."""
     folder = _cohere_drafter(tmp_path, "pip install 'vllm>=0.15.0'")
     found = cli("check", folder, "--format", "json").json()["results"][0]["findings"]
     hits = [f for f in found if f["rule"] == "DL014"]
@@ -825,7 +825,7 @@ def test_a_lower_bound_pin_is_judged_as_the_oldest_release_it_allows(cli, tmp_pa
 
 def test_a_pin_of_another_runtime_than_the_one_asked_is_not_judged(cli, tmp_path):
     """`--runtime sglang` speaks for SGLang: the card's vLLM pin is not judged. Mutation
-    caught: the `options.runtime.runtime != runtime` skip dropped (card_lint.py:427-428)."""
+    caught: the `options.runtime.runtime != runtime` skip dropped (card_lint.py:111)."""
     folder = _cohere_drafter(tmp_path, "pip install vllm==0.15.0")
     found = cli("check", folder, "--runtime", "sglang", "--format", "json").json()
     assert not [f for f in found["results"][0]["findings"] if f["file"] == "README.md"]
