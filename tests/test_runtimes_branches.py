@@ -388,7 +388,7 @@ def test_sarif_lists_a_repo_that_could_not_be_read_as_an_artifact():
     filter (report/sarif.py:69)."""
     from drafter_lint import report
     from drafter_lint.findings import Result
-    from rules import RULES
+    from drafter_lint.rules import RULES
     results = [Result(path="org/bad", family="unknown", error="repository not found"),
                _result(_finding(line=None), path="org/good@abc", commit="abc",
                        verdicts={"vLLM 0.34.0": "1 error"})]
