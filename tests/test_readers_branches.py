@@ -9,6 +9,7 @@ import copy
 import json
 import pickle
 import struct
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -58,7 +59,7 @@ def test_an_eight_byte_file_is_read_as_an_empty_header_not_a_truncated_length(tm
 
 
 def test_a_length_a_few_bytes_past_the_end_says_it_runs_past_the_end(tmp_path):
-    """Mutation caught: `length > size - 8` made `length > size` (safetensors_header.py:69):
+    """Mutation caught: `length > size - 8` made `length > size` (safetensors_header.py:70):
     a length 4 bytes too long reads short and says "truncated while reading" instead."""
     raw = json.dumps({"a": F32}).encode()
     path = tmp_path / "l.safetensors"
@@ -84,7 +85,7 @@ def test_a_header_nested_past_the_bound_is_invalid_json_not_a_crash(tmp_path):
 
 def test_metadata_written_twice_is_refused(tmp_path):
     """Mutation caught: the `__metadata__` count dropped from `_plainly_unique`
-    (safetensors_header.py:101): two `__metadata__` objects pass (json.loads keeps the
+    (safetensors_header.py:107): two `__metadata__` objects pass (json.loads keeps the
     last; the safetensors package refuses the header)."""
     body = b'{"__metadata__": {"a": "1"}, "__metadata__": {"a": "2"}, "t": ' + \
         json.dumps(F32).encode() + b"}"
@@ -93,7 +94,7 @@ def test_metadata_written_twice_is_refused(tmp_path):
 
 @pytest.mark.parametrize("metadata", ["", 0, [], False])
 def test_falsy_metadata_that_is_not_an_object_is_refused(tmp_path, metadata):
-    """Mutation caught: `metadata is not None` made `metadata` (safetensors_header.py:121):
+    """Mutation caught: `metadata is not None` made `metadata` (safetensors_header.py:127):
     `"__metadata__": ""` (or 0, [], false) is taken as no metadata and the header passes;
     the safetensors package refuses it."""
     assert header_outcome(tmp_path, {"__metadata__": metadata, "a": F32}, 4) == refused(
@@ -101,14 +102,14 @@ def test_falsy_metadata_that_is_not_an_object_is_refused(tmp_path, metadata):
 
 
 def test_metadata_that_is_a_string_is_refused_not_a_crash(tmp_path):
-    """Mutation caught: `isinstance(metadata, dict)` dropped (safetensors_header.py:122): a
+    """Mutation caught: `isinstance(metadata, dict)` dropped (safetensors_header.py:128): a
     string `__metadata__` raises AttributeError (`.values()`)."""
     assert header_outcome(tmp_path, {"__metadata__": "pt", "a": F32}, 4) == refused(
         "__metadata__ must map strings to strings")
 
 
 def test_tensors_written_out_of_offset_order_are_valid(tmp_path):
-    """Mutation caught: the offsets sort dropped in `_validate` (safetensors_header.py:129):
+    """Mutation caught: the offsets sort dropped in `_validate` (safetensors_header.py:136):
     tensors listed in another order than their bytes read as a gap."""
     body = {"b": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}, "a": F32}
     assert header_outcome(tmp_path, body, 8) == "ok"
@@ -137,7 +138,7 @@ def test_tensors_written_out_of_offset_order_are_valid(tmp_path):
         "float-end", "bool-begin", "negative-begin"])
 def test_each_field_of_a_tensor_entry_is_checked_for_its_type_and_bounds(tmp_path, entry,
                                                                           reason):
-    """Mutations caught (safetensors_header.py:150-161), one case each: `type(dtype) is str`
+    """Mutations caught (safetensors_header.py:153-164), one case each: `type(dtype) is str`
     dropped (a list dtype: TypeError, unhashable); `type(shape) is not list` dropped (an
     object shape passes as a scalar); `d >= 2**64` dropped (a 2**64 dim times 0 passes);
     `type(d) is not int` made `not isinstance(d, int)` (a `true` dim passes);
@@ -147,6 +148,35 @@ def test_each_field_of_a_tensor_entry_is_checked_for_its_type_and_bounds(tmp_pat
     package refuses every one of these headers."""
     data = 0 if entry["data_offsets"][1] == 0 else 4
     assert header_outcome(tmp_path, {"a": entry}, data) == refused(reason)
+
+
+def test_a_length_over_the_cap_is_refused_before_reading(tmp_path):
+    """Mutation caught: the MAX_HEADER_BYTES test dropped (safetensors_header.py:68): a
+    length of 2**62 in a small file is "runs past the end" instead of over the cap."""
+    path = tmp_path / "c.safetensors"
+    path.write_bytes(struct.pack("<Q", 2**62) + b"{}")
+    with pytest.raises(Exception, match="header length 4611686018427387904 exceeds the "
+                                        "100000000-byte cap"):
+        read_header(path, "c.safetensors")
+
+
+def test_sub_byte_values_must_fill_whole_bytes(tmp_path):
+    """Mutation caught: `bits % 8` dropped (safetensors_header.py:167): three F4 values,
+    a byte and a half, "fit" in one byte."""
+    entry = {"dtype": "F4", "shape": [3], "data_offsets": [0, 1]}
+    assert header_outcome(tmp_path, {"q": entry}, 1) == refused(
+        "tensor 'q': F4 [3] needs 1.5 bytes but data_offsets span 1")
+
+
+def test_a_header_read_by_range_is_judged_against_the_real_files_size(tmp_path):
+    """Mutation caught: the `size` argument ignored (`size = info.st_size`,
+    safetensors_header.py:64): the first bytes of a hub file, read by range, are judged as
+    the whole file and refused as truncated."""
+    raw = json.dumps({"a": F32}).encode()
+    path = tmp_path / "head.safetensors"
+    path.write_bytes(struct.pack("<Q", len(raw)) + raw)
+    header = read_header(path, "model.safetensors", size=8 + len(raw) + 4)
+    assert (header.size, header.tensors["a"].offsets) == (8 + len(raw) + 4, (0, 4))
 
 
 @pytest.mark.xfail(strict=True, reason="bug: a header with leading whitespace is refused "
@@ -161,12 +191,12 @@ def test_a_header_with_leading_whitespace_is_read_as_the_package_reads_it(tmp_pa
 
 @pytest.mark.xfail(strict=True, reason="bug: an unknown field written twice in a tensor "
                    "entry is refused as a duplicate; safetensors 0.8.0 loads it "
-                   "(safetensors_header.py:88-92)")
+                   "(safetensors_header.py:89-93)")
 def test_an_unknown_field_written_twice_in_a_tensor_is_read_as_the_package_reads_it(
         tmp_path):
-    """Bug (safetensors_header.py:88-92): `{"a": {..., "x": 1, "x": 2}}` is refused ("header
+    """Bug (safetensors_header.py:89-93): `{"a": {..., "x": 1, "x": 2}}` is refused ("header
     names 'a/x' twice"); the safetensors package ignores unknown fields, duplicated or not,
-    and loads it. (Dropping `len(v) == 3` in `_plainly_unique`, line 99, makes it pass.)"""
+    and loads it. (Dropping `len(v) == 3` in `_plainly_unique`, line 105, makes it pass.)"""
     body = b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4], "x": 1, "x": 2}}'
     assert header_outcome(tmp_path, body, 4) == "ok"
 
@@ -210,10 +240,10 @@ def test_a_missing_path_that_is_not_ascii_says_it_is_not_a_hub_repo_id(tmp_path,
 
     monkeypatch.chdir(tmp_path)
     with pytest.raises(CheckpointNotFound, match="not a hub repo id"):
-        find_root(__import__("pathlib").Path("org/namé"))
+        find_root(Path("org/namé"))
     for plain in ("org/name", "a/b/namé"):
         with pytest.raises(CheckpointNotFound) as info:
-            find_root(__import__("pathlib").Path(plain))
+            find_root(Path(plain))
         assert "hub repo id" not in str(info.value)
 
 
@@ -224,7 +254,8 @@ def _problems(ckpt):
 def test_an_hf_quant_config_that_is_not_an_object_is_a_dl001(tmp_path):
     """Mutation caught: the `not isinstance(doc.value, dict)` branch of `_read_quant` dropped
     (checkpoint.py:211-212): an array hf_quant_config.json is kept as the quantization
-    description and the problem unsaid."""
+    description and the problem unsaid; `_kind`'s article fixed to "a " (checkpoint.py:360:
+    "holds a array")."""
     write_json(tmp_path / "config.json", {"model_type": "llama"})
     write_json(tmp_path / "hf_quant_config.json", [1])
     ckpt = read_checkpoint(tmp_path)
@@ -248,7 +279,7 @@ def test_a_broken_hf_quant_config_is_a_dl001_at_its_position(tmp_path):
 
 def test_an_index_without_a_weight_map_of_strings_is_a_dl004(tmp_path):
     """Mutation caught: the `all(isinstance(v, str) ...)` test of `_read_index` dropped
-    (checkpoint.py:303-304): a weight_map with a number for a shard is taken, and reading
+    (checkpoint.py:309-310): a weight_map with a number for a shard is taken, and reading
     its shards crashes or names shard `1`."""
     write_json(tmp_path / "config.json", {"model_type": "llama"})
     write_json(tmp_path / "model.safetensors.index.json", {"weight_map": {"a": 1}})
@@ -262,7 +293,7 @@ def test_an_index_without_a_weight_map_of_strings_is_a_dl004(tmp_path):
 
 def test_a_tensor_the_index_maps_to_the_wrong_shard_is_a_dl005(tmp_path):
     """Mutation caught: `held.file != shard` dropped from `_check_index_map`
-    (checkpoint.py:335): a tensor held by another shard than the index names passes."""
+    (checkpoint.py:328): a tensor held by another shard than the index names passes."""
     write_json(tmp_path / "config.json", {"model_type": "llama"})
     write_safetensors(tmp_path / "a.safetensors", [["x", "F32", [1]], ["z", "F32", [1]]])
     write_safetensors(tmp_path / "b.safetensors", [["y", "F32", [1]]])
@@ -275,11 +306,25 @@ def test_a_tensor_the_index_maps_to_the_wrong_shard_is_a_dl005(tmp_path):
         "loaders following the index will fail to find it"))]
 
 
+def test_a_shard_named_with_a_backslash_is_not_opened(tmp_path):
+    """Mutation caught: `"\\" in name` dropped from `_contained` (checkpoint.py:345): an
+    index naming `sub\\w.safetensors` (a Windows path) is looked up as a file of that name
+    and said to be missing, not refused as a path that leaves the folder."""
+    write_json(tmp_path / "config.json", {"model_type": "llama"})
+    write_json(tmp_path / "model.safetensors.index.json",
+               {"weight_map": {"w": "sub\\w.safetensors"}})
+    ckpt = read_checkpoint(tmp_path)
+    assert _problems(ckpt) == [(
+        "DL004", "model.safetensors.index.json", "/weight_map",
+        "shard 'sub\\\\w.safetensors' resolves outside the checkpoint folder; not opened")]
+    assert ckpt.unreadable_shards == ["sub\\w.safetensors"]
+
+
 def test_a_tokenizer_json_that_is_a_folder_is_a_dl006_of_that_file(tmp_path):
-    """Mutation caught: `path.exists() and not path.is_file()` made `not path.is_file()`
-    only for tokenizer.json's check (tokenizer.py:43) or the DL006 file name taken whole
-    (`str(exc)` for `.split(":")[0]`, checkpoint.py:140): the problem names
-    tokenizer.json, and the folder is said to be one."""
+    """Mutations caught: the not-a-regular-file check of `read_tokenizer` dropped
+    (tokenizer.py:43: a folder named tokenizer.json is passed over, nothing said); the
+    DL006 file name taken whole (`str(exc)` for `str(exc).split(":")[0]`,
+    checkpoint.py:147: the problem's file is the whole message)."""
     write_json(tmp_path / "config.json", {"model_type": "llama"})
     (tmp_path / "tokenizer.json").mkdir()
     ckpt = read_checkpoint(tmp_path)
@@ -317,7 +362,8 @@ def test_added_tokens_keep_their_content_and_special_flag_with_tokenizer_json_fi
     `isinstance` (an added token with id `true` is added as 1); `special` defaulting to True
     (an added token that does not say is special); `setdefault` made an assignment
     (tokenizer_config.json's entry replaces tokenizer.json's for the same id);
-    `key.isdigit()` dropped (a key `"x"` raises ValueError)."""
+    `key.isdigit()` dropped (a key `"x"` raises ValueError); the `* bool(label)` of the
+    source dropped (tokenizer.py:75: an unlabelled source starts with a blank)."""
     write_json(tmp_path / "tokenizer.json", {
         "model": {"vocab": {"a": 0, "b": 1, "c": 5}},
         "added_tokens": [{"id": 5, "content": "<x>"}, {"id": True, "content": "<t>"},
@@ -337,6 +383,7 @@ def test_a_tokenizer_config_alone_is_read(tmp_path):
     write_json(tmp_path / "tokenizer_config.json",
                {"added_tokens_decoder": {"3": {"content": "<m>", "special": True}}})
     facts = read_tokenizer(tmp_path)
+    assert facts is not None
     assert dict(facts.added) == {3: ("<m>", True)} and facts.ordinary == {}
 
 
@@ -353,7 +400,7 @@ def test_a_tokenizer_json_that_is_not_an_object_is_a_dl006(tmp_path):
 
 
 def test_special_ids_are_integers_once_each_across_configs():
-    """Mutations caught (target.py:80-83): `type(v) is int` made `isinstance` (an
+    """Mutations caught (target.py:70-73): `type(v) is int` made `isinstance` (an
     `eos_token_id: true` counts as id 1); `if i not in out[key]` dropped (an id written in
     both the outer and the text config is listed twice)."""
     assert target.special_ids({"eos_token_id": [2, True], "pad_token_id": None},
@@ -364,13 +411,13 @@ def test_special_ids_are_integers_once_each_across_configs():
 @pytest.mark.parametrize("value,want", [(4096, 4096), (4097, None), (0, 0), (-1, None),
                                         (True, None), (32.0, None)])
 def test_a_layer_count_is_an_integer_from_0_to_4096(value, want):
-    """Mutations caught (target.py:89): `<= MAX_LAYERS` made `<` (4096 layers refused);
+    """Mutations caught (target.py:79): `<= MAX_LAYERS` made `<` (4096 layers refused);
     `0 <=` dropped (-1 taken); `type(value) is int` made `isinstance` (`true` taken)."""
     assert target.layer_count(value) == want
 
 
 def test_a_vl_targets_fields_fall_back_to_its_outer_config():
-    """Mutations caught (target.py:136-146): `or outer.get("model_type")` dropped (a
+    """Mutations caught (target.py:126-136): `or outer.get("model_type")` dropped (a
     text_config without model_type has none); `or _int(outer, "vocab_size")` dropped (a
     vocabulary written at the top only is lost); the text_config operand of `quantized`
     dropped; the `isinstance(a, str)` filter of `architectures` dropped; `or None` after
@@ -384,8 +431,15 @@ def test_a_vl_targets_fields_fall_back_to_its_outer_config():
     assert t.hidden_size == 64
 
 
+def test_width_and_vocabulary_are_plain_integers():
+    """Mutation caught: `type(value) is int` made `isinstance` in target `_int`
+    (target.py:84): `hidden_size: true` is a width of 1."""
+    t = target.target_of({"hidden_size": True, "vocab_size": 32000.0}, "t")
+    assert (t.hidden_size, t.vocab_size) == (None, None)
+
+
 def test_layer_types_with_a_non_string_are_not_read():
-    """Mutation caught: the `all(isinstance(t, str) ...)` test dropped (target.py:131): a
+    """Mutation caught: the `all(isinstance(t, str) ...)` test dropped (target.py:121): a
     layer_types list with a number is taken as the target's layer kinds."""
     assert target.target_of({"layer_types": ["full_attention", 1]}, "t").layer_types is None
     assert target.target_of({"layer_types": ["sliding_attention"]}, "t").layer_types == [
@@ -394,7 +448,7 @@ def test_layer_types_with_a_non_string_are_not_read():
 
 def test_deepstack_layers_count_the_vision_indexes():
     """Mutation caught: `len(indexes) if isinstance(indexes, list) else 0` made `else 1`
-    or the vision_config test dropped (target.py:101-102)."""
+    or the vision_config test dropped (target.py:91-92)."""
     assert target.target_of({"vision_config": {"deepstack_visual_indexes": [8, 16, 24]}},
                             "t").deepstack_layers == 3
     assert target.target_of({"vision_config": {}}, "t").deepstack_layers == 0
@@ -402,7 +456,7 @@ def test_deepstack_layers_count_the_vision_indexes():
 
 
 def test_hf_overrides_replace_a_quantization_config_whole():
-    """Mutation caught: `key != "quantization_config"` dropped (target.py:158): an
+    """Mutation caught: `key != "quantization_config"` dropped (target.py:148): an
     override of the quantization method keeps the old method's keys merged in."""
     t = target.target_of({"quantization_config": {"quant_method": "fp8", "ignored_layers":
                                                   ["lm_head"]}}, "t")
@@ -411,7 +465,7 @@ def test_hf_overrides_replace_a_quantization_config_whole():
 
 
 def test_hf_overrides_of_a_nested_config_the_target_lacks_set_it():
-    """Mutation caught: `isinstance(out.get(key), dict)` dropped (target.py:160): an
+    """Mutation caught: `isinstance(out.get(key), dict)` dropped (target.py:149): an
     override of a `text_config` the target does not have raises KeyError."""
     t = target.target_of({"model_type": "llama", "hidden_size": 8}, "t")
     out = target.overridden(t, {"text_config": {"hidden_size": 16}})
@@ -419,7 +473,7 @@ def test_hf_overrides_of_a_nested_config_the_target_lacks_set_it():
 
 
 def test_a_target_config_that_is_not_an_object_or_not_json_is_a_target_error(tmp_path):
-    """Mutations caught (target.py:113-118): the not-an-object test dropped (an array
+    """Mutations caught (target.py:103-108): the not-an-object test dropped (an array
     config raises AttributeError); the JsonSyntaxError branch dropped (a broken config
     escapes as JsonSyntaxError, not a TargetError)."""
     write_json(tmp_path / "config.json", [1])
@@ -433,7 +487,7 @@ def test_a_target_config_that_is_not_an_object_or_not_json_is_a_target_error(tmp
 
 
 def test_an_unreadable_target_tokenizer_is_a_note_not_an_error(tmp_path):
-    """Mutation caught: the TokenizerError branch of `read_target` dropped (target.py:122):
+    """Mutation caught: the TokenizerError branch of `read_target` dropped (target.py:112):
     a target whose tokenizer.json is not an object cannot be used at all."""
     write_json(tmp_path / "config.json", {"model_type": "llama", "num_hidden_layers": 4})
     write_json(tmp_path / "tokenizer.json", [1])
@@ -480,7 +534,7 @@ def test_a_reference_config_that_is_not_an_object_is_refused(tmp_path):
     lambda d: d.update(k=1), lambda d: d.__ior__({"k": 1})])
 def test_every_change_of_a_read_only_dict_is_refused(call):
     """Mutation caught: any one name dropped from ReadOnlyDict's refused methods
-    (readonly.py:20-21), e.g. `update` or `__ior__`: that change goes through."""
+    (readonly.py:17-18), e.g. `update` or `__ior__`: that change goes through."""
     d = readonly.readonly({"a": [1]})
     with pytest.raises(TypeError, match="ReadOnlyDict is read-only"):
         call(d)
@@ -493,7 +547,7 @@ def test_every_change_of_a_read_only_dict_is_refused(call):
     ("insert", (0, 9)), ("pop", ()), ("remove", (1,)), ("reverse", ()), ("sort", ())])
 def test_every_change_of_a_read_only_list_is_refused(name, args):
     """Mutation caught: any one name dropped from ReadOnlyList's refused methods
-    (readonly.py:35-36), e.g. `sort` or `__imul__`."""
+    (readonly.py:32-33), e.g. `sort` or `__imul__`."""
     items = readonly.readonly({"a": [2, 1]})["a"]
     with pytest.raises(TypeError, match="ReadOnlyList is read-only"):
         getattr(items, name)(*args)
@@ -501,7 +555,7 @@ def test_every_change_of_a_read_only_list_is_refused(name, args):
 
 
 def test_copies_of_a_read_only_value_are_writable_and_pickles_stay_read_only():
-    """Mutations caught (readonly.py:23-45, 62-68): `__deepcopy__` or `__copy__` dropped
+    """Mutations caught (readonly.py:20-27, 54, 63): `__deepcopy__` or `__copy__` dropped
     (a copy stays read-only: a fix cannot build on it); `writable` without its list branch
     (a deep copy's nested list stays read-only); `__reduce__` dropped (unpickling calls the
     refused `__setitem__`); the tuple branch of `readonly` dropped (a tuple's dicts stay
@@ -602,7 +656,8 @@ class _Worker:
 
     def answer(self, ticket, deadline):
         self.asked += 1
-        item = self.answers.pop(0)
+        item = self.answers.pop(0) if self.answers else json.dumps(
+            {"transformers_version": "4.0", "model_type": "llama", "config_class": "Again"})
         if isinstance(item, BaseException):
             raise item
         return item
@@ -777,7 +832,7 @@ def test_a_large_file_finds_a_key_after_its_parents_key():
 
 
 def test_a_large_file_skips_array_indexes_and_finds_unescaped_keys():
-    """Mutations caught (jsondoc.py:73-80): the `token.isdigit()` skip dropped (an array
+    """Mutations caught (jsondoc.py:77-79): the `token.isdigit()` skip dropped (an array
     index is searched as a key: not found, the position stops at the parent); the
     `ensure_ascii=False` spelling dropped (a key written `é` is not found)."""
     text = '{"x": [\n {"é": 1}]}' + PAD
@@ -786,7 +841,7 @@ def test_a_large_file_skips_array_indexes_and_finds_unescaped_keys():
 
 
 def test_a_missing_member_is_placed_at_its_nearest_parent():
-    """Mutation caught: the parent walk of `position` (jsondoc.py:64-66), e.g. `rsplit`
+    """Mutation caught: the parent walk of `position` (jsondoc.py:67-69), e.g. `rsplit`
     keeping the last token or `(1, 1)` returned at once for a missing pointer."""
     doc = jsondoc.parse('{\n  "a": {\n    "b": 1\n  }\n}')
     assert doc.position("/a/zz/yy") == (2, 3)
@@ -799,6 +854,15 @@ def test_resolve_refuses_an_index_past_the_end_with_key_error():
     assert jsondoc.resolve({"a/b": [5]}, "/a~1b/0") == 5
     with pytest.raises(KeyError):
         jsondoc.resolve({"a": [5]}, "/a/1")
+
+
+def test_pointer_tokens_escape_tilde_before_slash():
+    """Mutations caught: the two replaces of `escape` (jsondoc.py:94) or of `resolve`
+    (jsondoc.py:112) swapped: `a/b` is written `a~01b`, or `~01` read back as `/`, and a
+    finding's pointer misses a key holding `~` or `/` (RFC 6901 orders them)."""
+    assert jsondoc.pointer("a/b", "~1") == "/a~1b/~01"
+    assert jsondoc.resolve({"~1": 1, "/": 2}, "/~01") == 1
+    assert jsondoc.resolve({"~1": 1, "/": 2}, "/~1") == 2
 
 
 def test_a_number_too_long_for_python_is_a_syntax_error():
@@ -832,7 +896,7 @@ def test_the_indent_unit_is_the_first_indented_lines_lead():
 
 
 def test_parse_fast_finds_a_duplicate_before_a_clean_object():
-    """Mutation caught: `duplicated or` dropped in `parse_fast`'s hook (jsondoc.py:290): a
+    """Mutation caught: `duplicated or` dropped in `parse_fast`'s hook (jsondoc.py:291): a
     duplicate in an inner object is forgotten by the next object read."""
     doc = jsondoc.parse_fast('{"x": {"a": 1, "a": 2}, "y": {}}')
     assert [d.pointer for d in doc.duplicates] == ["/x/a"]
@@ -840,7 +904,7 @@ def test_parse_fast_finds_a_duplicate_before_a_clean_object():
 
 def test_parse_fast_reports_invalid_text_at_its_position():
     """Mutation caught: the fallback to `parse` on invalid text dropped in `parse_fast`
-    (jsondoc.py:295-296): a broken index escapes as json's own error, no line to show."""
+    (jsondoc.py:296): a broken index escapes as json's own error, no line to show."""
     with pytest.raises(jsondoc.JsonSyntaxError) as info:
         jsondoc.parse_fast('{\n  "a": ]\n}')
     assert (info.value.line, info.value.column) == (2, 8)
