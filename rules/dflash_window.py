@@ -73,8 +73,8 @@ def window_on(facts: Facts, release) -> tuple[str, object]:
         return "", MISSING
     for ptr in sources:
         value = facts.get(ptr)
-        if value is not MISSING and value is not None:
-            return ptr, value
+        if value is not MISSING:          # first found wins, a null too: vLLM reads
+            return ptr, value             # dflash_config.get("swa_window_size", ...)
     return sources[-1], facts.get(sources[-1])
 
 
@@ -114,7 +114,12 @@ def sliding_window_missing(facts: Facts):
     layers unwindowed. z-lab Qwen3.6-27B uses 2048; MiMo drafters set
     `dflash_config.swa_window_size`.
 
-    Fails: `layer_types` with `sliding_attention` and `"sliding_window": null`.
+    vLLM takes a `swa_window_size` written null as the window (`dict.get` with the top
+    level as default), so it refuses that too; a window of 0 or below is no window, and
+    what each runtime then does is not recorded: the finding says only that.
+
+    Fails: `layer_types` with `sliding_attention` and `"sliding_window": null`;
+    `dflash_config.swa_window_size: null` beside `"sliding_window": 2048` (vLLM).
     Passes: `"sliding_window": 2048`; `dflash_config.swa_window_size` for vLLM.
     """
     broken = []
@@ -127,6 +132,10 @@ def sliding_window_missing(facts: Facts):
         return
     release, sliding, ptr, window = broken[0]
     what = "missing" if window is MISSING else dumped(window)
+    if window is not MISSING and window is not None:    # 0, negative, not a number
+        yield Finding(ptr, f"{dotted(ptr)} is {what} but layers {sliding} slide; a window "
+                      f"is a positive number of tokens")
+        return
     consequences = []
     for effect, words in (("start-up", "refuses to start"), ("silent", "runs them unwindowed")):
         hit = [b[0] for b in broken if runtimes.value(

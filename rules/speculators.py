@@ -99,7 +99,9 @@ def structure(facts: Facts):
     speculators/algos.py:83, 114, 119, 192).
 
     Fails: no `verifier.name_or_path`; a dspark file without `aux_hidden_state_layer_ids`.
-    Passes: the three present, and the keys of its type.
+    Passes: the three present, and the keys of its type; a `name_or_path` of null or "",
+    which the validation only indexes (vllm==0.33.0 transformers_utils/configs/
+    speculators/base.py:77-86).
     """
     label = vllm_label(facts)
     if label is None:
@@ -113,7 +115,8 @@ def structure(facts: Facts):
                       ("/transformer_layer_config", "an object")):
         value = raw(facts, ptr)
         ok = {"an integer >= 1": lambda v: type(v) is int and v >= 1,
-              "a model path or hub id": lambda v: isinstance(v, str) and v,
+              # vLLM only indexes the key (base.py:83): any value, null included, passes
+              "a model path or hub id": lambda v: v is not MISSING,
               "an object": lambda v: isinstance(v, dict)}[what](value)
         if not ok:
             shown = "missing" if value is MISSING else json.dumps(value)
