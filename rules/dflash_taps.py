@@ -50,8 +50,9 @@ def target_layer_ids_invalid(facts: Facts):
     ptr, _, _ = tap_source(facts)
     taps = facts.get(ptr)
     if taps is MISSING:
-        if not isinstance(facts.get("/dflash_config", MISSING), (dict, type(MISSING))):
-            return  # DF101
+        section = facts.get("/dflash_config", MISSING)
+        if section is not MISSING and section is not None and not isinstance(section, dict):
+            return  # not an object: DF101's
         # a null list is no list: runtimes read it with getattr(..., None)
         blind = [r for r in facts.releases
                  if not runtimes.matching([r], "dflash.derives-missing-taps")

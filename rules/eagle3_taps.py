@@ -325,9 +325,10 @@ def depth_of_target(facts: Facts):
     if n and depth and depth > 2 and n >= depth:
         builders = runtimes.agree(facts.releases, "builds") if facts.releases \
             else "runtimes build"
-        yield Finding("/num_hidden_layers", f"num_hidden_layers is {n}, the target's own "
-                      f"depth ({depth}): a value copied from the target? {builders} that many "
-                      f"draft layers, so each draft step costs about a target step "
+        how = f"the target's own depth ({depth}): a value copied from the target?" \
+            if n == depth else f"more than the target's depth ({depth}):"
+        yield Finding("/num_hidden_layers", f"num_hidden_layers is {n}, {how} {builders} "
+                      f"that many draft layers, so each draft step costs about a target step "
                       f"(AngelSlim PR #220 fixed 28 to 1)")
 
 
