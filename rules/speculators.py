@@ -337,7 +337,8 @@ def mtp_layers(facts: Facts):
                       f"{json.dumps(value)}; speculators MTP configs must have 1")
 
 
-@rule("SPC114", "speculators-tokens-vs-block", "error", "speculators", fix="always", applies="safe")
+@rule("SPC114", "speculators-tokens-vs-block", "error", "speculators", fix="sometimes",
+      applies="safe")
 def tokens_vs_block(facts: Facts):
     """A speculators DFlash file proposes more tokens than its block has draft slots.
 
@@ -348,8 +349,9 @@ def tokens_vs_block(facts: Facts):
     was never trained on. speculators' converter wrote `block_size` there until PR #456
     fixed it to `block_size - 1`.
 
-    Fails: `"block_size": 16` with `speculative_tokens: 16`. Passes: 15.
-    Fix (safe): `block_size - 1`.
+    Fails: `"block_size": 16` with `speculative_tokens: 16`; the same with
+    `sample_from_anchor: true` (no fix: DF128 refuses that first). Passes: 15.
+    Fix (safe): `block_size - 1`, unless `sample_from_anchor` is true.
     """
     if speculators_type(facts) not in ("dflash", "dflash2"):
         return
