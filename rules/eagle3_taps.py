@@ -288,11 +288,12 @@ def aux_count_not_three(facts: Facts):
     156-161). A 4-tap head whose ids are only at the top level gets a 3-tap `fc` and fails
     to load (vLLM #54526, speculators #1065).
 
-    Fails: top-level `[2, 46, 91, 93]` with no `num_aux_hidden_states`.
+    Fails: top-level `[2, 46, 91, 93]` with no `num_aux_hidden_states`; three ids with
+    `num_aux_hidden_states: 4` (fc sized for four).
     Passes: three ids; or `num_aux_hidden_states: 4`; or four nested ids.
     """
     ids = aux_list(facts)
-    if not ids or len(ids) == 3:
+    if not ids:
         return
     wrong = []
     for release in facts.releases:
@@ -305,9 +306,10 @@ def aux_count_not_three(facts: Facts):
             wrong.append((release, count))
     if wrong:
         ptr, _ = aux_ids(facts)
-        yield Finding(ptr, f"{len(ids)} aux layers, but {runtimes.labels([r for r, _ in wrong])}"
-                      f" size fc for {wrong[0][1]} (num_aux_hidden_states, else the nested "
-                      f"eagle_config ids, else 3) and fail to load this head (vLLM #54526)")
+        fails = runtimes.agree([r for r, _ in wrong], "fails to load this head")
+        yield Finding(ptr, f"{len(ids)} aux layers, but fc is sized for {wrong[0][1]} "
+                      f"(num_aux_hidden_states, else the nested eagle_config ids, else 3): "
+                      f"{fails} (vLLM #54526)")
 
 
 @rule("EA323", "eagle3-depth-of-target", "warning", "eagle3", needs=("config", "target"))
