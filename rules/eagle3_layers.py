@@ -102,21 +102,30 @@ def norm_tensors_without_flag(facts: Facts):
     `fc_norm`; otherwise the trained norm is silently skipped and acceptance drops (vLLM
     #38111, SGLang #32334 for nvidia/gpt-oss-120b-Eagle3-v3). Both read
     `eagle_config.norm_before_fc` first, then the top level (vllm==0.33.0
-    llama_eagle3.py:184-188, sglang==0.5.23 models/llama_eagle3.py:173-175).
+    llama_eagle3.py:184-188, sglang==0.5.23 models/llama_eagle3.py:173-175); vLLM 0.18.0 to
+    0.21.0 read the top level only (vllm==0.21.0 llama_eagle3.py:153), so a nested flag is
+    skipped there (the fact `eagle3.norm-before-fc-sources`).
 
     Fails: `input_norm.weight` present, `norm_before_fc` absent; or
-    `eagle_config.norm_before_fc` false beside a top-level true.
+    `eagle_config.norm_before_fc` false beside a top-level true; or only the nested flag
+    true, on vLLM 0.21.0.
     Passes: the flag set with its tensor.
-    Fix (safe): set the flag the runtimes read to true (the nested one when present).
+    Fix (safe): set the flag the first skipping release reads to true (the nested one when
+    present and read there).
     """
     single, taps = _norm_tensors(facts)
-    nested = facts.get("/eagle_config/norm_before_fc", None)   # read first by both runtimes
-    flag = nested if nested is not None else facts.get("/norm_before_fc", None)
-    if single and flag is not True:
-        # the flag the runtimes read is the one to set: a nested one wins over the top level
-        where = "/eagle_config/norm_before_fc" if nested is not None else "/norm_before_fc"
-        yield Finding(where, f"{single} ships but norm_before_fc is not true: "
-                      f"the runtime skips the trained norm (vLLM #38111, SGLang #32334)",
+    skipping, where = [], None
+    for release in facts.releases:
+        sources = runtimes.value("eagle3.norm-before-fc-sources", release,
+                                 ("/eagle_config/norm_before_fc", "/norm_before_fc"))
+        read = next((p for p in sources if facts.get(p, None) is not None), sources[-1])
+        if single and facts.get(read, None) is not True:
+            skipping.append(release)
+            where = where or read       # the flag that release reads is the one to set
+    if skipping:
+        skips = runtimes.agree(skipping, "skips") if facts.releases else "the runtime skips"
+        yield Finding(where, f"{single} ships but {where[1:].replace('/', '.')} is not "
+                      f"true: {skips} the trained norm (vLLM #38111, SGLang #32334)",
                       fix=add(where, True, "safe"))
     if taps and facts.get("/fc_norm", None) is not True:
         # SGLang also takes the legacy `use_aux_norm` spelling; vLLM reads only `fc_norm`

@@ -88,6 +88,9 @@ INT_VARIABLE = keys.declare("runner.variable-read-as-int", keys.BOOL)
 # mtp.quantized-head-under: model types (by prefix) -> the methods under which vLLM builds
 # their MTP shared_head.head quantized whatever the exclusions say
 HEAD_QUANTIZED = keys.declare("mtp.quantized-head-under", keys.SET_MAP)
+# eagle3.norm-before-fc-sources: where the EAGLE-3 model reads norm_before_fc
+NORM_SOURCES = keys.declare("eagle3.norm-before-fc-sources", keys.POINTERS)
+V_EAGLE3 = "vllm/model_executor/models/llama_eagle3.py"
 # dspark.embedded-markov-rank-sources: where a DeepSeek-V4 target's own DSpark stages (served
 # with the target as the draft) take the Markov head's rank from
 EMBEDDED_RANK = keys.declare("dspark.embedded-markov-rank-sources", keys.POINTERS)
@@ -717,6 +720,22 @@ FACTS: tuple[Fact, ...] = (
     Fact("eagle3.reads-3.1-flags", V, (), "silent",
          "vllm==0.17.1 model_executor/models/llama_eagle3.py (no EAGLE-3.1 flag)",
          since="0.8.5", until="0.18.0"),
+    # where norm_before_fc is read, first present wins (a nested false too)
+    Fact(NORM_SOURCES, V, ("/eagle_config/norm_before_fc", "/norm_before_fc"), "silent",
+         "V model_executor/models/llama_eagle3.py:184-188 (eagle_config.get(..., top level))",
+         since="0.22.0",
+         seen=Seen(V_EAGLE3, r'eagle_config\.get\(\s*"norm_before_fc",\s*getattr\(self\.config, '
+                   r'"norm_before_fc", False\)')),
+    Fact(NORM_SOURCES, V, ("/norm_before_fc",), "silent",
+         "vllm==0.21.0 model_executor/models/llama_eagle3.py:153 (getattr of the top level "
+         "only)", since="0.18.0", until="0.22.0",
+         seen=Seen(V_EAGLE3, r'self\.norm_before_fc = getattr\(self\.config, "norm_before_fc", '
+                   r'False\)')),
+    Fact(NORM_SOURCES, S, ("/eagle_config/norm_before_fc", "/norm_before_fc"), "silent",
+         "S models/llama_eagle3.py:173-175", since="0.5.17",
+         seen=Seen("sglang/srt/models/llama_eagle3.py",
+                   r'eagle_config\.get\("norm_before_fc", getattr\(config, "norm_before_fc", '
+                   r'False\)\)')),
     Fact("eagle3.reads-3.1-flags", S,
          ("fc_norm", "use_aux_norm", "norm_output", "norm_before_fc"), "silent",
          "S models/llama_eagle3.py:169-207 (use_aux_norm: the legacy fc_norm spelling)",
