@@ -18,6 +18,7 @@ from drafter_lint.registry import rule
 DFLASH2_MARKERS = ("candidate_selector.", ".attention_conv.", ".mlp_conv.")
 OPTIONAL_TENSORS = ("embed_tokens.weight", "lm_head.weight", "d2t", "t2d")
 LAYER_TENSOR = re.compile(r"^layers\.(\d+)\.(.+)$")
+QWEN3_KV_HEADS, QWEN3_HEAD_DIM = 32, 128   # transformers' Qwen3Config defaults
 
 
 def _geometry(facts: Facts) -> dict | None:
@@ -27,8 +28,12 @@ def _geometry(facts: Facts) -> dict | None:
     I = facts.int("/intermediate_size")
     if not (H and nh and I and H > 0 and nh > 0 and I > 0):
         return None
-    nkv = facts.int("/num_key_value_heads") or nh
-    d = facts.int("/head_dim") or H // nh
+    # what the config class fills when unwritten: Qwen3Config (a DFlash config's class when
+    # it names qwen3 or nothing) 32 key/value heads of 128 (transformers==5.25.0 and 4.57.6
+    # Qwen3Config), which vLLM builds from (qwen3_dflash.py:199); others nh and H // nh
+    qwen3 = facts.get("/model_type", None) in (None, "qwen3")
+    nkv = facts.int("/num_key_value_heads") or (QWEN3_KV_HEADS if qwen3 else nh)
+    d = facts.int("/head_dim") or (QWEN3_HEAD_DIM if qwen3 else H // nh)
     T = facts.int("/target_hidden_size") or H
     taps = taps_of(facts)
     per_layer = {
@@ -152,7 +157,12 @@ def weights_shape_mismatch(facts: Facts):
     the load; vLLM also asserts every layer has the same attention geometry. `fc` width
     against the taps is DF113's.
 
-    Fails: `"num_key_value_heads": 4` with `k_proj` `[1024, 5120]` (8 heads × 128).
+    Unwritten, nkv and d are what the config class fills: for a Qwen3 (or unnamed) config
+    32 and 128 (transformers==5.25.0 Qwen3Config; vLLM builds from `config.head_dim`,
+    vllm==0.33.0 model_executor/models/qwen3_dflash.py:199), not nh and H / nh.
+
+    Fails: `"num_key_value_heads": 4` with `k_proj` `[1024, 5120]` (8 heads × 128); no
+    `head_dim` beside weights of H / nh per head.
     Passes: shapes as written by the training code.
     """
     geometry = _geometry(facts)
