@@ -7,6 +7,33 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class _ThisCheckoutsRules:
+    """The suite tests the checkout it lives in. Run from a git worktree with
+    PYTHONPATH=<worktree> against another checkout's editable install, drafter_lint comes
+    from the worktree but drafter_lint.rules and .schemas (mapped from rules/ and schemas/
+    by pyproject's package-dir) would come from the installed checkout, so a rule changed
+    in the worktree would not be the one tested: take them from this checkout too. In the
+    installed checkout itself this finds what the install would. (In-process tests only: a
+    subprocess imports through the install.)"""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        import importlib.util
+
+        folder = {"drafter_lint.rules": "rules", "drafter_lint.schemas": "schemas"}.get(fullname)
+        package = sys.modules.get("drafter_lint")
+        if folder is None or package is None or \
+                Path(package.__file__).resolve().parent != ROOT / "drafter_lint":
+            return None
+        return importlib.util.spec_from_file_location(
+            fullname, ROOT / folder / "__init__.py",
+            submodule_search_locations=[str(ROOT / folder)])
+
+
+sys.meta_path.insert(0, _ThisCheckoutsRules())
 
 from sparse import FIXTURES  # noqa: E402
 
