@@ -12,7 +12,7 @@ from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.family import mtp_count, mtp_count_words
 from drafter_lint.findings import Finding
-from drafter_lint.jsondoc import dotted, pointer
+from drafter_lint.jsondoc import pointer
 from drafter_lint.registry import rule
 
 
