@@ -51,10 +51,11 @@ def partial_rotary_in_draft(facts: Facts):
         return
 
 
-def rope_types(facts: Facts) -> set[str]:
-    """The draft's RoPE types (`rope_scaling` / `rope_parameters`), {"default"} if none."""
+def rope_types(facts: Facts, root: str = "") -> set[str]:
+    """The draft's RoPE types (`rope_scaling` / `rope_parameters` under `root`, the draft
+    config's pointer), {"default"} if none."""
     types = set()
-    for ptr in ("/rope_scaling", "/rope_parameters"):
+    for ptr in (f"{root}/rope_scaling", f"{root}/rope_parameters"):
         params = facts.get(ptr, None)
         if isinstance(params, dict):
             kind = params.get("rope_type", params.get("type", "default"))
@@ -119,20 +120,29 @@ def draft_rope_cache_below_served_context(facts: Facts):
     served context is the launch's --max-model-len, else the target's
     max_position_embeddings (after --hf-overrides). EAGLE-3 heads: EA315.
 
+    A speculators file's draft is its `transformer_layer_config` (vllm==0.33.0
+    transformers_utils/configs/speculators/base.py:46-62), served with the method of the
+    family it wraps.
+
     Fails: a DFlash drafter with `max_position_embeddings` 4096 for a 40960-position
-    target under `--runtime vllm==0.29.0`. Passes: the same under vLLM 0.33.0; a
-    `--max-model-len` at most the draft's.
+    target under `--runtime vllm==0.29.0`; the same in a speculators DFlash file's
+    `transformer_layer_config`. Passes: the same under vLLM 0.33.0; a `--max-model-len` at
+    most the draft's.
     """
-    method = family_method(facts.family, "vllm")
+    family, root = facts.family, ""
+    if family.startswith("speculators/"):
+        family, root = family.split("/", 1)[1], "/transformer_layer_config"
+    method = family_method(family, "vllm")
     if method not in ("dflash", "dspark", "mtp"):
         return
-    at = next((p for p in ("/max_position_embeddings", "/text_config/max_position_embeddings")
-               if facts.int(p)), "/max_position_embeddings")
+    at = next((p for p in (f"{root}/max_position_embeddings",
+                           f"{root}/text_config/max_position_embeddings") if facts.int(p)),
+              f"{root}/max_position_embeddings")
     mine = facts.int(at)
     served, source = served_context(facts)
     if not (mine and served and mine < served):
         return
-    types = rope_types(facts)
+    types = rope_types(facts, root)
     by = {h: [r for r in facts.releases if r.runtime == "vllm" and
               _handling(r, types, method) == h] for h in ("keeps", "caps")}
     if by["keeps"]:
