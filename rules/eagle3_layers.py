@@ -118,6 +118,8 @@ def norm_tensors_without_flag(facts: Facts):
     for release in facts.releases:
         sources = runtimes.value("eagle3.norm-before-fc-sources", release,
                                  ("/eagle_config/norm_before_fc", "/norm_before_fc"))
+        if not sources:
+            continue                    # no flag is read there: RD101's finding
         read = next((p for p in sources if facts.get(p, None) is not None), sources[-1])
         if single and facts.get(read, None) is not True:
             skipping.append(release)

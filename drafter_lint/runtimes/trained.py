@@ -39,9 +39,10 @@ TRAINED: tuple[Trained, ...] = (
             "the aux hidden states enter fc without their trained per-tap norms"),
     Trained("eagle3", (("/norm_output", "norm_output"),), "eagle3.reads-3.1-flags", "true",
             "error", "the un-normed hidden state is fed back to the next draft step"),
-    Trained("eagle3", (("/eagle_config/norm_before_fc", "norm_before_fc"),
+    # norm_before_fc by where each release reads it (vLLM 0.18-0.21: the top level only)
+    Trained("eagle3", (("/eagle_config/norm_before_fc", "eagle_config.norm_before_fc"),
                        ("/norm_before_fc", "norm_before_fc")),
-            "eagle3.reads-3.1-flags", "true", "error",
+            "eagle3.norm-before-fc-sources", "true", "error",
             "fc's input runs without its trained input_norm"),
     # speculators-trained heads carry the normed state as the first layer's residual
     Trained("eagle3", (("/norm_before_residual", ""),), "eagle3.reads-norm-before-residual",
