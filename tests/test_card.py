@@ -577,3 +577,16 @@ def test_config_findings_come_first_in_the_report(cli, carded, tiny):
     concise = cli("check", carded, "--target", tiny / "target", "--format", "concise")
     lines = [line for line in concise.out.splitlines() if line.strip()]
     assert "config.json:" in lines[0], lines[:3]
+
+
+@pytest.mark.parametrize("fence", ["Python", "PY", "python3"])
+def test_a_python_block_is_read_as_python_whatever_the_case_of_its_fence(fence):
+    """Markdown fences name their language in any case. Mutation caught (round
+    2026-12-06g, M15): the fence's info compared without `.lower()` (card.py), so a
+    ```Python block was read as shell and its `LLM(...)` call gave no launch line."""
+    text = (f"```{fence}\n"
+            'llm = LLM(model="Qwen/Qwen3.6-27B", speculative_config={"method": "dflash", '
+            '"model": "z-lab/Qwen3.6-27B-DFlash", "num_speculative_tokens": 15})\n```\n')
+    lines = card.read(text).lines
+    assert len(lines) == 1 and lines[0].argv[:3] == ("vllm", "serve", "Qwen/Qwen3.6-27B"), \
+        [(c.argv, c.problem) for c in lines]

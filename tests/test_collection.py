@@ -502,3 +502,21 @@ def test_hf_hub_offline_is_read_as_huggingface_hub_reads_it(cli, value):
     run = cli("check", "--hub-author", ORG, env={"HF_HUB_OFFLINE": value})
     assert run.code == 2 and run.err.count("\n") == 1, run.err
     assert "offline mode is on (--offline or HF_HUB_OFFLINE)" in run.err, run.err
+
+
+def test_a_target_the_hub_lacks_is_crd104s_and_not_an_unread_target(cli, collection_hub):
+    """The card's target is not on the hub at all (a 404, not an outage): that is CRD104's
+    finding on each card, and the repos are linted as usual, not marked "without their
+    target" with exit 2 as for a rate-limited target. Mutation caught (round 2026-12-06g,
+    M03): `or options.card_base_missing` dropped from `_mark_unread_target`'s early return
+    (collection.py), which marked every repo "ok (no target)" and the run 2."""
+    hub = collection_hub
+    hub.behaviour.clear()
+    for bad in (GATED, FAILING, STALLED):
+        hub.repos.pop(bad)
+    hub.repos.pop(TARGET)
+    run = cli("check", "--hub-author", ORG, "--ignore", "TF", "--color", "never")
+    assert run.code != 2, run.err
+    assert f"{COUNT} repos: {COUNT} linted, 0 not read." in run.out
+    assert "(no target)" not in run.out and "target not read" not in run.err
+    assert run.out.count("CRD104") >= COUNT, run.out
