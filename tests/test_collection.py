@@ -57,6 +57,14 @@ def collection_hub(tmp_path, monkeypatch):
         yield server
 
 
+def _patient(monkeypatch) -> None:
+    """The fixture's 1 s hub timeouts are for its stalled repo; a test that removes it and
+    counts every repo as read waits as long as a user would, so a loaded machine does not
+    turn a slow answer into a repo "not read" (it did, in CI beside other jobs)."""
+    monkeypatch.setenv("HF_HUB_ETAG_TIMEOUT", "10")
+    monkeypatch.setenv("HF_HUB_DOWNLOAD_TIMEOUT", "10")
+
+
 def drop_mask(hub, repo: str) -> str:
     """Serve `repo` with its config's mask id removed (vLLM refuses it, SGLang warns)."""
     files = hub.repos[repo]["commits"][hub.commit(repo)]
@@ -381,6 +389,7 @@ def test_a_target_the_hub_will_not_give_marks_each_repo_not_fully_linted(cli, co
     hub.behaviour.clear()
     for bad in (GATED, FAILING, STALLED):
         hub.repos.pop(bad)
+    _patient(monkeypatch)
     hub.behaviour[TARGET], hub.retry_after = "429-always", "0"
     monkeypatch.setattr(hubs, "MAX_RETRIES", 1)
     run = cli("check", "--hub-author", ORG, "--ignore", "TF", "--color", "never")
@@ -504,7 +513,8 @@ def test_hf_hub_offline_is_read_as_huggingface_hub_reads_it(cli, value):
     assert "offline mode is on (--offline or HF_HUB_OFFLINE)" in run.err, run.err
 
 
-def test_a_target_the_hub_lacks_is_crd104s_and_not_an_unread_target(cli, collection_hub):
+def test_a_target_the_hub_lacks_is_crd104s_and_not_an_unread_target(cli, collection_hub,
+                                                                    monkeypatch):
     """The card's target is not on the hub at all (a 404, not an outage): that is CRD104's
     finding on each card, and the repos are linted as usual, not marked "without their
     target" with exit 2 as for a rate-limited target. Mutation caught (round 2026-12-06g,
@@ -515,6 +525,7 @@ def test_a_target_the_hub_lacks_is_crd104s_and_not_an_unread_target(cli, collect
     for bad in (GATED, FAILING, STALLED):
         hub.repos.pop(bad)
     hub.repos.pop(TARGET)
+    _patient(monkeypatch)
     run = cli("check", "--hub-author", ORG, "--ignore", "TF", "--color", "never")
     assert run.code != 2, run.err
     assert f"{COUNT} repos: {COUNT} linted, 0 not read." in run.out
