@@ -120,14 +120,14 @@ def norm_tensors_without_flag(facts: Facts):
                                  ("/eagle_config/norm_before_fc", "/norm_before_fc"))
         if not sources:
             continue                    # no flag is read there: RD101's finding
-        read = next((p for p in sources if facts.get(p, None) is not None), sources[-1])
+        read = next((p for p in sources if facts.has(p)), sources[-1])   # a null too
         if single and facts.get(read, None) is not True:
             skipping.append(release)
             where = where or read       # the flag that release reads is the one to set
     if skipping:
-        skips = runtimes.agree(skipping, "skips") if facts.releases else "the runtime skips"
         yield Finding(where, f"{single} ships but {where[1:].replace('/', '.')} is not "
-                      f"true: {skips} the trained norm (vLLM #38111, SGLang #32334)",
+                      f"true: {runtimes.agree(skipping, 'skips')} the trained norm (vLLM "
+                      f"#38111, SGLang #32334)",
                       fix=add(where, True, "safe"))
     if taps and facts.get("/fc_norm", None) is not True:
         # SGLang also takes the legacy `use_aux_norm` spelling; vLLM reads only `fc_norm`
