@@ -207,11 +207,17 @@ def head_unquantized(facts: Facts):
                       f"fantasylord/Qwen36)", **_located(scheme))
 
 
+def _methods(key: str, model_type: str, release) -> set[str]:
+    """The quantization methods a `model type prefix -> methods` fact (`key`) names for
+    this model type at `release`."""
+    return {m for kind, methods in runtimes.value(key, release, {}).items()
+            if model_type.startswith(kind) for m in methods}
+
+
 def _forced_unquantized(model_type: str, release) -> set[str]:
     """Quantization methods under which `release` builds this model type's `mtp.fc`
     unquantized."""
-    return {m for kind, methods in runtimes.value("mtp.unquantized-fc-under", release, {}).items()
-            if model_type.startswith(kind) for m in methods}
+    return _methods("mtp.unquantized-fc-under", model_type, release)
 
 
 @rule("MTP110", "mtp-fc-quantized-by-release", "warning", "mtp", needs=("config",))
@@ -271,9 +277,8 @@ def head_quantized_by_release(facts: Facts):
     if scheme is None:
         return
     model_type = str(facts.get("/model_type") or "")
-    building = [r for r in vllm_releases(facts) if scheme.name in {
-        m for kind, methods in runtimes.value("mtp.quantized-head-under", r, {}).items()
-        if model_type.startswith(kind) for m in methods}]
+    building = [r for r in vllm_releases(facts)
+                if scheme.name in _methods("mtp.quantized-head-under", model_type, r)]
     prefixes = _mtp_prefixes(facts)
     heads = sorted({n.rpartition(".")[0] for n in facts.names if n.startswith(prefixes)
                     and n.endswith((".shared_head.output.weight", ".shared_head.head.weight"))})

@@ -163,6 +163,13 @@ def deepseek_v3(folder: Path, mtp_layers: int = 1, experts: int = 256,
     return write_sharded(folder, config, tensors, 163)
 
 
+def _experts(prefix: str, count: int, moe: int, H: int) -> list:
+    """`count` BF16 MoE experts (gate, up, down) under `prefix`mlp.experts.{e}."""
+    return [[f"{prefix}mlp.experts.{e}.{name}.weight", "BF16", shape] for e in range(count)
+            for name, shape in (("gate_proj", [moe, H]), ("up_proj", [moe, H]),
+                                ("down_proj", [H, moe]))]
+
+
 def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False,
                experts: int = 256, quant_ignore: list | None = None,
                mtp_packed: bool = False, quant_config: dict | None = None,
@@ -200,11 +207,7 @@ def qwen35_moe(folder: Path, mtp_layers: int = 1, drop_mtp: bool = False,
                [p + "self_attn.v_proj.weight", "BF16", [2 * 256, H]],
                [p + "self_attn.o_proj.weight", "BF16", [H, 16 * 256]],
                [p + "mlp.gate.weight", "BF16", [experts, H]]]
-        for e in range(experts):
-            q = p + f"mlp.experts.{e}."
-            out += [[q + "gate_proj.weight", "BF16", [moe, H]],
-                    [q + "up_proj.weight", "BF16", [moe, H]],
-                    [q + "down_proj.weight", "BF16", [H, moe]]]
+        out += _experts(p, experts, moe, H)
         return [t for name, dtype, shape in out for t in _nvfp4(name, shape)] \
             if packed else out
 
@@ -252,12 +255,7 @@ def qwen3_next(folder: Path, experts: int | None = None, drop_mtp: bool = False)
                     [p + "linear_attn.in_proj_ba.weight", "BF16",
                      [2 * config["linear_num_value_heads"], H]],
                     [p + "linear_attn.out_proj.weight", "BF16", [H, values]]]
-        for e in range(n):
-            q = p + f"mlp.experts.{e}."
-            out += [[q + "gate_proj.weight", "BF16", [moe, H]],
-                    [q + "up_proj.weight", "BF16", [moe, H]],
-                    [q + "down_proj.weight", "BF16", [H, moe]]]
-        return out
+        return out + _experts(p, n, moe, H)
 
     interval = config["full_attention_interval"]
     tensors = [["model.embed_tokens.weight", "BF16", [V, H]]]
