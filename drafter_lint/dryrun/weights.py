@@ -137,7 +137,7 @@ class Recorder:
         self.current: str | None = None     # the tensor the checkpoint last yielded
         self.yielded: list[str] = []
         self._names: dict[int, tuple[str, object]] = {}   # id(tensor) -> (name, tensor)
-        self.taken: set[str] = set()        # tensors during which some loader ran
+        self.taken: dict[str, str] = {}     # tensor -> the first parameter it filled
         self.filled: dict[str, tuple[str | None, str, list[int]]] = {}
         self.dtypes: list[dict] = []        # stored dtype differs from the parameter's
 
@@ -155,7 +155,7 @@ class Recorder:
         def recording(param_arg, loaded, *args, **kwargs):
             tensor = recorder.tensor_name(loaded)
             if tensor is not None:
-                recorder.taken.add(tensor)
+                recorder.taken.setdefault(tensor, name)
             recorder.filled.setdefault(name, (tensor, str(loaded.dtype).removeprefix(
                 "torch."), list(loaded.shape)))
             wanted = getattr(param_arg, "dtype", None)
@@ -189,7 +189,8 @@ class Recorder:
 
     def result(self, model, shared=()) -> dict:
         """What the load left: parameters no tensor filled (those the release shares from
-        the target after loading listed apart), tensors no loader took, dtype changes."""
+        the target after loading listed apart), tensors no loader took, dtype changes, and
+        which parameter each tensor that was taken filled (`took`)."""
         unfilled = sorted(name for name, param in model.named_parameters()
                           if name not in self.filled and param.numel() > 0)
         later = [n for n in unfilled if any(n == s or n.startswith(s + ".") for s in shared)]
@@ -197,4 +198,5 @@ class Recorder:
                 "unfilled": [n for n in unfilled if n not in later],
                 "shared_from_target": later,
                 "dropped": [n for n in self.yielded if n not in self.taken],
-                "dtype_changes": self.dtypes}
+                "dtype_changes": self.dtypes,
+                "took": {n: self.taken[n] for n in self.yielded if n in self.taken}}
