@@ -813,17 +813,20 @@ def _parse_vllm(launch: _Reading, args, positional_model: bool, cwd: str | None 
     if positional_model and positional:
         launch.target = positional[0]     # over a config file's model (serve.py:54-57)
     launch.method = config.get("method")      # `*_mtp` as written: LCH101 reads it per release
-    mtp = isinstance(launch.method, str) and (launch.method == "mtp"
-                                              or launch.method.endswith("_mtp"))
+    # MTP heads live in the target checkpoint; DSpark's may, and vLLM drafts from the
+    # target when no model is given (vllm==0.25.0 config/speculative.py:672-678)
+    in_target = isinstance(launch.method, str) and (
+        launch.method == "mtp" or launch.method.endswith("_mtp") or
+        (launch.method == "dspark" and config.get("model") is None))
     launch.draft = config.get("model")
     if isinstance(config.get("revision"), str):
         launch.draft_revision = config["revision"]
-    elif mtp:
+    elif in_target:
         launch.draft_revision = launch.target_revision   # the target checkpoint itself
     if config.get("num_speculative_tokens") is not None:
         launch.tokens = _vllm_tokens(config["num_speculative_tokens"])
-    if mtp and launch.draft is None:
-        launch.draft = launch.target          # MTP heads live in the target checkpoint
+    if in_target and launch.draft is None:
+        launch.draft = launch.target
     if launch.method in DRAFTLESS or launch.draft == "ngram":
         launch.draftless = True
     return launch

@@ -1258,6 +1258,23 @@ def test_a_repeated_legacy_speculative_flag_is_read_as_argparse_reads_it():
                                          "--num-speculative-tokens"]
 
 
+@pytest.mark.parametrize("config,draft,revision", [
+    ('{"method": "dspark", "num_speculative_tokens": 5}', "T", "r1"),
+    ('{"method": "dspark", "model": "D", "num_speculative_tokens": 5}', "D", None),
+    ('{"method": "mtp", "num_speculative_tokens": 1}', "T", "r1"),
+])
+def test_a_dspark_line_without_a_model_drafts_from_the_target(config, draft, revision):
+    """vLLM drafts DSpark from the target when the speculative config names no model
+    (vllm==0.25.0 config/speculative.py:672-678: a DeepSeek-V4 checkpoint carries its own
+    DSpark stages). Mutations caught: the gate refusing that line as naming no draft model
+    (it blocked a good launch), and a DSpark draft given in `model` read at the target's
+    revision."""
+    from drafter_lint.command import parse
+
+    launch = parse(["vllm", "serve", "T", "--revision", "r1", "--speculative-config", config])
+    assert (launch.draft, launch.draft_revision) == (draft, revision)
+
+
 def test_releases_and_the_dry_run_show_progress_on_a_terminal_only(cli, tiny, monkeypatch):
     """Issue 41 item 4: `releases` lints every recorded release of each runtime (about
     seventy lints) and the gate's dry run may take minutes, both without a sign of life.
