@@ -136,8 +136,13 @@ def tokens_vs_block(facts: Facts):
     DeepSeek-V4-Flash's `dspark_block_size` 5 served with 7 tokens accepted 4.4% of drafts
     instead of 34.7% (vLLM PR #41834).
 
+    Fewer tokens than DSpark's `dspark_block_size` are refused at start-up by vLLM
+    0.26.0-0.27.1 ("DSpark requires num_speculative_tokens >= dspark_block_size",
+    vllm==0.26.0 config/speculative.py:1004-1027); the releases before and after take them.
+
     Fails: `num_speculative_tokens` 16 with DFlash `block_size` 16 (vLLM); 7 with DSpark
-    `dspark_block_size` 5. Passes: 15; 7 with DSpark `block_size` 7.
+    `dspark_block_size` 5; 3 with `dspark_block_size` 5 under vLLM 0.26.0.
+    Passes: 15; 7 with DSpark `block_size` 7; 3 with `dspark_block_size` 5 under 0.28.0.
     """
     block = _block(facts)
     if not block:
@@ -148,6 +153,13 @@ def tokens_vs_block(facts: Facts):
     for release in facts.releases:
         count = facts.launch.count(release.runtime)
         if not count:
+            continue
+        floor = facts.int("/dspark_block_size")
+        if floor and count < floor and \
+                runtimes.value("dspark.tokens-below-block-refused", release):
+            yield Finding("/dspark_block_size", f"{what[release.runtime]} {count} is below "
+                          f"dspark_block_size {floor}: "
+                          f"{runtimes.agree([release], 'refuses')} it at start-up")
             continue
         layout = _dspark_layout(facts, release)
         if layout:

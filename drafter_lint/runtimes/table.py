@@ -91,6 +91,9 @@ HEAD_QUANTIZED = keys.declare("mtp.quantized-head-under", keys.SET_MAP)
 # eagle3.norm-before-fc-sources: where the EAGLE-3 model reads norm_before_fc
 NORM_SOURCES = keys.declare("eagle3.norm-before-fc-sources", keys.POINTERS)
 V_EAGLE3 = "vllm/model_executor/models/llama_eagle3.py"
+# dspark.tokens-below-block-refused: a DSpark launch with fewer speculative tokens than the
+# draft config's dspark_block_size is refused at start-up
+BELOW_BLOCK = keys.declare("dspark.tokens-below-block-refused", keys.BOOL)
 # dspark.embedded-markov-rank-sources: where a DeepSeek-V4 target's own DSpark stages (served
 # with the target as the draft) take the Markov head's rank from
 EMBEDDED_RANK = keys.declare("dspark.embedded-markov-rank-sources", keys.POINTERS)
@@ -307,6 +310,12 @@ FACTS: tuple[Fact, ...] = (
          "V v1/worker/gpu/spec_decode/dspark/speculator.py:49-55; config/speculative.py:"
          "1592-1599 (default num_speculative_tokens = block_size or dspark_block_size)",
          since="0.27.0"),
+    Fact(BELOW_BLOCK, V, True, "start-up",
+         "V config/speculative.py:1004-1027 (vllm==0.26.0; 0.27.1 :1035-1058: \"DSpark "
+         "requires num_speculative_tokens >= dspark_block_size\")", since="0.26.0",
+         until="0.28.0",
+         seen=Seen("vllm/config/speculative.py",
+                   r"self\.num_speculative_tokens < dspark_block_size")),
     Fact("dspark.tokens-per-block", S, {"anchor-first": 1}, "silent",
          "S speculative/dspark_components/dspark_config.py:51-58, 100-117 (gamma = "
          "--speculative-num-draft-tokens - 1; a gamma unlike the config's only warns)",
