@@ -365,3 +365,49 @@ def swa_runtime(facts: Facts):
             continue
         yield Finding(where, f"the drafter {what}: {release.label} ({release.why}) refuses it "
                       f"at start-up; drop VLLM_USE_V2_MODEL_RUNNER=0")
+
+
+def _target_architectures(facts: Facts) -> list[str]:
+    """The served target's `architectures`: an MTP checkpoint's own, else the target's."""
+    if facts.family == "mtp":
+        written = facts.get("/architectures", None)
+    elif facts.target is not None:
+        written = facts.target.architectures
+    else:
+        return []
+    return [a for a in written or () if isinstance(a, str)] if isinstance(
+        written, (list, tuple)) else []
+
+
+@rule("LCH109", "launch-algorithm-refused-for-target", "error", "any",
+      needs=("config", "launch"))
+def algorithm_refused_for_target(facts: Facts):
+    """SGLang serves this target with other speculative algorithms only, and refuses the
+    launch's at start-up.
+
+    SGLang's DeepSeek-V4 start-up hook admits only EAGLE (the MTP stages as the draft) and,
+    from 0.5.16, DSPARK for a `DeepseekV4ForCausalLM` target: NEXTN, the algorithm its
+    DeepSeek-V3 MTP is launched with, fails an assertion ("Only EAGLE and DSPARK
+    speculative algorithms are supported", sglang==0.5.23
+    srt/arg_groups/deepseek_v4_hook.py:148-153; 0.5.12 :36-39 EAGLE alone). Found by the
+    oracle lane launching the published DeepSeek-V4-Pro as an MTP checkpoint.
+
+    Fails: `--speculative-algorithm NEXTN` with DeepSeek-V4-Pro under `--runtime
+    sglang==0.5.23`. Passes: EAGLE; DSPARK from 0.5.16; NEXTN with DeepSeek-V3.
+    """
+    algorithm = facts.launch.method if facts.launch.runtime == "sglang" else None
+    archs = _target_architectures(facts)
+    if not isinstance(algorithm, str) or not archs:
+        return
+    refusing: dict[frozenset, list] = {}
+    for release in facts.releases:
+        if release.runtime != "sglang":
+            continue
+        allowed = (runtimes.value("sglang.algorithms-for-target", release) or {}).get(archs[0])
+        if allowed is not None and algorithm.upper() not in allowed:
+            refusing.setdefault(frozenset(allowed), []).append(release)
+    for allowed, releases in refusing.items():
+        yield Finding("/architectures" if facts.family == "mtp" else "",
+                      f"--speculative-algorithm {algorithm} with a {archs[0]} target: "
+                      f"{runtimes.agree(releases, 'serves')} it only with "
+                      f"{' or '.join(sorted(allowed))} and refuses to start")

@@ -149,7 +149,6 @@ def quantization_mismatch(facts: Facts):
         if module.endswith("mtp.fc") and scheme.name in forced:
             continue        # vLLM builds mtp.fc unquantized under this method, whatever it says
         built = _built_as(facts, module)
-        renamed = renamed or ((module, built) if built != module else None)
         decision = DYNAMIC_MTP if layers_free and ".layers." in module \
             else scheme.decide(built, experts)
         stored = _stored(facts, module, experts)
@@ -157,6 +156,8 @@ def quantization_mismatch(facts: Facts):
             continue
         if not stored and decision.built is Built.QUANTIZED:
             plain_quantized.append(module + (".*" if experts else ""))
+            # the rename shown is one of the modules reported
+            renamed = renamed or ((module, built) if built != module else None)
         elif stored and decision.unquantized:
             packed_excluded.append((module, decision.by))
     at = _located(scheme)

@@ -4,7 +4,8 @@ Each case folder holds `config.json` (verbatim from its source), `case.json` (pr
 verdict, documented cause), and optionally `target.config.json` and `tensors.json`
 (names/dtypes/shapes only). A `constructed` case (a thread that describes a config without
 publishing it) holds only `case.json`: its files are the verbatim ones of the case it names
-`from`, with exactly the described `ops` (RFC 6902 edits) and `drop_tensors` applied.
+`from`, with exactly the described `ops` (RFC 6902 edits), `drop_tensors` and
+`retype_tensors` (name pattern -> the dtype the thread says it was stored in) applied.
 Used by tests/test_corpus.py, tests/test_census.py and bench/corpus.py.
 """
 
@@ -55,8 +56,9 @@ class Case:
 
     @property
     def constructed(self) -> dict | None:
-        """{from, threads, words, ops, drop_tensors}: a config threads describe, built from a
-        verbatim case with exactly the described change (`words` quotes the description)."""
+        """{from, threads, words, ops, drop_tensors, retype_tensors}: a config threads
+        describe, built from a verbatim case with exactly the described change (`words`
+        quotes the description)."""
         return self.meta.get("constructed")
 
     @functools.cached_property
@@ -104,11 +106,19 @@ class Case:
         return apply_ops(self.base.config(), [tuple(op) for op in self.constructed["ops"]])
 
     def tensors(self) -> dict[str, list]:
-        """{file: [[name, dtype, shape], ...]}, less a constructed case's dropped tensors."""
+        """{file: [[name, dtype, shape], ...]}, less a constructed case's dropped tensors
+        and with its retyped ones in their described dtype."""
         found = self.file("tensors.json")
         spec = _tensor_files(json.loads(found.read_text())) if found else {}
-        drop = [re.compile(p) for p in (self.constructed or {}).get("drop_tensors", [])]
-        return {f: [t for t in items if not any(d.fullmatch(t[0]) for d in drop)]
+        constructed = self.constructed or {}
+        drop = [re.compile(p) for p in constructed.get("drop_tensors", [])]
+        retype = [(re.compile(p), d) for p, d in constructed.get("retype_tensors", {}).items()]
+
+        def dtype(name: str, stored: str) -> str:
+            return next((d for p, d in retype if p.fullmatch(name)), stored)
+
+        return {f: [[n, dtype(n, d), s] for n, d, s in items
+                    if not any(p.fullmatch(n) for p in drop)]
                 for f, items in spec.items()}
 
     @property

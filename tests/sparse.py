@@ -272,7 +272,7 @@ def qwen3_next(folder: Path, experts: int | None = None, drop_mtp: bool = False)
 
 def deepseek_v4(folder: Path, experts: int | None = None, stages: str = "dspark",
                 drop: tuple = (), layers: int = 1, quantization: dict | None = None,
-                plain_mtp: bool = False) -> int:
+                plain_mtp: bool = False, plain: tuple = ()) -> int:
     """DeepSeek-V4-Flash-0731's public 160-expert derivative: its config.json verbatim and
     its mtp.* tensors as its headers list them (fixtures/headers/; `experts` copies of
     each MoE layer's expert 0), beside a stand-in body (embedding, head, one layer).
@@ -282,7 +282,8 @@ def deepseek_v4(folder: Path, experts: int | None = None, stages: str = "dspark"
     main_*, written as mtp.0 ... mtp.{layers-1}).
     `drop` leaves those tensor names out. `quantization` replaces the config's
     quantization_config; `plain_mtp` stores the MTP stages' linears as BF16 with no scale
-    (a recipe that left mtp.* unquantized, as vLLM #43304 describes)."""
+    (a recipe that left mtp.* unquantized, as vLLM #43304 describes); `plain` does that for
+    the modules it names only (#43455's conversion: mtp.0.e_proj and mtp.0.h_proj)."""
     case = FIXTURES / "rules" / "DF143" / "pass-deepseek-v4-dspark-stages-in-the-target"
     config = json.loads((case / "config.json").read_text(encoding="utf-8"))
     listed = json.loads((FIXTURES / "headers" / "deepseek-v4-flash-0731-derivative-mtp.json")
@@ -308,9 +309,12 @@ def deepseek_v4(folder: Path, experts: int | None = None, stages: str = "dspark"
                for i in range(layers) for name, dtype, shape in block]
     if quantization is not None:
         config["quantization_config"] = quantization
-    if plain_mtp:
-        mtp = [[name, "BF16" if dtype.startswith(("F8", "I8")) else dtype, shape]
-               for name, dtype, shape in mtp if not name.endswith(".scale")]
+    if plain_mtp or plain:
+        def chosen(name: str) -> bool:
+            return plain_mtp or name.rsplit(".", 1)[0] in plain
+        mtp = [[name, "BF16" if chosen(name) and dtype.startswith(("F8", "I8")) else dtype,
+                shape] for name, dtype, shape in mtp
+               if not (chosen(name) and name.endswith(".scale"))]
     body = [["embed.weight", "BF16", [V, H]], ["head.weight", "BF16", [V, H]],
             ["norm.weight", "BF16", [H]], ["layers.0.attn_norm.weight", "BF16", [H]]]
     tensors = [t for t in body + mtp if t[0] not in set(drop)]

@@ -40,7 +40,7 @@ def test_the_recall_is_what_the_census_says():
     found = counts(reports())
     assert found["visible"] == found["caught"] + found["uncovered"]
     assert found["reports"] == found["visible"] + found["not_visible"]
-    assert 0 < found["recall"] < 1
+    assert 0 < found["recall"] <= 1
 
 
 def _case_verdict(report: dict, tmp_path) -> bool:

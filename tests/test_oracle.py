@@ -91,9 +91,15 @@ def test_every_corpus_case_with_a_target_is_recorded():
     thread's change, held to that thread's release by the corpus test."""
     want = {c.id for c in cases() if not c.constructed and (
         c.meta["family"] == "mtp" or (c.folder / "target.config.json").is_file())}
+    # a case added after most releases were recorded names why it is not in all of them
+    # and is recorded in at least one (case.json `oracle_partial`)
+    partial = {c.id: c.meta["oracle_partial"] for c in cases() if "oracle_partial" in c.meta}
     for document in DOCUMENTS:
         recorded = {r["pair"] for r in document["launches"]}
-        assert want - recorded == set(), document["runtime"]
+        assert want - recorded - set(partial) == set(), document["runtime"]
+    for case, why in partial.items():
+        assert len(why) > 60 and any(case in {r["pair"] for r in d["launches"]}
+                                     for d in DOCUMENTS), case
 
 
 def test_judgements_hold_no_stale_entries():

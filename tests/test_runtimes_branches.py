@@ -793,11 +793,31 @@ def test_the_load_record_lists_shared_parameters_by_whole_name_parts():
     recorder = Recorder()
     list(recorder.wrap_iterator([("norm.weight", object()), ("unused", object())]))
     recorder.filled["norm.weight"] = ("norm.weight", "bfloat16", [4])
-    recorder.taken.add("norm.weight")
+    recorder.taken["norm.weight"] = "norm.weight"
     out = recorder.result(Model(), shared=("lm_head",))
     assert out == {"tensors": 2, "unfilled": ["fc.weight", "lm_head_extra.weight"],
                    "shared_from_target": ["lm_head.weight"], "dropped": ["unused"],
-                   "dtype_changes": []}
+                   "dtype_changes": [], "took": {"norm.weight": "norm.weight"}}
+
+
+def test_the_load_record_names_the_parameter_each_tensor_filled():
+    """`took` maps each tensor a loader was handed to the parameter it filled, the first
+    one where a tensor fills two (the name maps of loads.json are built from it).
+    Mutations caught: the parameter recorded under its own name instead of the tensor's,
+    and a later parameter overwriting the first (`setdefault` made an assignment)."""
+    from types import SimpleNamespace
+
+    from drafter_lint.dryrun.weights import Recorder
+
+    params = {n: SimpleNamespace(numel=lambda: 4) for n in ("model.fc.weight", "model.b")}
+    model = SimpleNamespace(named_parameters=lambda: list(params.items()))
+    recorder = Recorder()
+    recorder.install(model, lambda param, tensor: None)
+    tensor = SimpleNamespace(dtype="bfloat16", shape=(4,))
+    for _ in recorder.wrap_iterator([("fc.weight", tensor)]):
+        params["model.fc.weight"].weight_loader(params["model.fc.weight"], tensor)
+        params["model.b"].weight_loader(params["model.b"], tensor)
+    assert recorder.result(model)["took"] == {"fc.weight": "model.fc.weight"}
 
 
 # --- card_lint.py -------------------------------------------------------------------------

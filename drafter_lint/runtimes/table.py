@@ -91,6 +91,10 @@ HEAD_QUANTIZED = keys.declare("mtp.quantized-head-under", keys.SET_MAP)
 # eagle3.norm-before-fc-sources: where the EAGLE-3 model reads norm_before_fc
 NORM_SOURCES = keys.declare("eagle3.norm-before-fc-sources", keys.POINTERS)
 V_EAGLE3 = "vllm/model_executor/models/llama_eagle3.py"
+# sglang.algorithms-for-target: target architectures -> the only speculative algorithms
+# SGLang's start-up lets serve them
+TARGET_ALGORITHMS = keys.declare("sglang.algorithms-for-target", keys.SET_MAP)
+S_V4_HOOK = "sglang/srt/arg_groups/deepseek_v4_hook.py"
 # dspark.tokens-below-block-refused: a DSpark launch with fewer speculative tokens than the
 # draft config's dspark_block_size is refused at start-up
 BELOW_BLOCK = keys.declare("dspark.tokens-below-block-refused", keys.BOOL)
@@ -310,6 +314,14 @@ FACTS: tuple[Fact, ...] = (
          "V v1/worker/gpu/spec_decode/dspark/speculator.py:49-55; config/speculative.py:"
          "1592-1599 (default num_speculative_tokens = block_size or dspark_block_size)",
          since="0.27.0"),
+    Fact(TARGET_ALGORITHMS, S, {"DeepseekV4ForCausalLM": frozenset({"EAGLE", "DSPARK"})},
+         "start-up", "S arg_groups/deepseek_v4_hook.py:148-153 (sglang==0.5.23: \"Only EAGLE "
+         "and DSPARK speculative algorithms are supported\")", since="0.5.16",
+         seen=Seen(S_V4_HOOK, r"Only EAGLE and DSPARK speculative algorithms are supported")),
+    Fact(TARGET_ALGORITHMS, S, {"DeepseekV4ForCausalLM": frozenset({"EAGLE"})}, "start-up",
+         "sglang==0.5.12 arg_groups/deepseek_v4_hook.py:36-39 (\"Only EAGLE speculative "
+         "algorithm is supported\")", since="0.5.12", until="0.5.16",
+         seen=Seen(S_V4_HOOK, r"Only EAGLE speculative algorithm is supported for")),
     Fact(BELOW_BLOCK, V, True, "start-up",
          "V config/speculative.py:1004-1027 (vllm==0.26.0; 0.27.1 :1035-1058: \"DSpark "
          "requires num_speculative_tokens >= dspark_block_size\")", since="0.26.0",
