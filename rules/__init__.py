@@ -6,12 +6,12 @@ from drafter_lint.rules import (card, dflash_block, dflash_mask, dflash_taps,
                                 dflash_weights, dflash_window, dspark, eagle, eagle3_layers,
                                 eagle3_serving, eagle3_taps, eagle3_vocab, files, launch,
                                 loaded, medusa, mtp, mtp_quantization, reads, reference,
-                                rope, speculators, startup)
+                                rope, speculators, startup, weights_loaded)
 
 MODULES = (files, startup, dflash_mask, dflash_taps, dflash_window, dflash_block,
            dflash_weights, dspark, eagle3_taps, eagle3_vocab, eagle3_layers, eagle3_serving,
            eagle, mtp, mtp_quantization, medusa, speculators, rope, reference, loaded, launch,
-           reads, card)
+           reads, weights_loaded, card)
 
 RULES = collect(*(f for module in MODULES for f in BY_MODULE.get(module.__name__, ())))
 

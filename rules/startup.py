@@ -36,6 +36,19 @@ def _method(facts: Facts, release) -> str | None:
     return None if facts.family == "mtp" else method(facts.family, "vllm")
 
 
+def looked_up(facts: Facts, release) -> str | None:
+    """The draft architecture `release` looks its model class up by: vLLM's rename of draft
+    classes for the launch's method applied (none recorded: as written), SGLang's as
+    written; None when `architectures` names none."""
+    written = facts.get("/architectures", None)
+    if not isinstance(written, list) or not written or not isinstance(written[0], str):
+        return None
+    if release.runtime != "vllm" or facts.family == "mtp":
+        return written[0]
+    rewrite = runtimes.value("registry.draft-rewrite", release) or {}
+    return _vllm_name(written[0], _method(facts, release), rewrite)
+
+
 def _kind(facts: Facts, kinds: tuple[str, ...]) -> str | None:
     """The drafter's family when it is one of `kinds`; for a drafter no family tells
     (DL007), the launch line's method when it is one of them; else None."""

@@ -140,6 +140,38 @@ def test_loads_json_is_what_the_recorded_verdicts_show():
         "loads.json is stale: run python tools/oracle/weights_rows.py"
 
 
+def test_ld101_predicts_what_each_recorded_load_left_unfilled():
+    """LD101 derives, from loads.json's name maps, which parameters a checkpoint leaves
+    unfilled; every recorded load with a name map (published drafters and variants) holds
+    it to the release's own run: what it predicts unfilled was unfilled, and what the run
+    left unfilled among the class's needed parameters it predicts (where it judges).
+    Mutations caught: `needs` taken as every parameter some load filled (it would predict
+    parameters a good load skips), a numbered tensor mapped by its name only (variants with
+    other layer counts go unjudged), and the block condition dropped."""
+    from drafter_lint.runtimes.loads import loader
+    from drafter_lint.rules.weights_loaded import filled, unfilled, _parent
+
+    judged = 0
+    for runtime, version, record in RECORDS:
+        weights, resolved = record.get("weights") or {}, record.get("resolved") or {}
+        if "took" not in weights:
+            continue
+        row = loader(runtime, version, (resolved.get("draft_architectures") or [""])[0])
+        if row is None:
+            continue
+        tensors = list(weights["took"]) + weights["dropped"]
+        predicted = set(unfilled(row, tensors))
+        assert predicted <= set(weights["unfilled"]), (record["id"], version, predicted)
+        got = filled(row, tensors)
+        if got is None:
+            continue
+        blocks = {_parent(p) for p in got}
+        missed = {p for p in weights["unfilled"] if p in row.needs and _parent(p) in blocks}
+        assert missed <= predicted, (record["id"], version, missed - predicted)
+        judged += 1
+    assert judged >= 20, judged
+
+
 def test_the_refusal_table_sees_each_recorded_refusal():
     """Mutation caught: a judgements pattern edited so it no longer matches (the refused
     launch would then fail for want of a rule, not pass)."""
@@ -444,6 +476,42 @@ def test_the_gate_loads_the_weights_with_the_real_vllm(tmp_path, version, missin
         assert run.returncode == 0 and timing.group(1) == "accepted", run.stderr
         assert "tensors from the headers on the meta device" in run.stderr
         assert (tmp_path / "started.json").exists()
+
+
+@ORACLE_LANE
+@pytest.mark.parametrize("version", ["0.26.0", "0.32.0", "0.33.0"])
+def test_ld101_and_the_real_vllm_agree_on_an_eagle3_head_without_its_norm(tmp_path, version):
+    """The published EAGLE-3 manifest without `midlayer.hidden_norm.weight`: the installed
+    vLLM's own loader, run by the gate's dry run on meta tensors from the header, leaves
+    `model.layers.0.hidden_norm.weight` unfilled with no error (the gate blocks it with
+    LCH106 even with LD101 switched off), and LD101, derived from loads.json with no
+    runtime, says the same of that release. Mutations caught: LD101's row lookup by the
+    class name instead of the architecture (no finding), and the weights layer not run."""
+    import json
+
+    from sparse import load_manifest, materialize
+
+    manifest = load_manifest("eagle3-llama3.1-8b")
+    tensors = [t for t in manifest["drafter"]["files"]["model.safetensors"]["tensors"]
+               if t[0] != "midlayer.hidden_norm.weight"]
+    materialize(manifest, tmp_path, tensors=tensors)
+    exe = os.path.join(os.path.dirname(sys.executable), "drafter-lint")
+    spec = {"method": "eagle3", "model": "drafter", "num_speculative_tokens": 3}
+    run = subprocess.run([exe, "gate", "--ignore", "LD101", "--", "vllm", "serve", "target",
+                          "--speculative-config", json.dumps(spec)], cwd=tmp_path,
+                         env=_vllm_launcher(tmp_path, version), capture_output=True,
+                         text=True, timeout=900)
+    timing = DRY_RUN_SECONDS.search(run.stderr)
+    assert timing, run.stderr
+    print(f"vllm=={version}: dry run {timing.group(2)} s, weights layer {timing.group(3)} s")
+    assert run.returncode == 1 and "LCH106" in run.stderr, run.stderr
+    assert "model.layers.0.hidden_norm.weight" in run.stderr, run.stderr
+    check = subprocess.run([exe, "check", "drafter", "--target", "target", "--runtime",
+                            f"vllm=={version}", "--format", "json"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    found = [f for r in json.loads(check.stdout)["results"] for f in r["findings"]
+             if f["rule"] == "LD101"]
+    assert found and "model.layers.0.hidden_norm.weight" in found[0]["message"], check.stdout
 
 
 @ORACLE_LANE
