@@ -327,8 +327,9 @@ def swa_runtime(facts: Facts):
     launch line or in the gate's own environment, selects V1 (vllm==0.33.0
     config/vllm.py:748-767, envs.py:2149); without it mixed and DFlash2 drafts are sent to
     V2 (from 0.26.0 and 0.28.0). V1 refuses a sliding/full mix from 0.26.0
-    (config/vllm.py:3128-3137) and a DFlash2 draft from 0.29.0 (vllm==0.29.0
-    config/vllm.py:2632-2636); on 0.28.0 V1 serves DFlash2 as DFlash1, silently. From 0.34.0
+    (config/vllm.py:3128-3137), and a DFlash2 draft and method dspark from 0.29.0
+    (vllm==0.29.0 config/vllm.py:2632-2636, 2621-2624); on 0.28.0 V1 serves DFlash2 as
+    DFlash1, silently. From 0.34.0
     there is no V1 (`runner.v2-policy`): the start-up refuses `VLLM_USE_V2_MODEL_RUNNER` set
     to anything but 1, whatever the drafter (vllm==0.34.0 platforms/interface.py:1481-1486,
     "Model Runner V1 has been removed").
@@ -361,6 +362,8 @@ def swa_runtime(facts: Facts):
             what, where = "mixes sliding and full layers", "/layer_types"
         elif facts.family == "dflash2" and runtimes.value("runner.v1-refuses-dflash2", release):
             what, where = "is a DFlash2 drafter", ""
+        elif facts.family == "dspark" and runtimes.value("runner.v1-refuses-dspark", release):
+            what, where = "is a DSpark drafter", ""
         else:
             continue
         yield Finding(where, f"the drafter {what}: {release.label} ({release.why}) refuses it "

@@ -91,6 +91,8 @@ HEAD_QUANTIZED = keys.declare("mtp.quantized-head-under", keys.SET_MAP)
 # eagle3.norm-before-fc-sources: where the EAGLE-3 model reads norm_before_fc
 NORM_SOURCES = keys.declare("eagle3.norm-before-fc-sources", keys.POINTERS)
 V_EAGLE3 = "vllm/model_executor/models/llama_eagle3.py"
+# runner.v1-refuses-dspark: V1's start-up refuses method dspark
+V1_DSPARK = keys.declare("runner.v1-refuses-dspark", keys.BOOL)
 # sglang.algorithms-for-target: target architectures -> the only speculative algorithms
 # SGLang's start-up lets serve them
 TARGET_ALGORITHMS = keys.declare("sglang.algorithms-for-target", keys.SET_MAP)
@@ -136,6 +138,10 @@ FACTS: tuple[Fact, ...] = (
     Fact("runner.v1-refuses-dflash2", V, True, "start-up",
          "vllm==0.29.0 config/vllm.py:2632-2636, 2739-2743 (Model Runner V1 does not support: "
          "dflash2 drafts)", since="0.29.0", until="0.34.0", path="v1"),
+    Fact(V1_DSPARK, V, True, "start-up",
+         "vllm==0.29.0 config/vllm.py:2621-2624, 2735-2740 (Model Runner V1 does not support: "
+         "dspark speculative decoding)", since="0.29.0", until="0.34.0", path="v1",
+         seen=Seen("vllm/config/vllm.py", r'unsupported\.append\("dspark speculative decoding"\)')),
     Fact("runner.v1-refuses-dflash2", V, False, "silent",
          "vllm==0.28.0 config/vllm.py:639-641 (on V1 the draft degrades to DFlash1 silently)",
          since="0.28.0", until="0.29.0", path="v1"),
