@@ -54,10 +54,13 @@ def target_layer_ids_invalid(facts: Facts):
         if section is not MISSING and section is not None and not isinstance(section, dict):
             return  # not an object: DF101's
         # a null list is no list: runtimes read it with getattr(..., None)
+        # a path that refuses the launch outright is LCH103's (V1 and method dspark)
         blind = [r for r in facts.releases
                  if not runtimes.matching([r], "dflash.derives-missing-taps")
                  and not any(facts.get(p, None) is not None for p, _ in
-                             runtimes.value("dflash.tap-sources", r, ()))]
+                             runtimes.value("dflash.tap-sources", r, ()))
+                 and not (facts.family == "dspark"
+                          and runtimes.value("runner.v1-refuses-dspark", r))]
         nulls = [p for p, _ in TAP_SOURCES if facts.has(p)]
         where = nulls[0] if nulls else TAPS
         written = f"{dotted(where)} is null" if nulls else \
