@@ -1607,3 +1607,34 @@ def test_the_vllm_dry_run_gives_a_validation_errors_own_words():
     assert script.message(raised) == \
         "num_speculative_tokens 16 is more than the 15 draft slots of block_size 16"
     assert script.message(RuntimeError("the draft\nhas no fc")) == "the draft has no fc"
+
+
+@pytest.mark.parametrize("home", ["common", "launchers", "openai"])
+def test_the_vllm_dry_run_finds_the_parser_where_each_release_keeps_it(home):
+    """vLLM moved its server argument parser twice: entrypoints/openai/cli_args.py, then
+    entrypoints/launchers/cli_args.py (vllm==0.29.0-0.32.0), then entrypoints/common/
+    (0.33.0 on). The dry run finds it in each. Mutation caught: the launchers home dropped
+    (with vLLM 0.29-0.32 installed every launch was refused: "No module named
+    'vllm.entrypoints.openai.cli_args'"; the oracle-lane LD101 test found it at 0.32.0)."""
+    import importlib.util
+    import types
+
+    import drafter_lint
+
+    folder = Path(drafter_lint.__file__).parent / "dryrun"
+    found = importlib.util.spec_from_file_location("vllm_startup_parser_under_test",
+                                                   folder / "vllm_startup.py")
+    script = importlib.util.module_from_spec(found)
+    parser = object()
+    names = ["vllm", "vllm.entrypoints", f"vllm.entrypoints.{home}",
+             f"vllm.entrypoints.{home}.cli_args"]
+    fakes = {n: types.ModuleType(n) for n in names}
+    fakes[names[-1]].make_arg_parser = parser
+    for parent, child in zip(names, names[1:]):
+        fakes[parent].__path__ = []
+    with mock.patch.object(sys, "path", [str(folder), *sys.path]), \
+            mock.patch.dict(sys.modules, fakes):
+        for name in ("verdict", "weights"):
+            sys.modules.pop(name, None)
+        found.loader.exec_module(script)
+        assert script._make_arg_parser() is parser

@@ -255,13 +255,19 @@ def load_weights_on_meta(cfg, model) -> dict:
 
 
 def _make_arg_parser():
-    """vLLM's server argument parser (entrypoints/common/cli_args.py in 0.33; older
-    releases kept it in entrypoints/openai/cli_args.py)."""
-    try:
-        from vllm.entrypoints.common.cli_args import make_arg_parser
-    except ImportError:
-        from vllm.entrypoints.openai.cli_args import make_arg_parser
-    return make_arg_parser
+    """vLLM's server argument parser, where each release keeps it: entrypoints/common/
+    cli_args.py (0.33.0 on), entrypoints/launchers/cli_args.py (0.29.0-0.32.0),
+    entrypoints/openai/cli_args.py (before)."""
+    import importlib
+
+    for module in ("vllm.entrypoints.common.cli_args", "vllm.entrypoints.launchers.cli_args",
+                   "vllm.entrypoints.openai.cli_args"):
+        try:
+            return importlib.import_module(module).make_arg_parser
+        except ModuleNotFoundError as exc:      # not this release's place; other errors rise
+            if exc.name is None or not module.startswith(exc.name):
+                raise
+    raise ImportError("no make_arg_parser in vllm.entrypoints (common, launchers, openai)")
 
 
 def engine_args_from(argv: list[str]):
