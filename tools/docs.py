@@ -210,11 +210,16 @@ def executed() -> str:
         seconds = sorted(d.get("seconds", 0) for d in mine)
         limit = sum(1 for d in mine for x in d["launches"] if x["verdict"] == "oracle-limit")
         limited = sorted(k.partition("==")[2] for k in limits if k.startswith(f"{name}=="))
+        # the releases whose loads recorded which parameter each tensor filled (LD101's rows)
+        mapped = [d["version"] for d in mine
+                  if any("took" in (x.get("weights") or {}) for x in d["launches"])]
         parts.append(
             f"- {runtimes.LABEL[name]}: {len(recorded)} of the {len(known)} recorded "
             f"releases executed ({_spans(recorded, known) or 'none'}), "
             f"{sum(len(d['launches']) for d in mine)} launches in all, {weights} of them "
-            f"through the weights layer, {limit} stopped by an oracle limit (a CUDA call "
+            f"through the weights layer ({len(mapped)} releases with the name map each load "
+            f"applied: {_spans(mapped, known) or 'none'}), {limit} stopped by an oracle "
+            f"limit (a CUDA call "
             f"with no device; the others the oracle cannot judge are listed with their "
             f"reason in tests/data/oracle/judgements.json); recording one release took "
             f"{seconds[0] if seconds else 0}-{seconds[-1] if seconds else 0} s here"
