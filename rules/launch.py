@@ -329,10 +329,9 @@ def swa_runtime(facts: Facts):
     V2 (from 0.26.0 and 0.28.0). V1 refuses a sliding/full mix from 0.26.0
     (config/vllm.py:3128-3137), and a DFlash2 draft and method dspark from 0.29.0
     (vllm==0.29.0 config/vllm.py:2632-2636, 2621-2624); on 0.28.0 V1 serves DFlash2 as
-    DFlash1, silently. From 0.34.0
-    there is no V1 (`runner.v2-policy`): the start-up refuses `VLLM_USE_V2_MODEL_RUNNER` set
-    to anything but 1, whatever the drafter (vllm==0.34.0 platforms/interface.py:1481-1486,
-    "Model Runner V1 has been removed").
+    DFlash1, silently. From 0.34.0 there is no V1 (`runner.v2-policy`): the start-up
+    refuses `VLLM_USE_V2_MODEL_RUNNER` set to anything but 1, whatever the drafter
+    (vllm==0.34.0 platforms/interface.py:1481-1486, "Model Runner V1 has been removed").
 
     vLLM 0.12.0-0.33.0 read the variable with `bool(int(value))` (vllm==0.33.0
     envs.py:360-363): `true`, `yes` or `on` stop start-up with a ValueError.
@@ -385,8 +384,7 @@ def _target_architectures(facts: Facts) -> list[str]:
 @rule("LCH109", "launch-algorithm-refused-for-target", "error", "any",
       needs=("config", "launch"))
 def algorithm_refused_for_target(facts: Facts):
-    """SGLang serves this target with other speculative algorithms only, and refuses the
-    launch's at start-up.
+    """SGLang refuses the launch's speculative algorithm for this target at start-up.
 
     SGLang's DeepSeek-V4 start-up hook admits only EAGLE (the MTP stages as the draft) and,
     from 0.5.16, DSPARK for a `DeepseekV4ForCausalLM` target: NEXTN, the algorithm its

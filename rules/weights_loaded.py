@@ -1,6 +1,5 @@
 """Findings derived from how each release's own loader read good checkpoints (LD101): a
-parameter every good checkpoint of the class fills, which this one leaves to its random
-initialization.
+parameter every good checkpoint of the class fills, which this one leaves untrained.
 
 No per-tensor code: the name maps are drafter_lint/runtimes/loads.json, written from the
 oracle lane's weights layer (the release's `load_weights` over meta tensors made from the
