@@ -8,7 +8,7 @@ from drafter_lint.rules.speculators import speculators_type
 from drafter_lint import runtimes
 from drafter_lint.facts import Facts
 from drafter_lint.family import detect, mtp_count, rule_families
-from drafter_lint.findings import Finding
+from drafter_lint.findings import Finding, Severity
 from drafter_lint.jsondoc import dotted
 from drafter_lint.registry import rule
 from drafter_lint.runtimes.path import refuses_runner_variable
@@ -132,16 +132,17 @@ def tokens_vs_block(facts: Facts):
     v1/worker/gpu/spec_decode/dspark/speculator.py:49-55). SGLang's DSpark takes
     `--speculative-num-draft-tokens` - 1 as its block and only warns on a mismatch
     (sglang==0.5.23 speculative/dspark_components/dspark_config.py:51-58, 100-117), so its
-    limit is B+1. Longer blocks than trained make the deep positions junk:
-    DeepSeek-V4-Flash's `dspark_block_size` 5 served with 7 tokens accepted 4.4% of drafts
-    instead of 34.7% (vLLM PR #41834).
+    limit is B+1. No release refuses a longer DSpark block (a warning): the deep positions
+    draft untrained and are mostly rejected, DeepSeek-V4-Flash's `dspark_block_size` 5
+    served with 7 tokens accepting 4.4% of drafts instead of 34.7% (vLLM PR #41834), though
+    vLLM's own DeepSeek-V4 recipes serve DSpark with 7.
 
     Fewer tokens than DSpark's `dspark_block_size` are refused at start-up by vLLM
     0.26.0-0.27.1 ("DSpark requires num_speculative_tokens >= dspark_block_size",
     vllm==0.26.0 config/speculative.py:1004-1027); the releases before and after take them.
 
     Fails: `num_speculative_tokens` 16 with DFlash `block_size` 16 (vLLM); 7 with DSpark
-    `dspark_block_size` 5; 3 with `dspark_block_size` 5 under vLLM 0.26.0.
+    `dspark_block_size` 5 (a warning); 3 with `dspark_block_size` 5 under vLLM 0.26.0.
     Passes: 15; 7 with DSpark `block_size` 7; 3 with `dspark_block_size` 5 under 0.28.0.
     """
     block = _block(facts)
@@ -170,11 +171,17 @@ def tokens_vs_block(facts: Facts):
         else:
             fact = runtimes.lookup("dflash.tokens-per-block", release)
             limit, slots = block + (fact.value if fact else 0), block - 1
-        if count > limit:
+        if count > limit and layout:
+            # no release refuses a longer DSpark block: the deep positions draft untrained
+            yield Finding(ptr, f"{what[release.runtime]} {count} exceeds the {limit} draft "
+                          f"slots of {dotted(ptr)} {block} ({layout}): "
+                          f"{runtimes.agree([release], 'drafts')} the positions beyond them "
+                          f"untrained, and they are mostly rejected",
+                          severity=Severity.WARNING)
+        elif count > limit:
             yield Finding(ptr, f"{what[release.runtime]} {count} exceeds {limit}, the most "
                           f"{release.label} can use of {dotted(ptr)} {block}: the "
-                          f"drafter was trained for {slots} draft slots"
-                          + (f" ({layout})" if layout else ""))
+                          f"drafter was trained for {slots} draft slots")
 
 
 @rule("LCH105", "launch-omni-dspark-tokens", "error", "dflash", needs=("config", "launch"))
