@@ -172,6 +172,45 @@ def test_ld101_predicts_what_each_recorded_load_left_unfilled():
     assert judged >= 20, judged
 
 
+def _weights_rows():
+    sys.path.insert(0, str(HERE.parent / "tools" / "oracle"))
+    try:
+        import weights_rows
+    finally:
+        sys.path.pop(0)
+    return weights_rows
+
+
+def test_the_name_map_keeps_layer_numbers_only_where_the_loader_keeps_them():
+    """A tensor whose layer number the loader keeps (`layers.3.x` -> `model.layers.3.x`)
+    is mapped by pattern; one it renumbers (EAGLE-3's `midlayer.x` -> `model.layers.0.x`,
+    DeepSeek-V4's `mtp.0.x` -> `model.layers.43.x`) as written. Mutation caught: every
+    name generalized, so `mtp.{i}` would fill `model.layers.{i}` with the wrong layer."""
+    names = _weights_rows()._names({
+        "layers.3.mlp.down_proj.weight": "model.layers.3.mlp.down_proj.weight",
+        "midlayer.hidden_norm.weight": "model.layers.0.hidden_norm.weight",
+        "mtp.0.e_proj.weight": "model.layers.43.e_proj.weight"})
+    assert names == {
+        "layers.{i}.mlp.down_proj.weight": "model.layers.{i}.mlp.down_proj.weight",
+        "midlayer.hidden_norm.weight": "model.layers.0.hidden_norm.weight",
+        "mtp.0.e_proj.weight": "model.layers.43.e_proj.weight"}
+
+
+def test_a_load_that_drops_tensors_and_leaves_parameters_unfilled_is_no_baseline():
+    """SGLang 0.4.x-0.5.0 build yuhuili's EAGLE head (architectures LlamaForCausalLM) as a
+    plain Llama: every tensor is dropped and every layer left unfilled. Such a load is a
+    name mismatch, not the class's placeholders: no row of loads.json takes it as good.
+    Mutation caught: the exclusion dropped (the unfilled layers became placeholders, so
+    the judge no longer counted that launch as left at init)."""
+    rows = _weights_rows().rows()
+    assert not [r for r in rows if r["runtime"] == "sglang"
+                and r["draft_class"] == "LlamaForCausalLM"]
+    # and the launch is held to its refusal: left at init, EA103's
+    record = next(r for d in DOCUMENTS if d["runtime"] == "sglang" and d["version"] == "0.4.10"
+                  for r in d["launches"] if r["id"] == "manifest-eagle-llama3-8b@sglang")
+    assert effective(record, "sglang", "0.4.10")["verdict"] == "refused"
+
+
 def test_the_refusal_table_sees_each_recorded_refusal():
     """Mutation caught: a judgements pattern edited so it no longer matches (the refused
     launch would then fail for want of a rule, not pass)."""
