@@ -46,7 +46,7 @@ def unfilled(row: Loader, tensors) -> list[str]:
     got = filled(row, tensors)
     if got is None:
         return []
-    blocks = {_parent(p) for p in got}
+    blocks = {_parent(p) for p in got} | {""}       # a parameter outside any layer: always
     return sorted(p for p in row.needs - row.placeholders - got if _parent(p) in blocks)
 
 

@@ -145,9 +145,8 @@ def test_ld101_predicts_what_each_recorded_load_left_unfilled():
     unfilled; every recorded load with a name map (published drafters and variants) holds
     it to the release's own run: what it predicts unfilled was unfilled, and what the run
     left unfilled among the class's needed parameters it predicts (where it judges).
-    Mutations caught: `needs` taken as every parameter some load filled (it would predict
-    parameters a good load skips), a numbered tensor mapped by its name only (variants with
-    other layer counts go unjudged), and the block condition dropped."""
+    Mutation caught: the name map not applied (every needed parameter predicted unfilled,
+    which the runs filled)."""
     from drafter_lint.runtimes.loads import loader
     from drafter_lint.rules.weights_loaded import filled, unfilled, _parent
 
@@ -165,11 +164,40 @@ def test_ld101_predicts_what_each_recorded_load_left_unfilled():
         got = filled(row, tensors)
         if got is None:
             continue
-        blocks = {_parent(p) for p in got}
+        blocks = {_parent(p) for p in got} | {""}
         missed = {p for p in weights["unfilled"] if p in row.needs and _parent(p) in blocks}
         assert missed <= predicted, (record["id"], version, missed - predicted)
         judged += 1
     assert judged >= 20, judged
+
+
+def test_ld101_holds_a_layer_to_the_needs_only_where_the_checkpoint_fills_it():
+    """A head with fewer layers than the published ones is not asked for the layers it
+    does not have; a layer it has, missing one tensor, is. Mutation caught: the block
+    condition dropped (a one-layer head reported for layer 1's every parameter)."""
+    from drafter_lint.runtimes.loads import Loader
+    from drafter_lint.rules.weights_loaded import unfilled
+
+    row = Loader("vllm", "C", "0.1", "0.2", frozenset({"C"}),
+                 {"layers.{i}.a.weight": "model.layers.{i}.a.weight",
+                  "layers.{i}.b.weight": "model.layers.{i}.b.weight",
+                  "norm.weight": "model.norm.weight"}, frozenset(),
+                 frozenset({"model.layers.0.a.weight", "model.layers.0.b.weight",
+                            "model.layers.1.a.weight", "model.layers.1.b.weight",
+                            "model.norm.weight"}), frozenset())
+    assert unfilled(row, ["layers.0.a.weight", "layers.0.b.weight", "norm.weight"]) == []
+    assert unfilled(row, ["layers.0.a.weight", "layers.0.b.weight", "layers.1.a.weight"]) == \
+        ["model.layers.1.b.weight", "model.norm.weight"]
+
+
+def test_a_parameter_is_needed_only_when_every_good_load_filled_it():
+    """`needs` is what every good load of a class at a release filled: a parameter one
+    published checkpoint fills and another leaves to the runtime is not asked for.
+    Mutation caught: the loads' needs united instead of intersected."""
+    merge = _weights_rows()._merge
+    one = {"unfilled": [], "dropped": [], "took": {"a": "model.a", "b": "model.b"}}
+    two = {"unfilled": [], "dropped": [], "took": {"a": "model.a"}}
+    assert merge(merge(None, one, "C"), two, "C")["needs"] == {"model.a"}
 
 
 def _weights_rows():
