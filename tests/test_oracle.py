@@ -601,3 +601,29 @@ def test_the_gate_loads_the_weights_with_the_real_sglang(tmp_path):
     assert timing and timing.group(1) == "refused", run.stderr
     print(f"sglang==0.5.23 missing: dry run {timing.group(2)} s")
     assert run.returncode == 1 and "LCH106" in run.stderr and "hidden_norm" in run.stderr
+
+
+def test_the_lane_check_takes_a_partial_cases_new_launch_as_pending(tmp_path, monkeypatch,
+                                                                     capsys):
+    """`run.py --check` compares a fresh run with the recorded file; a launch of a corpus
+    case declared `oracle_partial` that the file does not hold yet is pending, not a
+    changed verdict, while any other new or changed launch still fails the check.
+    Mutation caught: the pending set ignored (the lane failed on every release recorded
+    before the case was added)."""
+    import json
+
+    sys.path.insert(0, str(HERE.parent / "tools" / "oracle"))
+    try:
+        import run as lane
+    finally:
+        sys.path.pop(0)
+    recorded = json.loads((HERE / "data" / "oracle" / "vllm-0.9.2.json").read_text())
+    fresh = json.loads(json.dumps(recorded))
+    fresh["launches"].append({"id": "deepseek-v4-pro-mtp@vllm", "verdict": "refused"})
+    monkeypatch.setattr(lane, "releases", lambda asked, venvs: [("vllm", "0.9.2")])
+    monkeypatch.setattr(lane, "run", lambda *a, **k: json.loads(json.dumps(fresh)))
+    monkeypatch.setattr(sys, "argv", ["run.py", "--venvs", str(tmp_path), "--check"])
+    assert lane.main() == 0
+    assert "not recorded at 0.9.2 yet" in capsys.readouterr().out
+    fresh["launches"].append({"id": "tiny-drafter+new@vllm", "verdict": "accepted"})
+    assert lane.main() == 1

@@ -91,6 +91,13 @@ def build_ids() -> list[dict]:
         return [{"id": x["id"]} for x in build(Path(work))]
 
 
+def partial_cases() -> set[str]:
+    """The corpus cases recorded at some releases only (case.json `oracle_partial`)."""
+    from corpus import cases
+
+    return {c.id for c in cases() if "oracle_partial" in c.meta}
+
+
 def verdicts(document: dict) -> dict:
     """id -> (verdict, error type, raising file:line): what --check compares."""
     return {x["id"]: (x["verdict"], x.get("error_type"), x.get("where"))
@@ -125,7 +132,14 @@ def main() -> int:
         if args.check:
             old = verdicts(json.loads(path.read_text()))
             new = verdicts(document)
-            changed = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+            # a corpus case declared `oracle_partial` is not recorded at every release yet:
+            # its launch new to this release's file is pending, not a changed verdict
+            pending = {k for k in new.keys() - old.keys() if k.split("@")[0] in partial_cases()}
+            changed = sorted(k for k in (old.keys() | new.keys()) - pending
+                             if old.get(k) != new.get(k))
+            for key in sorted(pending):
+                print(f"{runtime}: {key}: not recorded at {document['version']} yet "
+                      f"(oracle_partial)")
             for key in changed:
                 print(f"{runtime}: {key}: recorded {old.get(key)}, now {new.get(key)}")
             failed += len(changed)
