@@ -151,11 +151,11 @@ def tokens_vs_block(facts: Facts):
     ptr = next((p for p in ("/block_size", "/dflash_config/block_size", "/dspark_block_size")
                 if facts.has(p)), "/block_size")
     what = {"vllm": "num_speculative_tokens", "sglang": "--speculative-num-draft-tokens"}
+    floor = facts.int("/dspark_block_size")
     for release in facts.releases:
         count = facts.launch.count(release.runtime)
         if not count:
             continue
-        floor = facts.int("/dspark_block_size")
         if floor and count < floor and \
                 runtimes.value("dspark.tokens-below-block-refused", release):
             yield Finding("/dspark_block_size", f"{what[release.runtime]} {count} is below "
@@ -384,8 +384,9 @@ def _target_architectures(facts: Facts) -> list[str]:
         written = facts.target.architectures
     else:
         return []
-    return [a for a in written or () if isinstance(a, str)] if isinstance(
-        written, (list, tuple)) else []
+    if not isinstance(written, (list, tuple)):
+        return []
+    return [a for a in written if isinstance(a, str)]
 
 
 @rule("LCH109", "launch-algorithm-refused-for-target", "error", "any",

@@ -131,12 +131,8 @@ def test_loads_json_is_what_the_recorded_verdicts_show():
     no recorded placeholders at all)."""
     import json
 
-    sys.path.insert(0, str(HERE.parent / "tools" / "oracle"))
-    try:
-        from weights_rows import OUT, rows
-    finally:
-        sys.path.pop(0)
-    assert json.loads(OUT.read_text())["rows"] == rows(), \
+    rows = _weights_rows()
+    assert json.loads(rows.OUT.read_text())["rows"] == rows.rows(), \
         "loads.json is stale: run python tools/oracle/weights_rows.py"
 
 

@@ -69,19 +69,23 @@ def _rows() -> tuple[dict, ...]:
         encoding="utf-8"))["rows"])
 
 
-def placeholders(runtime: str, version: str, draft_class: str) -> frozenset[str] | None:
-    """The parameters `draft_class` leaves unfilled in good checkpoints at this release
-    (a local build `0.33.0+cu128` or a `.postN` is its base release); None when no load
-    of that class at that release was recorded, or the version is no release number."""
+def _row(runtime: str, version: str, matches) -> dict | None:
+    """The row of `runtime` whose release range holds `version` (a local build `0.33.0+cu128`
+    or a `.postN` is its base release) and that `matches`; None when none does, or the
+    version is no release number."""
     try:
         at = version_key(Version(version).base_version)
     except InvalidVersion:
         return None
-    for row in _rows():
-        if row["runtime"] == runtime and row["draft_class"] == draft_class and \
-                version_key(row["since"]) <= at <= version_key(row["until"]):
-            return frozenset(row["placeholders"])
-    return None
+    return next((row for row in _rows() if row["runtime"] == runtime and matches(row) and
+                 version_key(row["since"]) <= at <= version_key(row["until"])), None)
+
+
+def placeholders(runtime: str, version: str, draft_class: str) -> frozenset[str] | None:
+    """The parameters `draft_class` leaves unfilled in good checkpoints at this release;
+    None when no load of that class at that release was recorded."""
+    row = _row(runtime, version, lambda r: r["draft_class"] == draft_class)
+    return frozenset(row["placeholders"]) if row is not None else None
 
 
 def left_at_init(runtime: str, version: str, draft_class: str,
@@ -94,17 +98,11 @@ def left_at_init(runtime: str, version: str, draft_class: str,
 
 
 def loader(runtime: str, version: str, architecture: str) -> Loader | None:
-    """The name map of the class a release builds for `architecture` at `version` (a local
-    build or a `.postN` is its base release); None where no load of it recorded names."""
-    try:
-        at = version_key(Version(version).base_version)
-    except InvalidVersion:
+    """The name map of the class a release builds for `architecture` at `version`; None
+    where no load of it recorded names."""
+    row = _row(runtime, version, lambda r: architecture in r.get("architectures", ()))
+    if row is None:
         return None
-    for row in _rows():
-        if row["runtime"] == runtime and architecture in row.get("architectures", ()) and \
-                version_key(row["since"]) <= at <= version_key(row["until"]):
-            return Loader(row["runtime"], row["draft_class"], row["since"], row["until"],
-                          frozenset(row["architectures"]), dict(row["took"]),
-                          frozenset(row["drops"]), frozenset(row["needs"]),
-                          frozenset(row["placeholders"]))
-    return None
+    return Loader(row["runtime"], row["draft_class"], row["since"], row["until"],
+                  frozenset(row["architectures"]), dict(row["took"]), frozenset(row["drops"]),
+                  frozenset(row["needs"]), frozenset(row["placeholders"]))
